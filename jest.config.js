@@ -1,0 +1,27 @@
+/** One jest run over every project: unit, integration (real PostgreSQL) and e2e (real HTTP) specs. */
+const { pathsToModuleNameMapper } = require('./tools/jest-paths');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
+  testMatch: ['**/*.spec.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  moduleNameMapper: pathsToModuleNameMapper(),
+  globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
+  globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.js',
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

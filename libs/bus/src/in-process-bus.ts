@@ -1,0 +1,50 @@
+import { ServiceError, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
+
+type AnyHandler = (message: unknown) => Promise<unknown>;
+
+/**
+ * The embedded default: handlers are called in the same process. Messages and replies go through a
+ * JSON round trip, so what works here is exactly what can cross Kafka (no shared references, no Dates).
+ */
+export class InProcessBus implements MessageBus {
+  private readonly handlers = new Map<string, AnyHandler>();
+  private closed = false;
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+
+  handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void {
+    if (this.handlers.has(topic)) throw new Error(`a handler for ${topic} is already registered`);
+    this.handlers.set(topic, handler as AnyHandler);
+  }
+
+  async request<T extends RequestTopic>(topic: T, message: Request<T>, options: RequestOptions = {}): Promise<Reply<T>> {
+    if (this.closed) throw new ServiceError('service_unavailable', 'the service is shutting down');
+    const handler = this.handlers.get(topic);
+    if (!handler) throw new ServiceError('service_unavailable', `no service answers ${topic}`);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.inFlight += 1;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const reply = handler(roundTrip(message)).then(roundTrip, (error: unknown) => {
+        throw error instanceof ServiceError ? ServiceError.fromBody(roundTrip<ErrorBody>(error.toBody())) : error;
+      });
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ServiceError('service_unavailable', `${topic} did not answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      return (await Promise.race([reply, timeout])) as Reply<T>;
+    } finally {
+      clearTimeout(timer);
+      this.inFlight -= 1;
+      if (this.inFlight === 0) this.drained?.();
+    }
+  }
+
+  /** Refuses new requests and waits for those in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+  }
+}
+
+const roundTrip = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));

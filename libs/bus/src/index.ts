@@ -1,0 +1,2 @@
+export * from './message-bus';
+export * from './in-process-bus';

@@ -1,0 +1,25 @@
+import type { RequestTopic, RequestTopics } from '@pay/contracts';
+
+export type Request<T extends RequestTopic> = RequestTopics[T]['request'];
+export type Reply<T extends RequestTopic> = RequestTopics[T]['reply'];
+export type Handler<T extends RequestTopic> = (message: Request<T>) => Promise<Reply<T>>;
+
+export interface RequestOptions {
+  /** Every request has a deadline; a service that does not answer in time is `service_unavailable`. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * The bus port: request/reply between apps. Replies that are errors reject with a ServiceError
+ * carrying the remote code, so a caller handles a remote rule like a local one.
+ * Adapters: in-process (embedded default) and Kafka (distributed topology).
+ */
+export interface MessageBus {
+  request<T extends RequestTopic>(topic: T, message: Request<T>, options?: RequestOptions): Promise<Reply<T>>;
+  handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void;
+  close(): Promise<void>;
+}
+
+export const MESSAGE_BUS = Symbol('MessageBus');

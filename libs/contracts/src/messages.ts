@@ -1,0 +1,112 @@
+import type { Currency } from '@pay/kernel';
+import type {
+  BalanceResource,
+  JournalEntryResource,
+  ListResource,
+  PaymentResource,
+  TopupResource,
+  TrialBalanceResource,
+} from './resources';
+
+/**
+ * Request/reply messages between apps, by topic. The bus carries them as JSON; a reply is either the
+ * value below or an ErrorBody. This map is the whole surface one app may call on another.
+ */
+
+// ---- ledger ----
+export type LedgerAccountKind = 'customer' | 'connection' | 'beneficiary';
+
+export interface OpenAccount {
+  owner: string;
+  kind: LedgerAccountKind;
+  currency: Currency;
+}
+
+export interface GetBalance {
+  owner: string;
+}
+
+export interface CreateTopup {
+  /** Idempotency: the top-up id is chosen by the caller; a repeat returns the same top-up. */
+  topupId: string;
+  owner: string;
+  amount: number;
+  currency: Currency;
+}
+
+/** The use case whose fee rule applies (fee schedule key). */
+export type FeeUseCase = 'payment' | 'cash_payment' | 'supplier_payment' | 'settlement';
+
+/**
+ * One balanced movement: `amount` leaves `debitOwner`; the fee of `useCase` goes to the platform.
+ * feeMode `deducted`: the payee gets amount - fee (payments, cash, settlements).
+ * feeMode `added`: the payer pays amount + fee and the payee gets amount (supplier payments).
+ * `operationId` makes the transfer idempotent: the same id always answers the first outcome.
+ */
+export interface ExecuteTransfer {
+  operationId: string;
+  reference: string;
+  useCase: FeeUseCase;
+  feeMode: 'deducted' | 'added';
+  debitOwner: string;
+  creditOwner: string;
+  amount: number;
+  currency: Currency;
+}
+
+export type TransferOutcome =
+  | { status: 'completed'; entryId: string; feeAmount: number; netAmount: number; debitedAmount: number; createdAt: string }
+  | { status: 'rejected'; reason: 'insufficient_balance' };
+
+export interface ListEntries {
+  reference: string;
+}
+
+// ---- payments ----
+export interface CreatePaymentRequest {
+  integratorId: string;
+  amount: number;
+  currency: Currency;
+  orderReference: string;
+  merchantConnection: string;
+  returnUrl: string;
+}
+
+/** integratorId null: the hosted page, which reaches a payment by its unguessable id alone. */
+export interface PaymentRef {
+  integratorId: string | null;
+  paymentId: string;
+}
+
+export interface AuthorizePaymentRequest extends PaymentRef {
+  customer: { id: string; currency: Currency };
+}
+
+/** Sent by the clock owner after the service clock moved: apply every deadline now passed. */
+export interface ApplyDeadlines {
+  clockOffsetMs: number;
+}
+
+export interface DeadlinesApplied {
+  applied: number;
+}
+
+export interface RequestTopics {
+  'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
+  'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
+  'ledger.topup': { request: CreateTopup; reply: TopupResource };
+  'ledger.transfer': { request: ExecuteTransfer; reply: TransferOutcome };
+  'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
+  'ledger.trial-balance': { request: Record<string, never>; reply: TrialBalanceResource };
+
+  'payments.create': { request: CreatePaymentRequest; reply: PaymentResource };
+  'payments.retrieve': { request: PaymentRef; reply: PaymentResource };
+  'payments.cancel': { request: PaymentRef; reply: PaymentResource };
+  'payments.authorize': { request: AuthorizePaymentRequest; reply: PaymentResource };
+  'payments.decline': { request: PaymentRef; reply: PaymentResource };
+  'payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
+}
+export type RequestTopic = keyof RequestTopics;
+
+/** Every app that holds deadlines answers this topic family; the clock owner calls each in turn. */
+export const DEADLINE_TOPICS = ['payments.apply-deadlines'] as const satisfies readonly RequestTopic[];

@@ -1,0 +1,99 @@
+import type { Currency } from '@pay/kernel';
+
+/** Resource shapes as the API returns them (specification, "Resources and their fields"). */
+export type PaymentStatus = 'pending' | 'succeeded' | 'declined' | 'canceled' | 'expired';
+export type PaymentDeclineReason = 'insufficient_balance' | 'customer_declined';
+
+export interface PaymentResource {
+  id: string;
+  object: 'payment';
+  status: PaymentStatus;
+  decline_reason: PaymentDeclineReason | null;
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  merchant_connection: string;
+  authorization_url: string | null;
+  return_url: string;
+  fee_amount: number | null;
+  net_amount: number | null;
+  expires_at: string;
+  succeeded_at: string | null;
+  created_at: string;
+}
+
+export type ConnectionKind = 'merchant' | 'business' | 'wholesaler';
+
+export interface IntegratorResource {
+  id: string;
+  object: 'integrator';
+  name: string;
+  created_at: string;
+}
+
+export interface ConnectionResource {
+  id: string;
+  object: 'connection';
+  integrator: string;
+  kind: ConnectionKind;
+  name: string;
+  currency: Currency;
+  created_at: string;
+}
+
+export interface CustomerResource {
+  id: string;
+  object: 'customer';
+  name: string;
+  phone: string;
+  currency: Currency;
+  created_at: string;
+}
+
+export interface BalanceResource {
+  object: 'balance';
+  owner: string;
+  currency: Currency;
+  available: number;
+}
+
+export interface TopupResource {
+  id: string;
+  object: 'topup';
+  account: string;
+  amount: number;
+  currency: Currency;
+  created_at: string;
+}
+
+export interface PostingResource {
+  account: string;
+  direction: 'debit' | 'credit';
+  amount: number;
+  currency: Currency;
+}
+
+export interface JournalEntryResource {
+  id: string;
+  object: 'journal_entry';
+  reference: string;
+  kind: string;
+  created_at: string;
+  postings: PostingResource[];
+}
+
+export interface TrialBalanceResource {
+  object: 'trial_balance';
+  currencies: { currency: Currency; total_debits: number; total_credits: number }[];
+}
+
+export interface ListResource<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+}
+
+export interface ClockResource {
+  object: 'clock';
+  now: string;
+}

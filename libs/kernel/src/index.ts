@@ -1,0 +1,5 @@
+export * from './money';
+export * from './ids';
+export * from './clock';
+export * from './failpoint';
+export * from './config';

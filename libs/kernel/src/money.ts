@@ -1,0 +1,35 @@
+/** The four settlement currencies and their minor-unit scale (ISO 4217 exponent). */
+export const CURRENCIES = ['DZD', 'MAD', 'TND', 'XOF'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+export const CURRENCY_SCALE: Readonly<Record<Currency, number>> = { DZD: 2, MAD: 2, TND: 3, XOF: 0 };
+
+/** Amounts accepted on the API, in minor units (contract section 2). */
+export const AMOUNT_MIN_MINOR = 1;
+export const AMOUNT_MAX_MINOR = 100_000_000_000;
+
+export const isCurrency = (value: unknown): value is Currency =>
+  typeof value === 'string' && (CURRENCIES as readonly string[]).includes(value);
+
+export const isValidAmount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= AMOUNT_MIN_MINOR && value <= AMOUNT_MAX_MINOR;
+
+/** A fee is basis points of the amount plus a fixed part, both in the transfer's currency. */
+export interface FeeRule {
+  readonly basisPoints: number;
+  readonly fixedMinor: number;
+}
+
+/**
+ * fee = fixed + round_half_up(amount * basisPoints / 10000), capped at the amount so that the net
+ * amount is never negative. Computed with BigInt: exact for every amount the API accepts.
+ */
+export const computeFee = (amountMinor: number, rule: FeeRule): { feeMinor: number; netMinor: number } => {
+  if (!Number.isSafeInteger(amountMinor) || amountMinor < 0) throw new RangeError(`amount ${amountMinor} is not a non-negative integer`);
+  if (!Number.isInteger(rule.basisPoints) || rule.basisPoints < 0 || rule.basisPoints > 10_000) throw new RangeError('basisPoints must be 0..10000');
+  if (!Number.isSafeInteger(rule.fixedMinor) || rule.fixedMinor < 0) throw new RangeError('fixedMinor must be a non-negative integer');
+  const proportional = (BigInt(amountMinor) * BigInt(rule.basisPoints) * 2n + 10_000n) / 20_000n;
+  const fee = BigInt(rule.fixedMinor) + proportional;
+  const feeMinor = Number(fee > BigInt(amountMinor) ? BigInt(amountMinor) : fee);
+  return { feeMinor, netMinor: amountMinor - feeMinor };
+};

@@ -1,0 +1,22 @@
+import { computeFee, isValidAmount } from './money';
+
+describe('money', () => {
+  it('rounds the proportional fee half up and adds the fixed part', () => {
+    expect(computeFee(1_250_000, { basisPoints: 150, fixedMinor: 0 })).toEqual({ feeMinor: 18_750, netMinor: 1_231_250 });
+    expect(computeFee(50, { basisPoints: 150, fixedMinor: 0 })).toEqual({ feeMinor: 1, netMinor: 49 }); // 0.75 -> 1
+    expect(computeFee(30, { basisPoints: 150, fixedMinor: 0 })).toEqual({ feeMinor: 0, netMinor: 30 }); // 0.45 -> 0
+    expect(computeFee(100, { basisPoints: 50, fixedMinor: 10 })).toEqual({ feeMinor: 11, netMinor: 89 }); // 0.5 -> 1
+  });
+
+  it('never takes more than the amount', () => {
+    expect(computeFee(5, { basisPoints: 100, fixedMinor: 20 })).toEqual({ feeMinor: 5, netMinor: 0 });
+  });
+
+  it('is exact at the largest amount', () => {
+    expect(computeFee(100_000_000_000, { basisPoints: 9_999, fixedMinor: 0 })).toEqual({ feeMinor: 99_990_000_000, netMinor: 10_000_000 });
+  });
+
+  it('accepts only integers from 1 to 1e11', () => {
+    expect([0, 1, 100_000_000_000, 100_000_000_001, 1.5, '5', -1].map(isValidAmount)).toEqual([false, true, true, false, false, false, false]);
+  });
+});

@@ -1,0 +1,4 @@
+export * from './embedded-postgres';
+export * from './migrations';
+export * from './service-clock';
+export * from './pool';

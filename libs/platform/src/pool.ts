@@ -1,0 +1,24 @@
+import { Pool, types } from 'pg';
+
+// bigint columns (int8) arrive as JS numbers: every amount we store is at most 1e11 * 2 and
+// is checked as a safe integer before it is written.
+types.setTypeParser(types.builtins.INT8, (value) => {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`int8 ${value} is beyond 2^53`);
+  return parsed;
+});
+
+export interface PoolOptions {
+  max: number;
+  statementTimeoutMs: number;
+}
+
+export const createPool = (url: string, { max, statementTimeoutMs }: PoolOptions): Pool =>
+  new Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: statementTimeoutMs,
+    application_name: 'payments-platform',
+  });

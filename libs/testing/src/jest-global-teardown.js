@@ -1,0 +1,2 @@
+require('../../../tools/register');
+module.exports = require('./global-teardown').default;
