@@ -2,3 +2,4 @@ export * from './embedded-postgres';
 export * from './migrations';
 export * from './service-clock';
 export * from './pool';
+export * from './tokens';

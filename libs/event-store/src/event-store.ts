@@ -1,0 +1,81 @@
+/**
+ * The event store port: one stream per aggregate, appends with an expected revision, a global order
+ * over all streams, and reads from any position for catch-up subscriptions. Two adapters: PostgreSQL
+ * (embedded default) and EventStoreDB (distributed topology); both pass the same contract suite.
+ */
+
+/** What a writer appends. `id` is generated when absent; a JSON-serialisable payload only. */
+export interface EventData<Type extends string = string, Data = unknown> {
+  id?: string;
+  type: Type;
+  data: Data;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A position in the global order ($all). Opaque outside the adapter: compare with `comparePositions`.
+ * PostgreSQL: commit = the appending transaction id, prepare = its row's sequence number.
+ * EventStoreDB: its own commit/prepare positions.
+ */
+export interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export const START: Position = { commit: -1n, prepare: -1n };
+
+export const comparePositions = (a: Position, b: Position): number =>
+  a.commit === b.commit ? (a.prepare === b.prepare ? 0 : a.prepare < b.prepare ? -1 : 1) : a.commit < b.commit ? -1 : 1;
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  id: string;
+  streamId: string;
+  /** 0 for a stream's first event. */
+  revision: bigint;
+  position: Position;
+  type: Type;
+  data: Data;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** `no_stream`: the stream must not exist; `any`: no check; a bigint: the stream's last revision. */
+export type ExpectedRevision = 'no_stream' | 'any' | bigint;
+
+export interface AppendResult {
+  /** The revision of the last event appended. */
+  nextExpectedRevision: bigint;
+  position: Position;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)} does not match`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. */
+  after: Position;
+  maxCount: number;
+  /** Only events whose type starts with one of these prefixes. */
+  typePrefixes?: readonly string[];
+}
+
+export interface EventStore {
+  appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** The whole stream in revision order; an empty array when the stream does not exist. */
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /**
+   * Events after a position, in global order, never skipping one that commits later: an event that
+   * is not yet visible is waited for rather than overtaken.
+   */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Calls `listener` after appends (in this process or, where the adapter can, any process). */
+  onAppended(listener: () => void): () => void;
+  close(): Promise<void>;
+}

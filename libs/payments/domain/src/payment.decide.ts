@@ -1,0 +1,110 @@
+import { ServiceError } from '@pay/contracts';
+import type { Currency } from '@pay/kernel';
+import type { Payment, PaymentEvent, PaymentTerms } from './payment';
+
+/** Commands on a payment. Time and new ids arrive on the command: decide stays pure. */
+export type PaymentCommand =
+  | { type: 'CreatePayment'; terms: Omit<PaymentTerms, 'createdAt' | 'expiresAt'>; expiresAt: Date; now: Date }
+  | { type: 'StartAuthorization'; paymentId: string; customerId: string; customerCurrency: Currency; now: Date }
+  | { type: 'CompleteAuthorization'; paymentId: string; outcome: AuthorizationOutcome; now: Date }
+  | { type: 'DeclinePayment'; paymentId: string; now: Date }
+  | { type: 'CancelPayment'; paymentId: string; now: Date }
+  | { type: 'ExpirePayment'; paymentId: string; now: Date };
+
+export type AuthorizationOutcome =
+  | { status: 'completed'; entryId: string; feeAmount: number; netAmount: number }
+  | { status: 'rejected'; reason: 'insufficient_balance' };
+
+/** The ledger operation of a payment's authorization: one per payment, so a replay never moves money twice. */
+export const authorizationOperationId = (paymentId: string): string => `payment-authorization:${paymentId}`;
+
+type Pending = Extract<Payment, { status: 'pending' }>;
+
+export const decide = (command: PaymentCommand, state: Payment): PaymentEvent[] => {
+  switch (command.type) {
+    case 'CreatePayment':
+      return create(command, state);
+    case 'StartAuthorization':
+      return startAuthorization(command, state);
+    case 'CompleteAuthorization':
+      return completeAuthorization(command, state);
+    case 'DeclinePayment':
+      return declineByCustomer(command, state);
+    case 'CancelPayment':
+      return cancel(command, state);
+    case 'ExpirePayment':
+      return expire(command, state);
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown payment command ${JSON.stringify(unknown)}`);
+    }
+  }
+};
+
+const create = (command: Extract<PaymentCommand, { type: 'CreatePayment' }>, state: Payment): PaymentEvent[] => {
+  if (state.status !== 'none') return []; // same id again (a retried create): the payment already exists
+  return [{ type: 'PaymentCreated', ...command.terms, expiresAt: command.expiresAt.toISOString(), createdAt: command.now.toISOString() }];
+};
+
+const startAuthorization = (command: Extract<PaymentCommand, { type: 'StartAuthorization' }>, state: Payment): PaymentEvent[] => {
+  const pending = requireOpen(state, command.now, 'authorized');
+  if (command.customerCurrency !== pending.terms.currency) {
+    throw new ServiceError('currency_mismatch', `the customer's account is in ${command.customerCurrency}, the payment in ${pending.terms.currency}`, 'customer');
+  }
+  return [
+    {
+      type: 'PaymentAuthorizationStarted',
+      paymentId: pending.terms.paymentId,
+      customerId: command.customerId,
+      operationId: authorizationOperationId(pending.terms.paymentId),
+      startedAt: command.now.toISOString(),
+    },
+  ];
+};
+
+/** Records the ledger's answer. Idempotent: once recorded, a replayed outcome decides nothing. */
+const completeAuthorization = (command: Extract<PaymentCommand, { type: 'CompleteAuthorization' }>, state: Payment): PaymentEvent[] => {
+  if (state.status !== 'pending') return [];
+  if (!state.authorization) throw new Error(`payment ${state.terms.paymentId}: no authorization to complete`);
+  const paymentId = state.terms.paymentId;
+  const at = command.now.toISOString();
+  const { outcome } = command;
+  if (outcome.status === 'rejected') return [{ type: 'PaymentDeclined', paymentId, reason: outcome.reason, declinedAt: at }];
+  if (outcome.feeAmount + outcome.netAmount !== state.terms.amount) {
+    throw new Error(`payment ${paymentId}: fee ${outcome.feeAmount} + net ${outcome.netAmount} is not the amount ${state.terms.amount}`);
+  }
+  return [{ type: 'PaymentSucceeded', paymentId, feeAmount: outcome.feeAmount, netAmount: outcome.netAmount, ledgerEntryId: outcome.entryId, succeededAt: at }];
+};
+
+const declineByCustomer = (command: Extract<PaymentCommand, { type: 'DeclinePayment' }>, state: Payment): PaymentEvent[] => {
+  const pending = requireOpen(state, command.now, 'declined');
+  return [{ type: 'PaymentDeclined', paymentId: pending.terms.paymentId, reason: 'customer_declined', declinedAt: command.now.toISOString() }];
+};
+
+const cancel = (command: Extract<PaymentCommand, { type: 'CancelPayment' }>, state: Payment): PaymentEvent[] => {
+  const pending = requirePending(state, 'canceled');
+  if (pending.authorization) throw new ServiceError('invalid_status', 'the payment is being authorized and can no longer be canceled');
+  return [{ type: 'PaymentCanceled', paymentId: pending.terms.paymentId, canceledAt: command.now.toISOString() }];
+};
+
+/** At the deadline, a pending payment nobody is authorizing expires; anything else is left as it is. */
+const expire = (command: Extract<PaymentCommand, { type: 'ExpirePayment' }>, state: Payment): PaymentEvent[] => {
+  if (state.status !== 'pending' || state.authorization || !isPastDeadline(state, command.now)) return [];
+  return [{ type: 'PaymentExpired', paymentId: state.terms.paymentId, expiredAt: command.now.toISOString() }];
+};
+
+const requirePending = (state: Payment, action: string): Pending => {
+  if (state.status === 'none') throw new Error('payment does not exist');
+  if (state.status !== 'pending') throw new ServiceError('invalid_status', `the payment is ${state.status} and cannot be ${action}`);
+  return state;
+};
+
+/** Pending, not already being authorized, and not past its authorization deadline. */
+const requireOpen = (state: Payment, now: Date, action: string): Pending => {
+  const pending = requirePending(state, action);
+  if (pending.authorization) throw new ServiceError('invalid_status', 'the payment is already being authorized');
+  if (isPastDeadline(pending, now)) throw new ServiceError('invalid_status', `the payment expired at ${pending.terms.expiresAt} and cannot be ${action}`);
+  return pending;
+};
+
+const isPastDeadline = (state: Pending, now: Date): boolean => now.getTime() >= Date.parse(state.terms.expiresAt);

@@ -1,0 +1,5 @@
+/** Nest injection tokens for the infrastructure the host hands to every app module. */
+export const PG_POOL = Symbol('PgPool');
+export const CLOCK = Symbol('Clock');
+export const EVENT_STORE = Symbol('EventStore');
+export const SERVICE_CONFIG = Symbol('ServiceConfig');
