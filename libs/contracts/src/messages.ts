@@ -64,6 +64,8 @@ export interface ListEntries {
 
 // ---- payments ----
 export interface CreatePaymentRequest {
+  /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same payment. */
+  paymentId: string;
   integratorId: string;
   amount: number;
   currency: Currency;

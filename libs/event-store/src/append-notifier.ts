@@ -1,0 +1,79 @@
+import type { Pool } from 'pg';
+
+/** How often to look whether an append has become readable, and how long at most before notifying anyway. */
+const VISIBILITY_POLL_MS = 5;
+const VISIBILITY_WAIT_MS_MAX = 2_000;
+
+/**
+ * In-process `onAppended`. readAll only returns transactions older than every running one, so a
+ * listener called right after commit could read nothing while an older writer is still open, and
+ * then sleep a whole poll interval. Listeners are therefore called once the appended transaction is
+ * below the snapshot xmin: one small query per burst of appends (none while nobody listens).
+ */
+export class AppendNotifier {
+  private readonly listeners = new Set<() => void>();
+  private awaitedCommit = -1n;
+  private watching = false;
+  private closed = false;
+
+  constructor(private readonly pool: Pool) {}
+
+  add(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.listeners.clear();
+  }
+
+  /** `commit`: the appending transaction id. */
+  appended(commit: bigint): void {
+    if (this.listeners.size === 0 || this.closed) return;
+    if (commit > this.awaitedCommit) this.awaitedCommit = commit;
+    if (!this.watching) void this.watch();
+  }
+
+  private async watch(): Promise<void> {
+    this.watching = true;
+    const deadline = Date.now() + VISIBILITY_WAIT_MS_MAX;
+    try {
+      for (;;) {
+        const target = this.awaitedCommit;
+        const readable = (await this.oldestRunning()) > target;
+        if (readable || Date.now() > deadline) {
+          this.notify();
+          // Appends that arrived meanwhile are awaited in the same loop.
+          if (this.awaitedCommit === target || Date.now() > deadline) return;
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, VISIBILITY_POLL_MS));
+        }
+        if (this.closed) return;
+      }
+    } catch {
+      // The pool is gone or failing: notify anyway, the subscriptions' polling covers the rest.
+      this.notify();
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private async oldestRunning(): Promise<bigint> {
+    const { rows } = await this.pool.query<{ xmin: string }>({
+      name: 'es_snapshot_xmin',
+      text: 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+    });
+    return BigInt(rows[0]?.xmin ?? 0);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the append has committed.
+      }
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import type { Pool, PoolClient } from 'pg';
+import { advanceCheckpoint, loadCheckpoint } from './checkpoint-store';
+import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
+
+export const BATCH_SIZE_DEFAULT = 100;
+export const BATCH_SIZE_MAX = 1000;
+export const POLL_INTERVAL_MS_DEFAULT = 250;
+export const RETRY_DELAY_MS_MIN_DEFAULT = 100;
+export const RETRY_DELAY_MS_MAX_DEFAULT = 5_000;
+
+export interface CatchUpSubscriptionOptions {
+  /** Names the checkpoint: a new instance with the same id resumes where the last one committed. */
+  subscriptionId: string;
+  /** Events are read through the port only, so any adapter works; checkpoints live in `pool`. */
+  store: EventStore;
+  pool: Pool;
+  typePrefixes?: readonly string[];
+  /** Events per batch (one transaction each): default 100, at most 1000. */
+  batchSize?: number;
+  /** How often to look for events appended by other processes: default 250. */
+  pollIntervalMs?: number;
+  /** Backoff after a failed batch doubles from the min to the max: defaults 100 and 5000. */
+  retryDelayMsMin?: number;
+  retryDelayMsMax?: number;
+  /** Runs in the batch's transaction: its writes commit with the checkpoint, or neither does. */
+  handle(events: RecordedEvent[], tx: PoolClient): Promise<void>;
+  /** A failed batch (rolled back, retried after the backoff). Default: console.error. */
+  onError?(error: unknown): void;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Reads the global order in batches from a durable checkpoint and hands each batch to `handle`
+ * together with the checkpoint update in one PostgreSQL transaction: after a crash it resumes from
+ * the last committed batch, never skipping an event. A failing batch is retried with a bounded
+ * backoff and the checkpoint never passes it.
+ */
+export class CatchUpSubscription {
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly retryDelayMsMin: number;
+  private readonly retryDelayMsMax: number;
+  private running = false;
+  private loop: Promise<void> = Promise.resolve();
+  /** The committed checkpoint; undefined until loaded, and after a failure (reloaded then). */
+  private position: Position | undefined;
+  /** catchUp() callers, released by the first batch read that starts after they asked and finds no more. */
+  private waiters: Waiter[] = [];
+  private wakeRequested = false;
+  private cancelSleep: (() => void) | undefined;
+  private sleepWakesOnAppend = false;
+  private unsubscribe: (() => void) | undefined;
+  /** Batches never overlap (loop and a catchUp() on a stopped subscription). */
+  private exclusive: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: CatchUpSubscriptionOptions) {
+    this.batchSize = options.batchSize ?? BATCH_SIZE_DEFAULT;
+    this.pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS_DEFAULT;
+    this.retryDelayMsMin = options.retryDelayMsMin ?? RETRY_DELAY_MS_MIN_DEFAULT;
+    this.retryDelayMsMax = options.retryDelayMsMax ?? RETRY_DELAY_MS_MAX_DEFAULT;
+    assertIntegerIn('batchSize', this.batchSize, 1, BATCH_SIZE_MAX);
+    assertIntegerIn('pollIntervalMs', this.pollIntervalMs, 1, 3_600_000);
+    assertIntegerIn('retryDelayMsMin', this.retryDelayMsMin, 1, this.retryDelayMsMax);
+    assertIntegerIn('retryDelayMsMax', this.retryDelayMsMax, 1, 3_600_000);
+    if (options.subscriptionId.length === 0) throw new RangeError('subscriptionId is empty');
+  }
+
+  /** Starts the loop (async so callers may await it like stop; it does not wait for a batch). */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.options.store.onAppended(() => this.wake());
+    this.loop = this.run();
+  }
+
+  /** Stops polling and waits for the batch in flight to commit or roll back. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.cancelSleep?.();
+    await this.loop;
+    this.release(this.waiters.splice(0), new Error(`subscription ${this.options.subscriptionId} stopped`));
+  }
+
+  /**
+   * Resolves once every event visible now has been handled. Rejects with the error of a batch that
+   * fails meanwhile (the subscription keeps retrying). On a stopped subscription it runs the batches itself.
+   */
+  catchUp(): Promise<void> {
+    if (!this.running) return this.drain();
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.wake();
+    });
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      const waiting = this.waiters.splice(0);
+      try {
+        const handled = await this.nextBatch();
+        failures = 0;
+        if (handled === this.batchSize) {
+          // A full batch: more may be visible already, so the waiters are not done.
+          this.waiters.unshift(...waiting);
+          continue;
+        }
+        this.release(waiting);
+        await this.sleep(this.pollIntervalMs, true);
+      } catch (error) {
+        failures += 1;
+        this.release(waiting, error);
+        this.report(error);
+        // Appends do not cut the backoff short: a failing handler must not spin.
+        await this.sleep(this.retryDelayMs(failures), false);
+      }
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while ((await this.nextBatch()) === this.batchSize) {
+      // A full batch: read again until one comes back short.
+    }
+  }
+
+  private nextBatch(): Promise<number> {
+    const batch = this.exclusive.then(() => this.processBatch());
+    this.exclusive = batch.catch(() => undefined);
+    return batch;
+  }
+
+  /** One batch: read after the checkpoint, handle and advance the checkpoint in one transaction. */
+  private async processBatch(): Promise<number> {
+    this.wakeRequested = false;
+    const { subscriptionId, store, pool, typePrefixes } = this.options;
+    try {
+      const after = this.position ?? (await loadCheckpoint(pool, subscriptionId));
+      this.position = after;
+      const events = await store.readAll({ after, maxCount: this.batchSize, typePrefixes });
+      const last = events.at(-1)?.position;
+      if (!last) return 0;
+      assertAscendingAfter(after, events);
+      await inTransaction(pool, async (tx) => {
+        await this.options.handle(events, tx);
+        await advanceCheckpoint(tx, subscriptionId, after, last);
+      });
+      this.position = last;
+      return events.length;
+    } catch (error) {
+      this.position = undefined;
+      throw error;
+    }
+  }
+
+  private wake(): void {
+    if (this.cancelSleep && this.sleepWakesOnAppend) this.cancelSleep();
+    else this.wakeRequested = true;
+  }
+
+  private sleep(ms: number, wakesOnAppend: boolean): Promise<void> {
+    if (!this.running || (wakesOnAppend && this.wakeRequested)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.cancelSleep = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.cancelSleep = done;
+      this.sleepWakesOnAppend = wakesOnAppend;
+    });
+  }
+
+  private retryDelayMs(failures: number): number {
+    return Math.min(this.retryDelayMsMax, this.retryDelayMsMin * 2 ** Math.min(failures - 1, 30));
+  }
+
+  private release(waiters: Waiter[], error?: unknown): void {
+    for (const waiter of waiters) {
+      if (error === undefined) waiter.resolve();
+      else waiter.reject(error);
+    }
+  }
+
+  private report(error: unknown): void {
+    const { onError, subscriptionId } = this.options;
+    try {
+      if (onError) onError(error);
+      else console.error(`subscription ${subscriptionId}: batch failed, retrying`, error);
+    } catch {
+      // The reporter's failure must not stop the subscription.
+    }
+  }
+}
+
+async function inTransaction(pool: Pool, work: (tx: PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    // A connection that cannot even roll back is discarded rather than returned to the pool.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** The store must hand back events strictly after the checkpoint, in order: otherwise we would skip or repeat. */
+function assertAscendingAfter(after: Position, events: readonly RecordedEvent[]): void {
+  let previous = after;
+  for (const event of events) {
+    if (comparePositions(previous, event.position) >= 0) {
+      throw new Error(`readAll returned event ${event.id} out of order (not after ${previous.commit}/${previous.prepare})`);
+    }
+    previous = event.position;
+  }
+}
+
+function assertIntegerIn(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+}

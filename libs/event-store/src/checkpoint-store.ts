@@ -1,0 +1,46 @@
+import type { Pool, PoolClient } from 'pg';
+import { type Position, START } from './event-store';
+
+interface CheckpointRow {
+  commit_position: string;
+  prepare_position: string;
+}
+
+const toPosition = (row: CheckpointRow): Position => ({ commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) });
+
+/** The subscription's checkpoint, created at START the first time (one statement either way). */
+export async function loadCheckpoint(pool: Pool, subscriptionId: string): Promise<Position> {
+  const { rows } = await pool.query<CheckpointRow>({
+    name: 'es_checkpoint_load',
+    text: `WITH created AS (
+        INSERT INTO es_checkpoints (subscription_id, commit_position, prepare_position) VALUES ($1::text, $2, $3)
+        ON CONFLICT (subscription_id) DO NOTHING
+        RETURNING commit_position::text, prepare_position::text)
+      SELECT * FROM created
+      UNION ALL
+      SELECT commit_position::text, prepare_position::text FROM es_checkpoints WHERE subscription_id = $1::text`,
+    values: [subscriptionId, String(START.commit), String(START.prepare)],
+  });
+  const row = rows[0];
+  if (!row) throw new Error(`checkpoint ${subscriptionId} could not be loaded`);
+  return toPosition(row);
+}
+
+/** Thrown when the stored checkpoint is not where this instance left it (another instance moved it). */
+export class CheckpointMovedError extends Error {
+  constructor(readonly subscriptionId: string) {
+    super(`checkpoint ${subscriptionId} was moved by another instance`);
+    this.name = 'CheckpointMovedError';
+  }
+}
+
+/** Moves the checkpoint `from` → `to` inside the batch's transaction; compare-and-set, so two instances never both commit a batch. */
+export async function advanceCheckpoint(tx: PoolClient, subscriptionId: string, from: Position, to: Position): Promise<void> {
+  const { rowCount } = await tx.query({
+    name: 'es_checkpoint_advance',
+    text: `UPDATE es_checkpoints SET commit_position = $4, prepare_position = $5, updated_at = now()
+      WHERE subscription_id = $1::text AND commit_position = $2 AND prepare_position = $3`,
+    values: [subscriptionId, String(from.commit), String(from.prepare), String(to.commit), String(to.prepare)],
+  });
+  if (rowCount !== 1) throw new CheckpointMovedError(subscriptionId);
+}

@@ -1,0 +1,6 @@
+export * from './event-store';
+export * from './command-handler';
+export * from './migrations';
+export * from './postgres-event-store';
+export * from './catch-up-subscription';
+export { CheckpointMovedError } from './checkpoint-store';

@@ -1,0 +1,140 @@
+import { createPool, runMigrations } from '@pay/platform';
+import { createTestDatabase } from '@pay/testing';
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { START } from './event-store';
+import { describeEventStoreContract } from './event-store.contract';
+import { EVENT_STORE_MIGRATIONS } from './migrations';
+import { DuplicateEventIdError, PostgresEventStore } from './postgres-event-store';
+
+const pools: Pool[] = [];
+
+/** One migrated database per test file; every pool made here is closed in afterAll. */
+async function migratedPool(): Promise<Pool> {
+  const url = await createTestDatabase('es');
+  await runMigrations(url, [EVENT_STORE_MIGRATIONS]);
+  const pool = createPool(url, { max: 5, statementTimeoutMs: 10_000 });
+  pools.push(pool);
+  return pool;
+}
+
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.end()));
+});
+
+describeEventStoreContract('PostgreSQL', async () => {
+  const store = new PostgresEventStore(await migratedPool());
+  return { store, cleanup: () => store.close() };
+});
+
+describe('PostgresEventStore', () => {
+  let pool: Pool;
+  let store: PostgresEventStore;
+
+  beforeAll(async () => {
+    pool = await migratedPool();
+    store = new PostgresEventStore(pool);
+  });
+
+  const newPrefix = () => `Pg${randomUUID().replace(/-/g, '')}.`;
+  const readAllOf = (prefix: string) => store.readAll({ after: START, maxCount: 100, typePrefixes: [prefix] });
+
+  it('is gap-free: an event committed later is never overtaken by events appended after it', async () => {
+    const prefix = newPrefix();
+    const held = await pool.connect();
+    try {
+      // The first writer takes the lower position and transaction id, then stays open.
+      await held.query('BEGIN');
+      await held.query(`INSERT INTO es_streams (stream_id, revision) VALUES ($1, 0)`, [`held-${prefix}`]);
+      await held.query(`INSERT INTO es_events (stream_id, revision, event_id, type, data) VALUES ($1, 0, $2, $3, '{}')`, [
+        `held-${prefix}`,
+        randomUUID(),
+        `${prefix}First`,
+      ]);
+      await store.appendToStream(`a-${prefix}`, [{ type: `${prefix}Second`, data: {} }], { expectedRevision: 'no_stream' });
+      await store.appendToStream(`b-${prefix}`, [{ type: `${prefix}Third`, data: {} }], { expectedRevision: 'no_stream' });
+
+      // A reader by position alone would return Second and Third now and skip First for ever.
+      expect(await readAllOf(prefix)).toEqual([]);
+
+      await held.query('COMMIT');
+    } finally {
+      held.release();
+    }
+    const all = await readAllOf(prefix);
+    expect(all.map((e) => e.type.slice(prefix.length))).toEqual(['First', 'Second', 'Third']);
+  });
+
+  it('calls onAppended listeners once the append is readable by readAll, not while an older writer is open', async () => {
+    const prefix = newPrefix();
+    const held = await pool.connect();
+    let calls = 0;
+    const unsubscribe = store.onAppended(() => (calls += 1));
+    try {
+      await held.query('BEGIN');
+      await held.query('SELECT pg_current_xact_id()');
+      await store.appendToStream(`n-${prefix}`, [{ type: `${prefix}Appended`, data: {} }], { expectedRevision: 'no_stream' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(calls).toBe(0);
+      await held.query('COMMIT');
+      await waitFor(() => calls > 0);
+      expect((await readAllOf(prefix)).map((e) => e.type)).toEqual([`${prefix}Appended`]);
+    } finally {
+      unsubscribe();
+      held.release();
+    }
+  });
+
+  it('rejects a duplicate event id, in another stream too, and appends nothing', async () => {
+    const id = randomUUID();
+    await store.appendToStream(`dup-${id}`, [{ id, type: 'A', data: {} }], { expectedRevision: 'no_stream' });
+    const other = `dup-other-${id}`;
+    await expect(store.appendToStream(other, [{ id, type: 'B', data: {} }], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
+      DuplicateEventIdError,
+    );
+    await expect(store.readStream(other)).resolves.toEqual([]);
+    // The stream row rolled back with the events: the stream can still be created.
+    await expect(store.appendToStream(other, [{ type: 'B', data: {} }], { expectedRevision: 'no_stream' })).resolves.toMatchObject({
+      nextExpectedRevision: 0n,
+    });
+  });
+
+  it('appends many events in one statement, in order, with consecutive revisions', async () => {
+    const streamId = `bulk-${randomUUID()}`;
+    const events = Array.from({ length: 500 }, (_, i) => ({ type: 'Bulk', data: { i } }));
+    const queries = jest.spyOn(pool, 'query');
+    try {
+      const result = await store.appendToStream(streamId, events, { expectedRevision: 'no_stream' });
+      expect(queries).toHaveBeenCalledTimes(1);
+      expect(result.nextExpectedRevision).toBe(499n);
+    } finally {
+      queries.mockRestore();
+    }
+    const read = await store.readStream(streamId);
+    expect(read.map((e) => (e.data as { i: number }).i)).toEqual(events.map((_, i) => i));
+    expect(read.map((e) => e.revision)).toEqual(events.map((_, i) => BigInt(i)));
+  });
+
+  it('keeps positions exact as bigints (commit is the transaction id, prepare the row position)', async () => {
+    const { position } = await store.appendToStream(`pos-${randomUUID()}`, [{ type: 'P', data: {} }], { expectedRevision: 'no_stream' });
+    const { rows } = await pool.query<{ commit: string; prepare: string }>(
+      `SELECT transaction_id::text AS commit, position::text AS prepare FROM es_events ORDER BY position DESC LIMIT 1`,
+    );
+    expect(position).toEqual({ commit: BigInt(rows[0]?.commit ?? -1), prepare: BigInt(rows[0]?.prepare ?? -1) });
+  });
+
+  it('bounds appends and reads', async () => {
+    await expect(store.appendToStream(`empty-${randomUUID()}`, [], { expectedRevision: 'any' })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.appendToStream(`neg-${randomUUID()}`, [{ type: 'A', data: {} }], { expectedRevision: -1n })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.readAll({ after: START, maxCount: 0 })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.readAll({ after: START, maxCount: 1001 })).rejects.toBeInstanceOf(RangeError);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

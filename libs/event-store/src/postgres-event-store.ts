@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { AppendNotifier } from './append-notifier';
+import {
+  type AppendResult,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from './event-store';
+import {
+  APPEND_ANY,
+  APPEND_EXPECTED_REVISION,
+  APPEND_NO_STREAM,
+  type AppendedRow,
+  type EventRow,
+  READ_ALL,
+  READ_STREAM,
+  toPrefixPattern,
+  toRecordedEvent,
+} from './postgres-statements';
+
+export const APPEND_EVENTS_MAX = 1000;
+export const READ_ALL_COUNT_MAX = 1000;
+export const TYPE_PREFIXES_MAX = 100;
+/** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
+export const STREAM_LENGTH_MAX = 10_000;
+
+/** Another event already has this id (ids are unique across all streams). */
+export class DuplicateEventIdError extends Error {
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId}: an appended event id is already used`);
+    this.name = 'DuplicateEventIdError';
+  }
+}
+
+const UNIQUE_VIOLATION = '23505';
+const EVENT_ID_CONSTRAINT = 'es_events_event_id_key';
+
+/**
+ * The event store on PostgreSQL (es_streams, es_events). The pool is the caller's: `close` stops
+ * notifications but leaves the pool open. `onAppended` is in-process only (no LISTEN/NOTIFY: its
+ * commit-time lock would serialise every append); other processes find events by polling.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly notifier: AppendNotifier;
+
+  constructor(private readonly pool: Pool) {
+    this.notifier = new AppendNotifier(pool);
+  }
+
+  async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    assertAppendable(streamId, events);
+    const { expectedRevision } = options;
+    const values: unknown[] = [
+      streamId,
+      events.map((event) => event.id ?? randomUUID()),
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event.data)),
+      events.map((event) => JSON.stringify(event.metadata ?? {})),
+      String(events.length),
+    ];
+    const statement = appendStatement(expectedRevision);
+    if (typeof expectedRevision === 'bigint') values.push(String(expectedRevision));
+
+    const row = await this.insert(streamId, { ...statement, values });
+    if (!row) throw new WrongExpectedRevisionError(streamId, expectedRevision);
+    const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
+    this.notifier.appended(position.commit);
+    return { nextExpectedRevision: BigInt(row.revision), position };
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<EventRow>({ ...READ_STREAM, values: [streamId, STREAM_LENGTH_MAX + 1] });
+    if (rows.length > STREAM_LENGTH_MAX) throw new RangeError(`stream ${streamId} is longer than ${STREAM_LENGTH_MAX} events`);
+    return rows.map(toRecordedEvent);
+  }
+
+  async readAll({ after, maxCount, typePrefixes = [] }: ReadAllOptions): Promise<RecordedEvent[]> {
+    if (!Number.isInteger(maxCount) || maxCount < 1 || maxCount > READ_ALL_COUNT_MAX) {
+      throw new RangeError(`maxCount must be an integer from 1 to ${READ_ALL_COUNT_MAX}, got ${maxCount}`);
+    }
+    if (typePrefixes.length > TYPE_PREFIXES_MAX) throw new RangeError(`at most ${TYPE_PREFIXES_MAX} type prefixes`);
+    // xid8 has no -1: START becomes (0, -1), still before every real transaction id (>= 3).
+    const commit = after.commit < 0n ? 0n : after.commit;
+    const values = [String(commit), String(after.prepare), maxCount, typePrefixes.map(toPrefixPattern)];
+    const { rows } = await this.pool.query<EventRow>({ ...READ_ALL, values });
+    return rows.map(toRecordedEvent);
+  }
+
+  /** Called once an append is readable by readAll (see AppendNotifier); this process only. */
+  onAppended(listener: () => void): () => void {
+    return this.notifier.add(listener);
+  }
+
+  async close(): Promise<void> {
+    this.notifier.close();
+  }
+
+  private async insert(streamId: string, query: { name: string; text: string; values: unknown[] }): Promise<AppendedRow | undefined> {
+    try {
+      const { rows } = await this.pool.query<AppendedRow>(query);
+      return rows[0];
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === UNIQUE_VIOLATION && constraint === EVENT_ID_CONSTRAINT) throw new DuplicateEventIdError(streamId);
+      throw error;
+    }
+  }
+}
+
+const appendStatement = (expected: ExpectedRevision): { name: string; text: string } => {
+  if (expected === 'no_stream') return APPEND_NO_STREAM;
+  if (expected === 'any') return APPEND_ANY;
+  if (expected < 0n) throw new RangeError(`expected revision ${expected} is negative`);
+  return APPEND_EXPECTED_REVISION;
+};
+
+const assertAppendable = (streamId: string, events: readonly EventData[]): void => {
+  if (streamId.length === 0) throw new RangeError('stream id is empty');
+  // Zero events would have no position to return; the port has no meaning for it.
+  if (events.length === 0 || events.length > APPEND_EVENTS_MAX) {
+    throw new RangeError(`append 1 to ${APPEND_EVENTS_MAX} events, got ${events.length}`);
+  }
+  for (const event of events) {
+    if (event.data === undefined) throw new TypeError(`event ${event.type}: data is undefined (not JSON)`);
+  }
+};

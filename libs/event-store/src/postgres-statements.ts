@@ -1,0 +1,106 @@
+import type { RecordedEvent } from './event-store';
+
+/**
+ * The SQL of the PostgreSQL adapter, as named (prepared) statements. bigints and xid8 are selected as
+ * text: the platform pool parses int8 into JS numbers, and positions must stay exact bigints.
+ */
+
+/** Parameters of every append: $1 stream, $2..$5 the events as parallel arrays, $6 their count. */
+const APPENDED_EVENTS = `unnest($2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, ordinal)`;
+
+/**
+ * `stream` yields one row (the revision before this append) when the expectation holds, none
+ * otherwise; the events are inserted after it, in one statement, so the append is one round trip.
+ */
+const appendAfter = (stream: string): string => `
+WITH stream AS (${stream}),
+inserted AS (
+  INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
+  SELECT $1::text, stream.previous_revision + e.ordinal, e.event_id, e.type, e.data, e.metadata
+  FROM stream, ${APPENDED_EVENTS}
+  ORDER BY e.ordinal
+  RETURNING transaction_id, position, revision
+)
+SELECT transaction_id::text AS commit, position::text AS prepare, revision::text AS revision
+FROM inserted ORDER BY position DESC LIMIT 1`;
+
+export const APPEND_NO_STREAM = {
+  name: 'es_append_no_stream',
+  text: appendAfter(`
+    INSERT INTO es_streams (stream_id, revision) VALUES ($1::text, $6::bigint - 1)
+    ON CONFLICT (stream_id) DO NOTHING
+    RETURNING -1::bigint AS previous_revision`),
+};
+
+/** $7: the expected last revision; a concurrent writer holding the row makes this one re-check it. */
+export const APPEND_EXPECTED_REVISION = {
+  name: 'es_append_expected_revision',
+  text: appendAfter(`
+    UPDATE es_streams SET revision = revision + $6::bigint
+    WHERE stream_id = $1::text AND revision = $7::bigint
+    RETURNING revision - $6::bigint AS previous_revision`),
+};
+
+export const APPEND_ANY = {
+  name: 'es_append_any',
+  text: appendAfter(`
+    INSERT INTO es_streams AS s (stream_id, revision) VALUES ($1::text, $6::bigint - 1)
+    ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + $6::bigint
+    RETURNING s.revision - $6::bigint AS previous_revision`),
+};
+
+export interface AppendedRow {
+  commit: string;
+  prepare: string;
+  revision: string;
+}
+
+const EVENT_COLUMNS = `transaction_id::text AS commit, position::text AS prepare, stream_id, revision::text AS revision,
+  event_id::text AS id, type, data, metadata, created_at`;
+
+/** $2: a limit one above the longest stream we accept, so an overlong stream is detected. */
+export const READ_STREAM = {
+  name: 'es_read_stream',
+  text: `SELECT ${EVENT_COLUMNS} FROM es_events WHERE stream_id = $1::text ORDER BY es_events.revision LIMIT $2::int`,
+};
+
+/**
+ * Only transactions older than every running one (below the snapshot's xmin) are read: any
+ * transaction that commits later has a larger id, so it sorts after everything returned here.
+ * $4: LIKE patterns, empty for every type.
+ */
+export const READ_ALL = {
+  name: 'es_read_all',
+  text: `SELECT ${EVENT_COLUMNS} FROM es_events
+WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
+  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  AND (cardinality($4::text[]) = 0 OR type LIKE ANY ($4::text[]))
+ORDER BY es_events.transaction_id, es_events.position
+LIMIT $3::int`,
+};
+
+export interface EventRow {
+  commit: string;
+  prepare: string;
+  stream_id: string;
+  revision: string;
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+}
+
+export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: row.id,
+  streamId: row.stream_id,
+  revision: BigInt(row.revision),
+  position: { commit: BigInt(row.commit), prepare: BigInt(row.prepare) },
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  createdAt: row.created_at,
+});
+
+/** `Payment` → `Payment%`, with LIKE's own wildcards escaped. */
+export const toPrefixPattern = (prefix: string): string => `${prefix.replace(/[\\%_]/g, '\\$&')}%`;

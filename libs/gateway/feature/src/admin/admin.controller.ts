@@ -1,0 +1,211 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  notFound,
+  ServiceError,
+  type BalanceResource,
+  type ConnectionKind,
+  type ConnectionResource,
+  type CustomerResource,
+  type JournalEntryResource,
+  type ListResource,
+  type TopupResource,
+  type TrialBalanceResource,
+} from '@pay/contracts';
+import { newId, type Currency } from '@pay/kernel';
+import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
+import type { BeneficiaryRecord, CashPointRecord } from '../directory/directory.repository';
+import { type GatewayCore } from '../gateway.core';
+import { IsAmount, IsSupportedCurrency, validateBody, validateQuery } from '../http/validation';
+import { EmptyBody } from '../api/payments.controller';
+
+class NameBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+}
+
+class ConnectionBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) integrator!: string;
+  @IsDefined() @IsString() @IsIn(['merchant', 'business', 'wholesaler']) kind!: ConnectionKind;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
+}
+
+class CustomerBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+  @IsDefined() @IsString() @Matches(/^\+?[0-9 ]{4,20}$/, { message: 'phone must be 4 to 20 digits, optionally after +' }) phone!: string;
+  @IsDefined() @IsString() @Matches(/^[0-9]{4,6}$/, { message: 'pin must be a string of 4 to 6 digits' }) pin!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
+}
+
+class BeneficiaryBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) business!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) account_name!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
+}
+
+class CashPointBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(1000) address!: string;
+}
+
+class TopupBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) account!: string;
+  @IsDefined() @IsAmount() amount!: number;
+  @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
+}
+
+class EntriesQuery {
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) reference?: string;
+}
+
+const LEDGER_OWNER = /^(cus|conn|ben)_[A-Za-z0-9]{1,64}$/;
+
+/**
+ * The admin API (contract section 7): the back office, and the stand-in for the service's own business
+ * and agents' applications. Bearer ADMIN_API_KEY.
+ */
+@Controller('admin/v1')
+export class AdminController {
+  constructor(private readonly gateway: GatewayCore) {}
+
+  @Post('integrators')
+  @HttpCode(201)
+  async createIntegrator(@Req() request: FastifyRequest, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    const { name } = validateBody(NameBody, body);
+    const { integrator, apiKey, apiKeyId } = await this.gateway.directory.createIntegrator(name, this.now());
+    return { ...integrator, api_key: apiKey, api_key_id: apiKeyId };
+  }
+
+  @Post('integrators/:id/api_keys')
+  @HttpCode(201)
+  async createApiKey(@Req() request: FastifyRequest, @Param('id') integratorId: string, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    validateBody(EmptyBody, body, { optional: true });
+    if (!(await this.gateway.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
+    const { keyId, secret } = await this.gateway.directory.createApiKey(integratorId, this.now());
+    return { id: keyId, object: 'api_key', integrator: integratorId, api_key: secret, status: 'active' };
+  }
+
+  @Post('api_keys/:id/revoke')
+  @HttpCode(200)
+  async revokeApiKey(@Req() request: FastifyRequest, @Param('id') keyId: string, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    validateBody(EmptyBody, body, { optional: true });
+    const revoked = await this.gateway.directory.revokeKey(keyId, this.now());
+    if (!revoked) throw notFound('API key', keyId);
+    this.gateway.forgetKey(keyId);
+    return { id: revoked.id, object: 'api_key', integrator: revoked.integratorId, status: 'revoked', created_at: revoked.createdAt, revoked_at: revoked.revokedAt };
+  }
+
+  @Post('connections')
+  @HttpCode(201)
+  async createConnection(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ConnectionResource> {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(ConnectionBody, body);
+    if (!(await this.gateway.directory.integratorExists(input.integrator))) {
+      throw new ServiceError('invalid_request', `no such integrator: '${input.integrator}'`, 'integrator');
+    }
+    const id = newId('connection');
+    // The account first: a crash in between leaves an unused account, never a connection without one.
+    await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'connection', currency: input.currency });
+    return this.gateway.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now());
+  }
+
+  @Post('customers')
+  @HttpCode(201)
+  async createCustomer(@Req() request: FastifyRequest, @Body() body: unknown): Promise<CustomerResource> {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(CustomerBody, body);
+    const id = newId('customer');
+    await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
+    return this.gateway.directory.createCustomer({ id, ...input }, this.now());
+  }
+
+  @Post('beneficiaries')
+  @HttpCode(201)
+  async createBeneficiary(@Req() request: FastifyRequest, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(BeneficiaryBody, body);
+    const business = await this.gateway.directory.findConnection(input.business);
+    if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
+    const id = newId('beneficiary');
+    await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'beneficiary', currency: input.currency });
+    return toBeneficiaryResource(
+      await this.gateway.directory.createBeneficiary({ id, businessConnection: business.id, accountName: input.account_name, currency: input.currency }, this.now()),
+    );
+  }
+
+  @Post('beneficiaries/:id/revoke')
+  @HttpCode(200)
+  async revokeBeneficiary(@Req() request: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    validateBody(EmptyBody, body, { optional: true });
+    const revoked = await this.gateway.directory.revokeBeneficiary(id, this.now());
+    if (!revoked) throw notFound('beneficiary', id);
+    return toBeneficiaryResource(revoked);
+  }
+
+  @Post('cash_points')
+  @HttpCode(201)
+  async createCashPoint(@Req() request: FastifyRequest, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(CashPointBody, body);
+    return toCashPointResource(await this.gateway.directory.createCashPoint({ id: newId('cashPoint'), ...input }, this.now()));
+  }
+
+  @Post('topups')
+  @HttpCode(201)
+  async createTopup(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+  ): Promise<TopupResource> {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(TopupBody, body);
+    if (!LEDGER_OWNER.test(input.account)) throw new ServiceError('invalid_request', 'account must be a cus_, conn_ or ben_ id', 'account');
+    const key = checkIdempotencyKey(idempotencyKey);
+    return this.gateway.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/topups', body, objectKind: 'topup', reply }, (topupId) =>
+      this.gateway.bus.request('ledger.topup', { topupId, owner: input.account, amount: input.amount, currency: input.currency }),
+    );
+  }
+
+  @Get('balances/:owner')
+  async balance(@Req() request: FastifyRequest, @Param('owner') owner: string): Promise<BalanceResource> {
+    this.gateway.authenticateAdmin(request);
+    if (!LEDGER_OWNER.test(owner)) throw notFound('account', owner);
+    return this.gateway.bus.request('ledger.get-balance', { owner });
+  }
+
+  @Get('ledger/entries')
+  async entries(@Req() request: FastifyRequest, @Query() query: unknown): Promise<ListResource<JournalEntryResource>> {
+    this.gateway.authenticateAdmin(request);
+    const { reference } = validateQuery(EntriesQuery, query);
+    if (reference === undefined) throw new ServiceError('invalid_request', 'reference is required', 'reference');
+    return this.gateway.bus.request('ledger.entries', { reference });
+  }
+
+  @Get('ledger/trial_balance')
+  async trialBalance(@Req() request: FastifyRequest): Promise<TrialBalanceResource> {
+    this.gateway.authenticateAdmin(request);
+    return this.gateway.bus.request('ledger.trial-balance', {});
+  }
+
+  private now(): Date {
+    return this.gateway.clock.now();
+  }
+}
+
+const toBeneficiaryResource = (b: BeneficiaryRecord) => ({
+  id: b.id,
+  object: 'beneficiary' as const,
+  business: b.businessConnection,
+  account_name: b.accountName,
+  currency: b.currency,
+  status: b.status,
+  created_at: b.createdAt,
+});
+
+const toCashPointResource = (c: CashPointRecord) => ({ id: c.id, object: 'cash_point' as const, name: c.name, address: c.address, created_at: c.createdAt });

@@ -1,0 +1,212 @@
+import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Pool } from 'pg';
+import type { ConnectionKind, ConnectionResource, CustomerResource, IntegratorResource } from '@pay/contracts';
+import { newId, randomBase62, type Currency } from '@pay/kernel';
+
+const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** API keys are 32 random base62 characters after `sk_` (~190 bits): a fast hash is enough to store them. */
+export const newApiKeySecret = (): string => `sk_${randomBase62(32)}`;
+
+export interface ApiKeyRecord {
+  keyId: string;
+  integratorId: string;
+}
+
+export interface Connection {
+  id: string;
+  integratorId: string;
+  kind: ConnectionKind;
+  name: string;
+  currency: Currency;
+  createdAt: string;
+}
+
+export interface BeneficiaryRecord {
+  id: string;
+  businessConnection: string;
+  accountName: string;
+  currency: Currency;
+  status: 'authorized' | 'revoked';
+  createdAt: string;
+}
+
+export interface CashPointRecord {
+  id: string;
+  name: string;
+  address: string;
+  createdAt: string;
+}
+
+/** The gateway's own tables: integrators, their keys and connections, customers, beneficiaries, cash points. */
+export class DirectoryRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async createIntegrator(name: string, now: Date): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
+    const id = newId('integrator');
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3)', [id, name, now]);
+      const { keyId, secret } = await this.insertKey(client, id, now);
+      await client.query('COMMIT');
+      return { integrator: { id, object: 'integrator', name, created_at: now.toISOString() }, apiKey: secret, apiKeyId: keyId };
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async integratorExists(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM gw_integrators WHERE id = $1', [id]);
+    return rowCount === 1;
+  }
+
+  async createApiKey(integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
+    return this.insertKey(this.pool, integratorId, now);
+  }
+
+  async findActiveKey(secret: string): Promise<ApiKeyRecord | undefined> {
+    const { rows } = await this.pool.query<{ id: string; integrator_id: string }>({
+      name: 'gw-find-active-key',
+      text: `SELECT id, integrator_id FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active'`,
+      values: [sha256(secret)],
+    });
+    const row = rows[0];
+    return row && { keyId: row.id, integratorId: row.integrator_id };
+  }
+
+  async revokeKey(keyId: string, now: Date): Promise<{ id: string; integratorId: string; createdAt: string; revokedAt: string } | undefined> {
+    const { rows } = await this.pool.query<{ id: string; integrator_id: string; created_at: Date; revoked_at: Date }>(
+      `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
+       RETURNING id, integrator_id, created_at, revoked_at`,
+      [keyId, now],
+    );
+    const row = rows[0];
+    return row && { id: row.id, integratorId: row.integrator_id, createdAt: row.created_at.toISOString(), revokedAt: row.revoked_at.toISOString() };
+  }
+
+  async createConnection(input: Omit<Connection, 'createdAt'>, now: Date): Promise<ConnectionResource> {
+    await this.pool.query('INSERT INTO gw_connections (id, integrator_id, kind, name, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      input.id,
+      input.integratorId,
+      input.kind,
+      input.name,
+      input.currency,
+      now,
+    ]);
+    return toConnectionResource({ ...input, createdAt: now.toISOString() });
+  }
+
+  async findConnection(id: string): Promise<Connection | undefined> {
+    const { rows } = await this.pool.query<{ id: string; integrator_id: string; kind: ConnectionKind; name: string; currency: Currency; created_at: Date }>({
+      name: 'gw-find-connection',
+      text: 'SELECT id, integrator_id, kind, name, currency, created_at FROM gw_connections WHERE id = $1',
+      values: [id],
+    });
+    const row = rows[0];
+    return row && { id: row.id, integratorId: row.integrator_id, kind: row.kind, name: row.name, currency: row.currency, createdAt: row.created_at.toISOString() };
+  }
+
+  async createCustomer(input: { id: string; name: string; phone: string; pin: string; currency: Currency }, now: Date): Promise<CustomerResource> {
+    const salt = randomBytes(16);
+    const hash = await scrypt(input.pin, salt, 32);
+    await this.pool.query('INSERT INTO gw_customers (id, name, phone, pin_scrypt, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      input.id,
+      input.name,
+      input.phone,
+      `${salt.toString('base64')}:${hash.toString('base64')}`,
+      input.currency,
+      now,
+    ]);
+    return { id: input.id, object: 'customer', name: input.name, phone: input.phone, currency: input.currency, created_at: now.toISOString() };
+  }
+
+  async findCustomer(id: string): Promise<{ id: string; currency: Currency } | undefined> {
+    const { rows } = await this.pool.query<{ id: string; currency: Currency }>({
+      name: 'gw-find-customer',
+      text: 'SELECT id, currency FROM gw_customers WHERE id = $1',
+      values: [id],
+    });
+    return rows[0];
+  }
+
+  /** Constant-time PIN check (for the hosted pages). */
+  async verifyPin(customerId: string, pin: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ pin_scrypt: string }>('SELECT pin_scrypt FROM gw_customers WHERE id = $1', [customerId]);
+    const [salt, expected] = (rows[0]?.pin_scrypt ?? ':').split(':').map((part) => Buffer.from(part, 'base64'));
+    if (!salt?.length || !expected?.length) return false;
+    return timingSafeEqual(await scrypt(pin, salt, 32), expected);
+  }
+
+  async createBeneficiary(input: Omit<BeneficiaryRecord, 'createdAt' | 'status'>, now: Date): Promise<BeneficiaryRecord> {
+    await this.pool.query(
+      `INSERT INTO gw_beneficiaries (id, business_connection, account_name, currency, status, created_at) VALUES ($1, $2, $3, $4, 'authorized', $5)`,
+      [input.id, input.businessConnection, input.accountName, input.currency, now],
+    );
+    return { ...input, status: 'authorized', createdAt: now.toISOString() };
+  }
+
+  async revokeBeneficiary(id: string, now: Date): Promise<BeneficiaryRecord | undefined> {
+    const { rows } = await this.pool.query<BeneficiaryRow>(
+      `UPDATE gw_beneficiaries SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *`,
+      [id, now],
+    );
+    return rows[0] && toBeneficiary(rows[0]);
+  }
+
+  async findBeneficiary(id: string): Promise<BeneficiaryRecord | undefined> {
+    const { rows } = await this.pool.query<BeneficiaryRow>('SELECT * FROM gw_beneficiaries WHERE id = $1', [id]);
+    return rows[0] && toBeneficiary(rows[0]);
+  }
+
+  async createCashPoint(input: { id: string; name: string; address: string }, now: Date): Promise<CashPointRecord> {
+    await this.pool.query('INSERT INTO gw_cash_points (id, name, address, created_at) VALUES ($1, $2, $3, $4)', [input.id, input.name, input.address, now]);
+    return { ...input, createdAt: now.toISOString() };
+  }
+
+  private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
+    const keyId = newId('apiKey');
+    const secret = newApiKeySecret();
+    await db.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at) VALUES ($1, $2, $3, 'active', $4)`, [
+      keyId,
+      integratorId,
+      sha256(secret),
+      now,
+    ]);
+    return { keyId, secret };
+  }
+}
+
+interface BeneficiaryRow {
+  id: string;
+  business_connection: string;
+  account_name: string;
+  currency: Currency;
+  status: 'authorized' | 'revoked';
+  created_at: Date;
+}
+
+const toBeneficiary = (row: BeneficiaryRow): BeneficiaryRecord => ({
+  id: row.id,
+  businessConnection: row.business_connection,
+  accountName: row.account_name,
+  currency: row.currency,
+  status: row.status,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const toConnectionResource = (c: Connection): ConnectionResource => ({
+  id: c.id,
+  object: 'connection',
+  integrator: c.integratorId,
+  kind: c.kind,
+  name: c.name,
+  currency: c.currency,
+  created_at: c.createdAt,
+});

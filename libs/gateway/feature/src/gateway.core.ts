@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Pool } from 'pg';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { ServiceError } from '@pay/contracts';
+import type { Currency, OffsetClock } from '@pay/kernel';
+import { CLOCK, PG_POOL, ServiceClockStore } from '@pay/platform';
+import { ApiKeyAuthenticator, checkAdminKey } from './auth/auth';
+import { RateLimiter } from './auth/rate-limiter';
+import { DirectoryRepository, type ApiKeyRecord, type Connection } from './directory/directory.repository';
+import { IdempotencyStore } from './idempotency/idempotency';
+
+export interface GatewayConfig {
+  sandbox: boolean;
+  adminApiKey: string;
+  rateLimitPerSecond: number;
+  publicBaseUrl: string;
+}
+export const GATEWAY_CONFIG = Symbol('GatewayConfig');
+
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** What every gateway controller needs: the directory, authentication, idempotency, the bus and the clock. */
+@Injectable()
+export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
+  readonly directory: DirectoryRepository;
+  readonly idempotency: IdempotencyStore;
+  readonly clockStore: ServiceClockStore;
+  private readonly authenticator: ApiKeyAuthenticator;
+  private readonly logger = new Logger('gateway');
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(PG_POOL) pool: Pool,
+    @Inject(MESSAGE_BUS) readonly bus: MessageBus,
+    @Inject(CLOCK) readonly clock: OffsetClock,
+    @Inject(GATEWAY_CONFIG) readonly config: GatewayConfig,
+  ) {
+    this.directory = new DirectoryRepository(pool);
+    this.idempotency = new IdempotencyStore(pool);
+    this.clockStore = new ServiceClockStore(pool);
+    this.authenticator = new ApiKeyAuthenticator(this.directory, new RateLimiter(config.rateLimitPerSecond));
+  }
+
+  onModuleInit(): void {
+    this.purgeTimer = setInterval(() => {
+      this.idempotency.purgeExpired().catch((error: unknown) => this.logger.warn(`idempotency purge failed: ${String(error)}`));
+    }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+    this.purgeTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  authenticate(request: FastifyRequest, reply: FastifyReply): Promise<ApiKeyRecord> {
+    return this.authenticator.authenticate(request, reply);
+  }
+
+  authenticateAdmin(request: FastifyRequest): void {
+    checkAdminKey(request, this.config.adminApiKey);
+  }
+
+  forgetKey(keyId: string): void {
+    this.authenticator.forget(keyId);
+  }
+
+  /** The named connection must exist and belong to the caller (else connection_not_authorized). */
+  async authorizedConnection(integratorId: string, connectionId: string, param: string): Promise<Connection> {
+    const connection = await this.directory.findConnection(connectionId);
+    if (!connection || connection.integratorId !== integratorId) {
+      throw new ServiceError('connection_not_authorized', `connection '${connectionId}' is not connected to your account`, param);
+    }
+    return connection;
+  }
+
+  requireCurrency(connection: Connection, currency: Currency): void {
+    if (connection.currency !== currency) {
+      throw new ServiceError('currency_mismatch', `connection ${connection.id} holds ${connection.currency}, not ${currency}`, 'currency');
+    }
+  }
+}

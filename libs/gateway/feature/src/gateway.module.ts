@@ -1,0 +1,22 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { join } from 'node:path';
+import type { MigrationSet } from '@pay/platform';
+import { AdminController } from './admin/admin.controller';
+import { HealthController } from './api/health.controller';
+import { HostedController } from './api/hosted.controller';
+import { PaymentsController } from './api/payments.controller';
+import { TestHelpersController } from './api/test-helpers.controller';
+import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
+
+export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
+
+@Module({})
+export class GatewayModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthController, PaymentsController, HostedController, AdminController, ...(config.sandbox ? [TestHelpersController] : [])],
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, GatewayCore],
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { ServiceError } from '@pay/contracts';
+import { newId } from '@pay/kernel';
+import { toErrorResponse } from './error-response';
+
+/** 1 MB as the contract counts it. */
+export const BODY_LIMIT_BYTES = 1_048_576;
+
+export const fastifyOptions = {
+  bodyLimit: BODY_LIMIT_BYTES,
+  genReqId: () => newId('request'),
+  logger: false,
+  // Keep-alive connections from load balancers outlive Node's default 5 s.
+  keepAliveTimeout: 65_000,
+  requestTimeout: 30_000,
+} as const;
+
+@Catch()
+export class ContractErrorFilter implements ExceptionFilter {
+  catch(error: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const { status, body } = toErrorResponse(error);
+    void reply.status(status).send(body);
+  }
+}
+
+/** Request-Id on every response; JSON bodies parsed safely (no prototype pollution), errors in the contract's shape. */
+export function configureHttp(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('Request-Id', request.id);
+  });
+  // JSON only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)'), undefined);
+    }
+  });
+  app.useGlobalFilters(new ContractErrorFilter());
+}

@@ -1,0 +1,74 @@
+import { plainToInstance } from 'class-transformer';
+import { registerDecorator, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
+import { ServiceError, type ErrorCode } from '@pay/contracts';
+import { isCurrency, isValidAmount } from '@pay/kernel';
+
+/** Maps class-validator failures to the contract's codes; a decorator names its code in `context`. */
+export const code = (errorCode: ErrorCode): ValidationOptions => ({ context: { code: errorCode } });
+
+/** Body shape codes in the order the contract ranks them (section 2, validation order). */
+const PRECEDENCE: ErrorCode[] = ['invalid_request', 'invalid_amount', 'unsupported_currency'];
+
+/** Validates a JSON body against a DTO class: the DTO or a ServiceError naming the faulty parameter. */
+export function validateBody<T extends object>(dto: new () => T, body: unknown, { optional = false } = {}): T {
+  if (body === undefined && optional) body = {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ServiceError('invalid_request', 'the request body must be a JSON object');
+  }
+  const instance = plainToInstance(dto, body);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  if (errors.length > 0) throw toServiceError(errors);
+  return instance;
+}
+
+export function validateQuery<T extends object>(dto: new () => T, query: unknown): T {
+  return validateBody(dto, query ?? {});
+}
+
+function toServiceError(errors: ValidationError[]): ServiceError {
+  const faults = errors.map((error) => ({ param: error.property, code: codeOf(error), message: messageOf(error) }));
+  faults.sort((a, b) => PRECEDENCE.indexOf(a.code) - PRECEDENCE.indexOf(b.code));
+  const first = faults[0]!;
+  return new ServiceError(first.code, first.message, first.param);
+}
+
+function codeOf(error: ValidationError): ErrorCode {
+  const codes = Object.keys(error.constraints ?? {}).map((name) => (error.contexts?.[name]?.['code'] as ErrorCode | undefined) ?? 'invalid_request');
+  return PRECEDENCE.find((candidate) => codes.includes(candidate)) ?? 'invalid_request';
+}
+
+function messageOf(error: ValidationError): string {
+  const constraints = error.constraints ?? {};
+  if ('whitelistValidation' in constraints) return `unknown parameter: ${error.property}`;
+  if ('isDefined' in constraints) return `${error.property} is required`;
+  return Object.values(constraints)[0] ?? `${error.property} is invalid`;
+}
+
+const decorator =
+  (name: string, check: (value: unknown) => boolean, message: string, errorCode: ErrorCode) =>
+  (options: ValidationOptions = {}) =>
+  (target: object, propertyName: string) =>
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName,
+      options: { message, ...code(errorCode), ...options },
+      validator: { validate: check },
+    });
+
+export const IsAmount = decorator('isAmount', isValidAmount, '$property must be an integer from 1 to 100000000000 (minor units)', 'invalid_amount');
+export const IsSupportedCurrency = decorator('isSupportedCurrency', isCurrency, '$property must be one of DZD, MAD, TND, XOF', 'unsupported_currency');
+export const IsHttpsUrl = decorator(
+  'isHttpsUrl',
+  (value) => {
+    if (typeof value !== 'string') return false;
+    try {
+      const url = new URL(value);
+      return url.protocol === 'https:' && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  '$property must be an absolute https:// URL',
+  'invalid_request',
+);

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { Pool } from 'pg';
+import { ERROR_STATUS, ServiceError } from '@pay/contracts';
+import { newId, type IdKind } from '@pay/kernel';
+
+export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+/** A request holding a key for longer than this is presumed dead; a retry then takes over. */
+const LOCK_MS = 30_000;
+/** Kept at least 24 h (contract); purged after 48 h. */
+export const IDEMPOTENCY_RETENTION_HOURS = 48;
+
+export interface IdempotentCall {
+  /** The integrator id, or 'admin'. */
+  scope: string;
+  key: string | undefined;
+  /** e.g. `POST /v1/payments`: the same key on another endpoint is a reuse. */
+  endpoint: string;
+  body: unknown;
+  /** The kind of object created: its id is allocated once and kept with the key. */
+  objectKind: IdKind;
+  reply: FastifyReply;
+}
+
+/**
+ * Idempotency of creates (contract section 3), in PostgreSQL. The object id is allocated when the key is
+ * first seen and stored with it, so a retry after a lost answer (or a crash) creates the same object,
+ * never a second one. A 4xx is not stored (nothing happened); a 5xx releases the key for a retry.
+ */
+export class IdempotencyStore {
+  constructor(private readonly pool: Pool) {}
+
+  async run<T>(call: IdempotentCall, create: (objectId: string) => Promise<T>): Promise<T> {
+    if (call.key === undefined) return create(newId(call.objectKind));
+    const requestSha256 = hashBody(call.body);
+    const claimed = await this.claim(call, requestSha256);
+    if ('replay' in claimed) {
+      void call.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
+      return claimed.replay.body as T;
+    }
+    try {
+      const result = await create(claimed.objectId);
+      await this.pool.query(
+        `UPDATE gw_idempotency_keys SET state = 'done', response_status = 201, response_body = $3, locked_until = NULL WHERE scope = $1 AND key = $2`,
+        [call.scope, call.key, JSON.stringify(result)],
+      );
+      return result;
+    } catch (error) {
+      const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
+      if (status < 500) await this.pool.query('DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+      else await this.pool.query('UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+      throw error;
+    }
+  }
+
+  async purgeExpired(): Promise<number> {
+    const { rowCount } = await this.pool.query(`DELETE FROM gw_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [
+      IDEMPOTENCY_RETENTION_HOURS,
+    ]);
+    return rowCount ?? 0;
+  }
+
+  private async claim(call: IdempotentCall, requestSha256: string): Promise<{ objectId: string } | { replay: { status: number; body: unknown } }> {
+    const inserted = await this.pool.query<{ object_id: string }>({
+      name: 'gw-idempotency-insert',
+      text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, locked_until)
+             VALUES ($1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6))
+             ON CONFLICT (scope, key) DO NOTHING RETURNING object_id`,
+      values: [call.scope, call.key, call.endpoint, requestSha256, newId(call.objectKind), LOCK_MS / 1000],
+    });
+    if (inserted.rows[0]) return { objectId: inserted.rows[0].object_id };
+
+    const { rows } = await this.pool.query<{ endpoint: string; request_sha256: string; state: string; response_status: number; response_body: unknown }>(
+      'SELECT endpoint, request_sha256, state, response_status, response_body FROM gw_idempotency_keys WHERE scope = $1 AND key = $2',
+      [call.scope, call.key],
+    );
+    const existing = rows[0];
+    if (!existing) return this.claim(call, requestSha256); // deleted meanwhile (the first attempt failed validation)
+    if (existing.endpoint !== call.endpoint || existing.request_sha256 !== requestSha256) {
+      throw new ServiceError('idempotency_key_reused', 'this Idempotency-Key was used with another request; use a new key for a new request');
+    }
+    if (existing.state === 'done') return { replay: { status: existing.response_status, body: existing.response_body } };
+
+    const takenOver = await this.pool.query<{ object_id: string }>(
+      `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3)
+       WHERE scope = $1 AND key = $2 AND state = 'running' AND locked_until <= now() RETURNING object_id`,
+      [call.scope, call.key, LOCK_MS / 1000],
+    );
+    if (takenOver.rows[0]) return { objectId: takenOver.rows[0].object_id };
+    throw new ServiceError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in progress; retry later');
+  }
+}
+
+/** SHA-256 of the body as canonical JSON (keys sorted): the same JSON body in any key order is the same request. */
+export const hashBody = (body: unknown): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
+
+const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+};

@@ -1,0 +1,69 @@
+import { computeFee, isCurrency, isValidAmount } from '@pay/kernel';
+import { type CreateTopup, type ExecuteTransfer, ServiceError } from '@pay/contracts';
+import { isPlatformAccount, platformAccount } from './accounts';
+import { FEE_USE_CASES, type FeeSchedule } from './fee-schedule';
+import { assertBalanced, type Posting } from './postings';
+
+export interface TransferPlan {
+  postings: Posting[];
+  feeAmount: number;
+  netAmount: number;
+  /** What leaves the payer: `amount` (fee deducted) or `amount + fee` (fee added). */
+  debitedAmount: number;
+}
+
+export interface TopupPlan {
+  postings: Posting[];
+}
+
+const ID_LENGTH_MAX = 255;
+
+const requireId = (value: unknown, param: string): void => {
+  if (typeof value !== 'string' || value.length === 0 || value.length > ID_LENGTH_MAX) {
+    throw new ServiceError('invalid_request', `${param} must be a string of 1 to ${ID_LENGTH_MAX} characters`, param);
+  }
+};
+
+const requireAmountAndCurrency = (amount: unknown, currency: unknown): void => {
+  if (!isValidAmount(amount)) throw new ServiceError('invalid_amount', 'amount must be a positive integer in minor units', 'amount');
+  if (!isCurrency(currency)) throw new ServiceError('unsupported_currency', 'currency must be DZD, MAD, TND or XOF', 'currency');
+};
+
+const checkTransfer = (request: ExecuteTransfer): void => {
+  for (const param of ['operationId', 'reference', 'debitOwner', 'creditOwner'] as const) requireId(request[param], param);
+  if (!(FEE_USE_CASES as readonly string[]).includes(request.useCase)) throw new ServiceError('invalid_request', 'unknown useCase', 'useCase');
+  if (request.feeMode !== 'deducted' && request.feeMode !== 'added') throw new ServiceError('invalid_request', 'feeMode must be deducted or added', 'feeMode');
+  if (request.debitOwner === request.creditOwner) throw new ServiceError('invalid_request', 'an account cannot pay itself', 'creditOwner');
+  requireAmountAndCurrency(request.amount, request.currency);
+};
+
+/** The postings of a transfer, its fee going to the platform's fee account (a zero fee posts nothing). */
+export const planTransfer = (request: ExecuteTransfer, schedule: FeeSchedule): TransferPlan => {
+  checkTransfer(request);
+  const { amount, currency } = request;
+  const { feeMinor: feeAmount } = computeFee(amount, schedule[request.useCase][currency]);
+  const debitedAmount = request.feeMode === 'deducted' ? amount : amount + feeAmount;
+  const credited = request.feeMode === 'deducted' ? amount - feeAmount : amount;
+  const candidates: Posting[] = [
+    { account: request.debitOwner, direction: 'debit', amount: debitedAmount, currency },
+    { account: request.creditOwner, direction: 'credit', amount: credited, currency },
+    { account: platformAccount('fees', currency), direction: 'credit', amount: feeAmount, currency },
+  ];
+  const postings = candidates.filter((posting) => posting.amount > 0);
+  assertBalanced(postings);
+  return { postings, feeAmount, netAmount: amount - feeAmount, debitedAmount };
+};
+
+/** A top-up moves money from the platform's funding account (which may go negative) to the owner. */
+export const planTopup = (request: CreateTopup): TopupPlan => {
+  requireId(request.topupId, 'topupId');
+  requireId(request.owner, 'owner');
+  if (isPlatformAccount(request.owner)) throw new ServiceError('invalid_request', 'a platform account cannot be topped up', 'owner');
+  requireAmountAndCurrency(request.amount, request.currency);
+  const postings: Posting[] = [
+    { account: platformAccount('funding', request.currency), direction: 'debit', amount: request.amount, currency: request.currency },
+    { account: request.owner, direction: 'credit', amount: request.amount, currency: request.currency },
+  ];
+  assertBalanced(postings);
+  return { postings };
+};

@@ -1,0 +1,12 @@
+import { type MessageBus } from '@pay/bus';
+import { type LedgerService } from './ledger.service';
+
+/** Answers every `ledger.*` topic of the contracts with the service. */
+export function registerLedgerHandlers(bus: MessageBus, service: LedgerService): void {
+  bus.handle('ledger.open-account', (request) => service.openAccount(request));
+  bus.handle('ledger.get-balance', (request) => service.getBalance(request));
+  bus.handle('ledger.topup', (request) => service.topup(request));
+  bus.handle('ledger.transfer', (request) => service.transfer(request));
+  bus.handle('ledger.entries', (request) => service.entries(request));
+  bus.handle('ledger.trial-balance', () => service.trialBalance());
+}

@@ -1,0 +1,237 @@
+import { InProcessBus } from '@pay/bus';
+import { type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
+import { type Clock, type Currency, newId } from '@pay/kernel';
+import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
+import { createPool, runMigrations } from '@pay/platform';
+import { createTestDatabase } from '@pay/testing';
+import { type Pool } from 'pg';
+import { LEDGER_MIGRATIONS, LedgerService, registerLedgerHandlers } from './index';
+
+/** A clock that moves 1 ms on every reading, so that entries have distinct, ordered times. */
+const tickingClock = (start: Date): Clock => {
+  let ms = start.getTime();
+  return { now: () => new Date(ms++) };
+};
+
+let pool: Pool;
+const bus = new InProcessBus();
+
+beforeAll(async () => {
+  const url = await createTestDatabase('ledger');
+  await runMigrations(url, [LEDGER_MIGRATIONS]);
+  pool = createPool(url, { max: 20, statementTimeoutMs: 10_000 });
+  registerLedgerHandlers(bus, new LedgerService(pool, tickingClock(new Date('2026-11-22T10:00:00.000Z')), DEFAULT_FEE_SCHEDULE));
+});
+
+afterAll(async () => {
+  await bus.close();
+  await pool.end();
+});
+
+const customer = async (currency: Currency = 'DZD', funds = 0) => {
+  const owner = newId('customer');
+  await bus.request('ledger.open-account', { owner, kind: 'customer', currency });
+  if (funds > 0) await bus.request('ledger.topup', { topupId: newId('topup'), owner, amount: funds, currency });
+  return owner;
+};
+const merchant = async (currency: Currency = 'DZD') => {
+  const owner = newId('connection');
+  await bus.request('ledger.open-account', { owner, kind: 'connection', currency });
+  return owner;
+};
+const available = async (owner: string) => (await bus.request('ledger.get-balance', { owner })).available;
+const entriesOf = async (reference: string) => (await bus.request('ledger.entries', { reference })).data;
+const payment = (debitOwner: string, creditOwner: string, amount: number, changes: Partial<ExecuteTransfer> = {}): ExecuteTransfer => ({
+  operationId: newId('payment'),
+  reference: newId('payment'),
+  useCase: 'payment',
+  feeMode: 'deducted',
+  debitOwner,
+  creditOwner,
+  amount,
+  currency: 'DZD',
+  ...changes,
+});
+const transfer = (request: ExecuteTransfer) => bus.request('ledger.transfer', request);
+
+describe('ledger accounts and top-ups', () => {
+  it('opens an account with a zero balance; opening again answers the same account', async () => {
+    const owner = newId('customer');
+    const opened = await bus.request('ledger.open-account', { owner, kind: 'customer', currency: 'MAD' });
+    expect(opened).toEqual({ object: 'balance', owner, currency: 'MAD', available: 0 });
+    await expect(bus.request('ledger.open-account', { owner, kind: 'customer', currency: 'MAD' })).resolves.toEqual(opened);
+    await expect(bus.request('ledger.get-balance', { owner })).resolves.toEqual(opened);
+  });
+
+  it('the same owner with another currency is invalid_request', async () => {
+    const owner = await customer('DZD');
+    await expect(bus.request('ledger.open-account', { owner, kind: 'customer', currency: 'TND' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('an unknown owner has no balance: resource_not_found', async () => {
+    await expect(bus.request('ledger.get-balance', { owner: newId('customer') })).rejects.toMatchObject({ code: 'resource_not_found' });
+  });
+
+  it('a top-up credits the account, from the funding account, and is idempotent by topup id', async () => {
+    const owner = await customer('XOF');
+    const request = { topupId: newId('topup'), owner, amount: 5_000, currency: 'XOF' as const };
+    const first = await bus.request('ledger.topup', request);
+    expect(first).toEqual({ id: request.topupId, object: 'topup', account: owner, amount: 5_000, currency: 'XOF', created_at: expect.any(String) });
+    await expect(bus.request('ledger.topup', request)).resolves.toEqual(first);
+    expect(await available(owner)).toBe(5_000);
+    const [entry, ...others] = await entriesOf(request.topupId);
+    expect(others).toEqual([]);
+    expect(entry?.postings).toEqual([
+      { account: 'platform:funding:XOF', direction: 'debit', amount: 5_000, currency: 'XOF' },
+      { account: owner, direction: 'credit', amount: 5_000, currency: 'XOF' },
+    ]);
+  });
+
+  it('a top-up in another currency is currency_mismatch, to an unknown owner resource_not_found, and with other inputs idempotency_key_reused', async () => {
+    const owner = await customer('DZD');
+    await expect(bus.request('ledger.topup', { topupId: newId('topup'), owner, amount: 100, currency: 'MAD' })).rejects.toMatchObject({ code: 'currency_mismatch' });
+    await expect(bus.request('ledger.topup', { topupId: newId('topup'), owner: newId('customer'), amount: 100, currency: 'DZD' })).rejects.toMatchObject({
+      code: 'resource_not_found',
+    });
+    const topupId = newId('topup');
+    await bus.request('ledger.topup', { topupId, owner, amount: 100, currency: 'DZD' });
+    await expect(bus.request('ledger.topup', { topupId, owner, amount: 200, currency: 'DZD' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await available(owner)).toBe(100);
+  });
+});
+
+describe('ledger transfers', () => {
+  it('fee deducted: the customer is debited the amount, the merchant credited net, the platform the fee', async () => {
+    const [payer, payee] = [await customer('DZD', 2_000_000), await merchant()];
+    const feesBefore = await available('platform:fees:DZD');
+    const request = payment(payer, payee, 1_250_000);
+    const outcome = await transfer(request);
+    expect(outcome).toEqual({ status: 'completed', entryId: expect.stringMatching(/^je_/), feeAmount: 18_750, netAmount: 1_231_250, debitedAmount: 1_250_000, createdAt: expect.any(String) });
+    expect([await available(payer), await available(payee), (await available('platform:fees:DZD')) - feesBefore]).toEqual([750_000, 1_231_250, 18_750]);
+    expect(await entriesOf(request.reference)).toEqual([
+      {
+        id: outcome.status === 'completed' && outcome.entryId,
+        object: 'journal_entry',
+        reference: request.reference,
+        kind: 'payment',
+        created_at: outcome.status === 'completed' && outcome.createdAt,
+        postings: [
+          { account: payer, direction: 'debit', amount: 1_250_000, currency: 'DZD' },
+          { account: payee, direction: 'credit', amount: 1_231_250, currency: 'DZD' },
+          { account: 'platform:fees:DZD', direction: 'credit', amount: 18_750, currency: 'DZD' },
+        ],
+      },
+    ]);
+  });
+
+  it('fee added: the business is debited amount + fee, the supplier credited the amount', async () => {
+    const business = await merchant('TND');
+    await bus.request('ledger.topup', { topupId: newId('topup'), owner: business, amount: 101_000, currency: 'TND' });
+    const supplier = newId('beneficiary');
+    await bus.request('ledger.open-account', { owner: supplier, kind: 'beneficiary', currency: 'TND' });
+    const request = payment(business, supplier, 100_000, { useCase: 'supplier_payment', feeMode: 'added', currency: 'TND' });
+    await expect(transfer(request)).resolves.toMatchObject({ status: 'completed', feeAmount: 1_000, netAmount: 99_000, debitedAmount: 101_000 });
+    expect([await available(business), await available(supplier)]).toEqual([0, 100_000]);
+    expect((await entriesOf(request.reference))[0]?.postings).toEqual([
+      { account: business, direction: 'debit', amount: 101_000, currency: 'TND' },
+      { account: supplier, direction: 'credit', amount: 100_000, currency: 'TND' },
+      { account: 'platform:fees:TND', direction: 'credit', amount: 1_000, currency: 'TND' },
+    ]);
+  });
+
+  it('insufficient balance: rejected, nothing moves, and the same operation id answers the rejection again', async () => {
+    const [payer, payee] = [await customer('DZD', 999), await merchant()];
+    const request = payment(payer, payee, 1_000);
+    await expect(transfer(request)).resolves.toEqual({ status: 'rejected', reason: 'insufficient_balance' });
+    await bus.request('ledger.topup', { topupId: newId('topup'), owner: payer, amount: 10_000, currency: 'DZD' });
+    await expect(transfer(request)).resolves.toEqual({ status: 'rejected', reason: 'insufficient_balance' });
+    expect([await available(payer), await available(payee), await entriesOf(request.reference)]).toEqual([10_999, 0, []]);
+  });
+
+  it('the same operation id twice makes one entry and answers the first outcome', async () => {
+    const [payer, payee] = [await customer('DZD', 10_000), await merchant()];
+    const request = payment(payer, payee, 4_000);
+    const first = await transfer(request);
+    await expect(transfer(request)).resolves.toEqual(first);
+    expect(await entriesOf(request.reference)).toHaveLength(1);
+    expect(await available(payer)).toBe(6_000);
+  });
+
+  it('the same operation id 10 times concurrently makes one entry; every call answers the same outcome', async () => {
+    const [payer, payee] = [await customer('DZD', 10_000), await merchant()];
+    const request = payment(payer, payee, 4_000);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => transfer(request)));
+    for (const outcome of outcomes) expect(outcome).toEqual(outcomes[0]);
+    expect(outcomes[0]).toMatchObject({ status: 'completed' });
+    expect(await entriesOf(request.reference)).toHaveLength(1);
+    expect(await available(payer)).toBe(6_000);
+  });
+
+  it('the same operation id with other inputs is idempotency_key_reused', async () => {
+    const [payer, payee] = [await customer('DZD', 10_000), await merchant()];
+    const request = payment(payer, payee, 4_000);
+    await transfer(request);
+    await expect(transfer({ ...request, amount: 4_001 })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await available(payer)).toBe(6_000);
+  });
+
+  it('an account in another currency is currency_mismatch, and nothing is stored', async () => {
+    const [payer, payee] = [await customer('DZD', 10_000), await merchant('MAD')];
+    const request = payment(payer, payee, 4_000);
+    await expect(transfer(request)).rejects.toMatchObject({ code: 'currency_mismatch' });
+    await expect(transfer(request)).rejects.toMatchObject({ code: 'currency_mismatch' });
+    expect([await available(payer), await available(payee), await entriesOf(request.reference)]).toEqual([10_000, 0, []]);
+  });
+
+  it('an unknown account is invalid_request', async () => {
+    const payer = await customer('DZD', 10_000);
+    await expect(transfer(payment(payer, newId('connection'), 4_000))).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await available(payer)).toBe(10_000);
+  });
+
+  it('no account goes below zero: funded for exactly 10 transfers, 20 concurrent ones complete 10 and reject 10', async () => {
+    const [payer, payee] = [await customer('DZD', 10 * 1_000), await merchant()];
+    const outcomes: TransferOutcome[] = await Promise.all(Array.from({ length: 20 }, () => transfer(payment(payer, payee, 1_000))));
+    expect(outcomes.filter((outcome) => outcome.status === 'completed')).toHaveLength(10);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected' && outcome.reason === 'insufficient_balance')).toHaveLength(10);
+    expect(await available(payer)).toBe(0);
+    expect(await available(payee)).toBe(10 * 985);
+    const { currencies } = await bus.request('ledger.trial-balance', {});
+    for (const { total_debits, total_credits } of currencies) expect(total_debits).toBe(total_credits);
+  });
+});
+
+describe('ledger last line of defence', () => {
+  it('the database refuses a customer balance below zero, even from a direct update', async () => {
+    const owner = await customer('DZD', 100);
+    await expect(pool.query('UPDATE ledger_accounts SET balance = balance - 101 WHERE id = $1', [owner])).rejects.toMatchObject({
+      constraint: 'ledger_accounts_balance_not_negative',
+    });
+    expect(await available(owner)).toBe(100);
+  });
+});
+
+describe('ledger reports', () => {
+  it('lists the entries of a reference oldest first', async () => {
+    const [payer, payee] = [await customer('DZD', 10_000), await merchant()];
+    const reference = newId('payment');
+    const first = await transfer(payment(payer, payee, 1_000, { reference }));
+    const refund = await transfer(payment(payee, payer, 500, { reference }));
+    const entries = await entriesOf(reference);
+    expect(entries.map((entry) => entry.id)).toEqual([first, refund].map((outcome) => outcome.status === 'completed' && outcome.entryId));
+    expect(entries[0]!.created_at < entries[1]!.created_at).toBe(true);
+    expect(await entriesOf(newId('payment'))).toEqual([]);
+  });
+
+  it('the trial balance totals debits and credits per currency, and they are equal', async () => {
+    const payer = await customer('MAD', 7_000);
+    await transfer(payment(payer, await merchant('MAD'), 3_000, { currency: 'MAD' }));
+    const { object, currencies } = await bus.request('ledger.trial-balance', {});
+    expect(object).toBe('trial_balance');
+    const mad = currencies.find((line) => line.currency === 'MAD');
+    expect(mad?.total_debits).toBeGreaterThanOrEqual(7_000 + 3_000);
+    for (const { total_debits, total_credits } of currencies) expect(total_debits).toBe(total_credits);
+    const { rows } = await pool.query<{ sum: number }>('SELECT coalesce(sum(balance), 0)::bigint AS sum FROM ledger_accounts');
+    expect(rows[0]?.sum).toBe(0);
+  });
+});

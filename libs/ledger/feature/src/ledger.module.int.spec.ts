@@ -1,0 +1,42 @@
+import { Global, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { InProcessBus, MESSAGE_BUS } from '@pay/bus';
+import { newId, systemClock } from '@pay/kernel';
+import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
+import { CLOCK, createPool, PG_POOL, runMigrations } from '@pay/platform';
+import { createTestDatabase } from '@pay/testing';
+import { FEE_SCHEDULE, LEDGER_MIGRATIONS, LedgerModule } from './index';
+
+describe('LedgerModule', () => {
+  it('given the host tokens, answers the ledger topics on the bus', async () => {
+    const url = await createTestDatabase('ledger_module');
+    await runMigrations(url, [LEDGER_MIGRATIONS]);
+    const pool = createPool(url, { max: 2, statementTimeoutMs: 10_000 });
+    const bus = new InProcessBus();
+
+    @Global()
+    @Module({
+      providers: [
+        { provide: PG_POOL, useValue: pool },
+        { provide: CLOCK, useValue: systemClock },
+        { provide: MESSAGE_BUS, useValue: bus },
+        { provide: FEE_SCHEDULE, useValue: DEFAULT_FEE_SCHEDULE },
+      ],
+      exports: [PG_POOL, CLOCK, MESSAGE_BUS, FEE_SCHEDULE],
+    })
+    class HostModule {}
+
+    @Module({ imports: [HostModule, LedgerModule] })
+    class AppModule {}
+
+    const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+    try {
+      const owner = newId('customer');
+      await expect(bus.request('ledger.open-account', { owner, kind: 'customer', currency: 'DZD' })).resolves.toMatchObject({ owner, available: 0 });
+    } finally {
+      await app.close();
+      await bus.close();
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,29 @@
+import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { type Clock } from '@pay/kernel';
+import { type FeeSchedule } from '@pay/ledger-domain';
+import { CLOCK, PG_POOL } from '@pay/platform';
+import { type Pool } from 'pg';
+import { registerLedgerHandlers } from './ledger.handlers';
+import { LedgerService } from './ledger.service';
+
+/** Nest token of the FeeSchedule the host builds (DEFAULT_FEE_SCHEDULE, or parseFeeSchedule of FEE_SCHEDULE). */
+export const FEE_SCHEDULE = Symbol('FeeSchedule');
+
+@Injectable()
+class LedgerHandlersRegistrar implements OnModuleInit {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(FEE_SCHEDULE) private readonly schedule: FeeSchedule,
+  ) {}
+
+  onModuleInit(): void {
+    registerLedgerHandlers(this.bus, new LedgerService(this.pool, this.clock, this.schedule));
+  }
+}
+
+/** The ledger app: answers the `ledger.*` topics. The host provides PG_POOL, CLOCK, MESSAGE_BUS and FEE_SCHEDULE. */
+@Module({ providers: [LedgerHandlersRegistrar] })
+export class LedgerModule {}

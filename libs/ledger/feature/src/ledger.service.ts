@@ -1,0 +1,160 @@
+import {
+  type BalanceResource,
+  type CreateTopup,
+  type ExecuteTransfer,
+  type GetBalance,
+  type JournalEntryResource,
+  type ListEntries,
+  type ListResource,
+  notFound,
+  type OpenAccount,
+  type PostingResource,
+  ServiceError,
+  type TopupResource,
+  type TransferOutcome,
+  type TrialBalanceResource,
+} from '@pay/contracts';
+import { type Clock, type Currency, iso, newId } from '@pay/kernel';
+import { allowsNegativeBalance, checkOpenAccount, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
+import { type Pool } from 'pg';
+import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
+import { inTransaction, once, requestHash, storeOutcome } from './transaction';
+
+interface AccountRow {
+  kind: string;
+  currency: Currency;
+  balance: number;
+}
+
+/** Entries listed for one reference: a payment has a handful, so this only bounds a runaway. */
+const ENTRIES_PAGE_MAX = 100;
+
+/** The ledger: accounts, top-ups and balanced, idempotent transfers over PostgreSQL. */
+export class LedgerService {
+  constructor(
+    private readonly pool: Pool,
+    private readonly clock: Clock,
+    private readonly schedule: FeeSchedule,
+  ) {}
+
+  /** Idempotent by owner: opening again answers the account; another currency is refused. */
+  async openAccount(request: OpenAccount): Promise<BalanceResource> {
+    checkOpenAccount(request);
+    const opened = await this.pool.query<AccountRow>({
+      name: 'ledger.open-account',
+      text: `INSERT INTO ledger_accounts (id, kind, currency, allow_negative, created_at) VALUES ($1, $2, $3, false, $4)
+             ON CONFLICT (id) DO NOTHING RETURNING kind, currency, balance`,
+      values: [request.owner, request.kind, request.currency, this.clock.now()],
+    });
+    // Already open (possibly by a concurrent call, committed meanwhile): read it in a new snapshot.
+    const account = opened.rows[0] ?? (await this.findAccount(request.owner));
+    if (!account) throw new Error(`account ${request.owner} neither opened nor found`);
+    if (account.kind !== request.kind || account.currency !== request.currency) {
+      throw new ServiceError('invalid_request', `${request.owner} already has a ${account.currency} ${account.kind} account`, 'currency');
+    }
+    return { object: 'balance', owner: request.owner, currency: account.currency, available: account.balance };
+  }
+
+  async getBalance({ owner }: GetBalance): Promise<BalanceResource> {
+    const account = await this.findAccount(owner);
+    if (!account) throw notFound('account', String(owner));
+    return { object: 'balance', owner, currency: account.currency, available: account.balance };
+  }
+
+  private async findAccount(id: string): Promise<AccountRow | undefined> {
+    const { rows } = await this.pool.query<AccountRow>({
+      name: 'ledger.find-account',
+      text: 'SELECT kind, currency, balance FROM ledger_accounts WHERE id = $1',
+      values: [id],
+    });
+    return rows[0];
+  }
+
+  /** Idempotent by topupId: a repeat answers the first top-up and credits nothing more. */
+  async topup(request: CreateTopup): Promise<TopupResource> {
+    const { postings } = planTopup(request);
+    const { topupId, owner, amount, currency } = request;
+    const now = this.clock.now();
+    const operation = { id: topupId, hash: requestHash('topup', [topupId, owner, amount, currency]), now };
+    return inTransaction(this.pool, (client) =>
+      once(client, operation, async () => {
+        const accounts = await lockAccounts(client, postings.map((p) => p.account));
+        const account = accounts.get(owner);
+        if (!account) throw notFound('account', owner);
+        if (account.currency !== currency) throw currencyMismatch(owner, account.currency, currency);
+        const topup: TopupResource = { id: topupId, object: 'topup', account: owner, amount, currency, created_at: iso(now) };
+        await writeEntry(client, { id: newId('journalEntry'), operationId: topupId, reference: topupId, kind: 'topup', createdAt: now, postings, outcome: topup });
+        return topup;
+      }),
+    );
+  }
+
+  /**
+   * One balanced movement in one transaction, at most once per operationId. An insufficient balance
+   * is an outcome (stored, so that a repeat answers it again), not an error; nothing moves.
+   */
+  async transfer(request: ExecuteTransfer): Promise<TransferOutcome> {
+    const plan = planTransfer(request, this.schedule);
+    const { operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency } = request;
+    const now = this.clock.now();
+    const hash = requestHash('transfer', [operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency]);
+    return inTransaction(this.pool, (client) =>
+      once(client, { id: operationId, hash, now }, async (): Promise<TransferOutcome> => {
+        const accounts = await lockAccounts(client, plan.postings.map((p) => p.account));
+        for (const posting of plan.postings) checkParty(accounts.get(posting.account), posting.account, currency);
+        const payer = accounts.get(debitOwner) as LockedAccount;
+        if (!payer.allowNegative && payer.balance < plan.debitedAmount) {
+          const rejected: TransferOutcome = { status: 'rejected', reason: 'insufficient_balance' };
+          await storeOutcome(client, operationId, rejected);
+          return rejected;
+        }
+        const entryId = newId('journalEntry');
+        const { feeAmount, netAmount, debitedAmount } = plan;
+        const completed: TransferOutcome = { status: 'completed', entryId, feeAmount, netAmount, debitedAmount, createdAt: iso(now) };
+        await writeEntry(client, { id: entryId, operationId, reference, kind: useCase, createdAt: now, postings: plan.postings, outcome: completed });
+        return completed;
+      }),
+    );
+  }
+
+  /** Entries of one reference (an object id), oldest first. */
+  async entries({ reference }: ListEntries): Promise<ListResource<JournalEntryResource>> {
+    const { rows } = await this.pool.query<{ id: string; reference: string; kind: string; created_at: Date; postings: PostingResource[] }>({
+      name: 'ledger.entries-by-reference',
+      text: `
+        SELECT e.id, e.reference, e.kind, e.created_at,
+          (SELECT json_agg(json_build_object('account', p.account_id, 'direction', p.direction, 'amount', p.amount, 'currency', p.currency) ORDER BY p.seq)
+           FROM ledger_postings p WHERE p.entry_id = e.id) AS postings
+        FROM ledger_entries e WHERE e.reference = $1
+        ORDER BY e.created_at, e.position LIMIT $2`,
+      values: [String(reference), ENTRIES_PAGE_MAX + 1],
+    });
+    const data = rows.slice(0, ENTRIES_PAGE_MAX).map(
+      (row): JournalEntryResource => ({ id: row.id, object: 'journal_entry', reference: row.reference, kind: row.kind, created_at: iso(row.created_at), postings: row.postings }),
+    );
+    return { object: 'list', data, has_more: rows.length > ENTRIES_PAGE_MAX };
+  }
+
+  /** Total debits and credits of every posting, per currency: equal when the books balance. */
+  async trialBalance(): Promise<TrialBalanceResource> {
+    const { rows } = await this.pool.query<{ currency: Currency; total_debits: number; total_credits: number }>({
+      name: 'ledger.trial-balance',
+      text: `
+        SELECT currency,
+          coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0)::bigint AS total_debits,
+          coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0)::bigint AS total_credits
+        FROM ledger_postings GROUP BY currency ORDER BY currency`,
+    });
+    return { object: 'trial_balance', currencies: rows };
+  }
+}
+
+const currencyMismatch = (owner: string, accountCurrency: string, currency: string): ServiceError =>
+  new ServiceError('currency_mismatch', `the account of ${owner} is in ${accountCurrency}, not ${currency}`, 'currency');
+
+/** Every account of a transfer must exist and hold the transfer's currency. */
+const checkParty = (account: LockedAccount | undefined, id: string, currency: Currency): void => {
+  if (!account) throw new ServiceError('invalid_request', `no ledger account for '${id}'`);
+  if (account.currency !== currency) throw currencyMismatch(id, account.currency, currency);
+  if (account.allowNegative !== allowsNegativeBalance(id)) throw new Error(`account ${id} has the wrong allow_negative flag`);
+};

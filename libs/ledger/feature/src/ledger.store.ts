@@ -1,0 +1,73 @@
+import { type Currency } from '@pay/kernel';
+import { balanceDeltas, type Posting } from '@pay/ledger-domain';
+import { type PoolClient } from 'pg';
+
+export interface LockedAccount {
+  id: string;
+  currency: Currency;
+  balance: number;
+  allowNegative: boolean;
+}
+
+/**
+ * Locks the accounts in id order, so that two transactions never wait on each other in a cycle.
+ * NO KEY UPDATE is enough (only balances change) and does not block the postings' foreign-key checks.
+ */
+export async function lockAccounts(client: PoolClient, ids: readonly string[]): Promise<Map<string, LockedAccount>> {
+  const { rows } = await client.query<{ id: string; currency: Currency; balance: number; allow_negative: boolean }>({
+    name: 'ledger.lock-accounts',
+    text: 'SELECT id, currency, balance, allow_negative FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE',
+    values: [[...new Set(ids)]],
+  });
+  return new Map(rows.map((row) => [row.id, { id: row.id, currency: row.currency, balance: row.balance, allowNegative: row.allow_negative }]));
+}
+
+export interface NewEntry {
+  id: string;
+  operationId: string;
+  reference: string;
+  kind: string;
+  createdAt: Date;
+  postings: readonly Posting[];
+  /** Stored as the operation's outcome in the same statement. */
+  outcome: unknown;
+}
+
+/** Entry, postings, balances and the operation's outcome in one statement (one round trip). */
+export async function writeEntry(client: PoolClient, entry: NewEntry): Promise<void> {
+  const deltas = balanceDeltas(entry.postings);
+  const { rows } = await client.query<{ accounts_updated: number }>({
+    name: 'ledger.write-entry',
+    text: `
+      WITH entry AS (
+        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) VALUES ($1, $2, $3, $4, $5)
+      ), postings AS (
+        INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency)
+        SELECT $1, p.seq, p.account_id, p.direction, p.amount, p.currency
+        FROM unnest($6::text[], $7::text[], $8::bigint[], $9::text[]) WITH ORDINALITY AS p (account_id, direction, amount, currency, seq)
+      ), operation AS (
+        UPDATE ledger_operations SET outcome = $10 WHERE operation_id = $2
+      ), balances AS (
+        UPDATE ledger_accounts AS a SET balance = a.balance + d.delta
+        FROM unnest($11::text[], $12::bigint[]) AS d (id, delta) WHERE a.id = d.id
+        RETURNING a.id
+      )
+      SELECT count(*)::int AS accounts_updated FROM balances`,
+    values: [
+      entry.id,
+      entry.operationId,
+      entry.reference,
+      entry.kind,
+      entry.createdAt,
+      entry.postings.map((p) => p.account),
+      entry.postings.map((p) => p.direction),
+      entry.postings.map((p) => p.amount),
+      entry.postings.map((p) => p.currency),
+      entry.outcome,
+      [...deltas.keys()],
+      [...deltas.values()],
+    ],
+  });
+  // Callers lock every account first, so a missing one is a bug: fail and roll back.
+  if (rows[0]?.accounts_updated !== deltas.size) throw new Error(`entry ${entry.id}: ${deltas.size - (rows[0]?.accounts_updated ?? 0)} account(s) missing`);
+}

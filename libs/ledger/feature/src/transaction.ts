@@ -1,0 +1,61 @@
+import { ServiceError } from '@pay/contracts';
+import { createHash } from 'node:crypto';
+import { type Pool, type PoolClient } from 'pg';
+
+/** Runs `work` in one PostgreSQL transaction (READ COMMITTED); any error rolls it back. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    // A connection that cannot even roll back is discarded, not returned to the pool.
+    client.release(broken);
+  }
+}
+
+/** sha256 of the inputs in a fixed order: the same request always hashes the same. */
+export const requestHash = (kind: string, fields: readonly unknown[]): string =>
+  createHash('sha256').update(JSON.stringify([kind, ...fields])).digest('hex');
+
+/**
+ * Runs an operation at most once per `operationId`, inside the caller's transaction. The first caller
+ * claims the id (its row stays locked until it commits); a repeat waits on that lock and then answers
+ * the stored outcome, or `idempotency_key_reused` when its inputs differ. `work` must store its
+ * outcome (storeOutcome, or within its last write) before the transaction commits.
+ */
+export async function once<T>(client: PoolClient, operation: { id: string; hash: string; now: Date }, work: () => Promise<T>): Promise<T> {
+  const claimed = await client.query({
+    name: 'ledger.claim-operation',
+    text: 'INSERT INTO ledger_operations (operation_id, request_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO NOTHING',
+    values: [operation.id, operation.hash, operation.now],
+  });
+  if (claimed.rowCount === 1) return work();
+
+  // A new statement, hence a new snapshot: it sees the first caller's committed row.
+  const { rows } = await client.query<{ request_hash: string; outcome: T | null }>({
+    name: 'ledger.stored-operation',
+    text: 'SELECT request_hash, outcome FROM ledger_operations WHERE operation_id = $1',
+    values: [operation.id],
+  });
+  const stored = rows[0];
+  if (!stored || stored.outcome === null) throw new Error(`operation ${operation.id} has no stored outcome`);
+  if (stored.request_hash !== operation.hash) {
+    throw new ServiceError('idempotency_key_reused', `operation '${operation.id}' was already used with other inputs`);
+  }
+  return stored.outcome;
+}
+
+export async function storeOutcome(client: PoolClient, operationId: string, outcome: unknown): Promise<void> {
+  await client.query({
+    name: 'ledger.store-outcome',
+    text: 'UPDATE ledger_operations SET outcome = $2 WHERE operation_id = $1',
+    values: [operationId, outcome],
+  });
+}

@@ -1,0 +1,2 @@
+export * from './payments.module';
+export * from './payments.service';

@@ -1,0 +1,165 @@
+import type { Pool } from 'pg';
+import type { MessageBus } from '@pay/bus';
+import { notFound, type AuthorizePaymentRequest, type CreatePaymentRequest, type PaymentRef, type PaymentResource } from '@pay/contracts';
+import { fold, handleCommand, type EventStore } from '@pay/event-store';
+import { addMs, failpoint, type Clock } from '@pay/kernel';
+import {
+  paymentDecider,
+  paymentStreamId,
+  toPaymentResource,
+  type AuthorizationOutcome,
+  type Payment,
+  type PaymentCommand,
+  type PaymentEvent,
+} from '@pay/payments-domain';
+
+export interface PaymentsConfig {
+  publicBaseUrl: string;
+  /** How long the customer has to authorize (contract: 30 minutes). */
+  authorizationTtlMs: number;
+  /** A ledger call that takes longer is abandoned by this request and finished by the recovery sweep. */
+  ledgerTimeoutMs: number;
+}
+
+type Existing = Exclude<Payment, { status: 'none' }>;
+
+/**
+ * The payments app: the payment aggregate behind the bus, and the authorization process between
+ * payments and the ledger. The process has two steps, each durable: PaymentAuthorizationStarted in
+ * the stream, then the ledger transfer (idempotent by the payment's operation id), then the outcome
+ * in the stream. Whoever finds a started authorization (this request, or the recovery sweep after a
+ * crash) runs the remaining steps; replays never debit twice.
+ */
+export class PaymentsService {
+  constructor(
+    private readonly store: EventStore,
+    private readonly bus: MessageBus,
+    private readonly clock: Clock,
+    private readonly config: PaymentsConfig,
+  ) {}
+
+  async create(request: CreatePaymentRequest): Promise<PaymentResource> {
+    const now = this.clock.now();
+    const { paymentId } = request;
+    const { state } = await this.execute(paymentId, {
+      type: 'CreatePayment',
+      terms: {
+        paymentId,
+        integratorId: request.integratorId,
+        amount: request.amount,
+        currency: request.currency,
+        orderReference: request.orderReference,
+        merchantConnection: request.merchantConnection,
+        returnUrl: request.returnUrl,
+        authorizationUrl: `${this.config.publicBaseUrl}/hosted/payments/${paymentId}`,
+      },
+      expiresAt: addMs(now, this.config.authorizationTtlMs),
+      now,
+    });
+    return this.visible(state, { integratorId: request.integratorId, paymentId });
+  }
+
+  async retrieve(ref: PaymentRef): Promise<PaymentResource> {
+    return this.visible(await this.load(ref.paymentId), ref);
+  }
+
+  async cancel(ref: PaymentRef): Promise<PaymentResource> {
+    await this.retrieve(ref);
+    const { state } = await this.execute(ref.paymentId, { type: 'CancelPayment', paymentId: ref.paymentId, now: this.clock.now() });
+    return this.visible(state, ref);
+  }
+
+  async decline(ref: PaymentRef): Promise<PaymentResource> {
+    await this.retrieve(ref);
+    const { state } = await this.execute(ref.paymentId, { type: 'DeclinePayment', paymentId: ref.paymentId, now: this.clock.now() });
+    return this.visible(state, ref);
+  }
+
+  async authorize(request: AuthorizePaymentRequest): Promise<PaymentResource> {
+    await this.retrieve(request);
+    await this.execute(request.paymentId, {
+      type: 'StartAuthorization',
+      paymentId: request.paymentId,
+      customerId: request.customer.id,
+      customerCurrency: request.customer.currency,
+      now: this.clock.now(),
+    });
+    return this.visible(await this.finishAuthorization(request.paymentId), request);
+  }
+
+  /** The process's remaining steps for a started authorization; a no-op once its outcome is recorded. */
+  async finishAuthorization(paymentId: string): Promise<Existing> {
+    const state = await this.load(paymentId);
+    if (state.status !== 'pending' || !state.authorization) return state;
+    const { terms, authorization } = state;
+    const transfer = await this.bus.request(
+      'ledger.transfer',
+      {
+        operationId: authorization.operationId,
+        reference: paymentId,
+        useCase: 'payment',
+        feeMode: 'deducted',
+        debitOwner: authorization.customerId,
+        creditOwner: terms.merchantConnection,
+        amount: terms.amount,
+        currency: terms.currency,
+      },
+      { timeoutMs: this.config.ledgerTimeoutMs },
+    );
+    failpoint('payments.after-ledger-transfer');
+    const outcome: AuthorizationOutcome =
+      transfer.status === 'completed'
+        ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount }
+        : transfer;
+    const { state: after } = await this.execute(paymentId, { type: 'CompleteAuthorization', paymentId, outcome, now: this.clock.now() });
+    return after as Existing;
+  }
+
+  /** Expires one payment if its deadline has passed on the service clock; returns whether it did. */
+  async expire(paymentId: string): Promise<boolean> {
+    const { events } = await this.execute(paymentId, { type: 'ExpirePayment', paymentId, now: this.clock.now() });
+    return events.length > 0;
+  }
+
+  private async execute(paymentId: string, command: PaymentCommand) {
+    return handleCommand<PaymentCommand, PaymentEvent, Payment>(this.store, paymentStreamId(paymentId), paymentDecider, command);
+  }
+
+  private async load(paymentId: string): Promise<Existing> {
+    const state = fold(paymentDecider, await this.store.readStream(paymentStreamId(paymentId)));
+    if (state.status === 'none') throw notFound('payment', paymentId);
+    return state;
+  }
+
+  /** An integrator sees only its own payments; anything else is as if it did not exist. */
+  private visible(state: Payment, ref: PaymentRef): PaymentResource {
+    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) {
+      throw notFound('payment', ref.paymentId);
+    }
+    return toPaymentResource(state);
+  }
+}
+
+/** Payments in need of a sweep, read from the projection. */
+export class PaymentSweeps {
+  constructor(private readonly pool: Pool) {}
+
+  async dueForExpiry(now: Date, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ payment_id: string }>({
+      name: 'payments-due-for-expiry',
+      text: `SELECT payment_id FROM payment_views WHERE status = 'pending' AND NOT authorizing AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+      values: [now.toISOString(), limit],
+    });
+    return rows.map((r) => r.payment_id);
+  }
+
+  /** Authorizations started more than `olderThanMs` ago (real time) whose outcome is not recorded. */
+  async stalledAuthorizations(olderThanMs: number, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ payment_id: string }>({
+      name: 'payments-stalled-authorizations',
+      text: `SELECT payment_id FROM payment_views WHERE authorizing AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
+      values: [olderThanMs / 1000, limit],
+    });
+    return rows.map((r) => r.payment_id);
+  }
+}
