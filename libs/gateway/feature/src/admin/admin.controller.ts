@@ -16,9 +16,8 @@ import {
 import { newId, type Currency } from '@pay/kernel';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
 import type { BeneficiaryRecord, CashPointRecord } from '../directory/directory.repository';
-import { type GatewayCore } from '../gateway.core';
-import { IsAmount, IsSupportedCurrency, validateBody, validateQuery } from '../http/validation';
-import { EmptyBody } from '../api/payments.controller';
+import { GatewayCore } from '../gateway.core';
+import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody, validateQuery } from '../http/validation';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -82,7 +81,7 @@ export class AdminController {
   @HttpCode(201)
   async createApiKey(@Req() request: FastifyRequest, @Param('id') integratorId: string, @Body() body: unknown) {
     this.gateway.authenticateAdmin(request);
-    validateBody(EmptyBody, body, { optional: true });
+    requireEmptyBody(body);
     if (!(await this.gateway.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
     const { keyId, secret } = await this.gateway.directory.createApiKey(integratorId, this.now());
     return { id: keyId, object: 'api_key', integrator: integratorId, api_key: secret, status: 'active' };
@@ -92,7 +91,7 @@ export class AdminController {
   @HttpCode(200)
   async revokeApiKey(@Req() request: FastifyRequest, @Param('id') keyId: string, @Body() body: unknown) {
     this.gateway.authenticateAdmin(request);
-    validateBody(EmptyBody, body, { optional: true });
+    requireEmptyBody(body);
     const revoked = await this.gateway.directory.revokeKey(keyId, this.now());
     if (!revoked) throw notFound('API key', keyId);
     this.gateway.forgetKey(keyId);
@@ -141,7 +140,7 @@ export class AdminController {
   @HttpCode(200)
   async revokeBeneficiary(@Req() request: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
     this.gateway.authenticateAdmin(request);
-    validateBody(EmptyBody, body, { optional: true });
+    requireEmptyBody(body);
     const revoked = await this.gateway.directory.revokeBeneficiary(id, this.now());
     if (!revoked) throw notFound('beneficiary', id);
     return toBeneficiaryResource(revoked);

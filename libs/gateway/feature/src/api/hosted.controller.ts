@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import type { PaymentResource } from '@pay/contracts';
 import { CURRENCY_SCALE } from '@pay/kernel';
-import { type GatewayCore } from '../gateway.core';
+import { GatewayCore } from '../gateway.core';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

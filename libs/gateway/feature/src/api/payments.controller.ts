@@ -3,9 +3,9 @@ import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type PaymentResource } from '@pay/contracts';
 import type { Currency } from '@pay/kernel';
-import { type GatewayCore } from '../gateway.core';
+import { GatewayCore } from '../gateway.core';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../idempotency/idempotency';
-import { IsAmount, IsHttpsUrl, IsSupportedCurrency, validateBody } from '../http/validation';
+import { IsAmount, IsHttpsUrl, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 
 export const STRING_LENGTH_MAX = 255;
 
@@ -16,9 +16,6 @@ export class CreatePaymentBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) merchant_connection!: string;
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) @IsHttpsUrl() return_url!: string;
 }
-
-/** Actions take no parameters; a body, if any, must be an empty object. */
-export class EmptyBody {}
 
 export const requireIdempotencyKey = (key: string | undefined): string => {
   if (key === undefined || key === '') throw new ServiceError('invalid_request', 'the Idempotency-Key header is required on this request', 'Idempotency-Key');
@@ -79,7 +76,7 @@ export class PaymentsController {
     @Body() body: unknown,
   ): Promise<PaymentResource> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
-    validateBody(EmptyBody, body, { optional: true });
+    requireEmptyBody(body);
     return this.gateway.bus.request('payments.cancel', { integratorId, paymentId });
   }
 }

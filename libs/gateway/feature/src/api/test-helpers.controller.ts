@@ -3,9 +3,9 @@ import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'cla
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEADLINE_TOPICS, ServiceError, type ClockResource, type PaymentResource } from '@pay/contracts';
 import { iso } from '@pay/kernel';
-import { type GatewayCore } from '../gateway.core';
-import { validateBody } from '../http/validation';
-import { EmptyBody, STRING_LENGTH_MAX } from './payments.controller';
+import { GatewayCore } from '../gateway.core';
+import { requireEmptyBody, validateBody } from '../http/validation';
+import { STRING_LENGTH_MAX } from './payments.controller';
 
 class AuthorizeBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) customer!: string;
@@ -50,7 +50,7 @@ export class TestHelpersController {
     @Body() body: unknown,
   ): Promise<PaymentResource> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
-    validateBody(EmptyBody, body, { optional: true });
+    requireEmptyBody(body);
     return this.gateway.bus.request('payments.decline', { integratorId, paymentId });
   }
 

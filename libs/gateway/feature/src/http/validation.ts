@@ -10,16 +10,26 @@ export const code = (errorCode: ErrorCode): ValidationOptions => ({ context: { c
 const PRECEDENCE: ErrorCode[] = ['invalid_request', 'invalid_amount', 'unsupported_currency'];
 
 /** Validates a JSON body against a DTO class: the DTO or a ServiceError naming the faulty parameter. */
-export function validateBody<T extends object>(dto: new () => T, body: unknown, { optional = false } = {}): T {
-  if (body === undefined && optional) body = {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ServiceError('invalid_request', 'the request body must be a JSON object');
-  }
-  const instance = plainToInstance(dto, body);
+export function validateBody<T extends object>(dto: new () => T, body: unknown): T {
+  const instance = plainToInstance(dto, validateObject(body));
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length > 0) throw toServiceError(errors);
   return instance;
 }
+
+/** Actions take no parameters: no body, or an empty JSON object. */
+export function requireEmptyBody(body: unknown): void {
+  if (body === undefined) return;
+  const { [0]: unknown } = Object.keys(validateObject(body));
+  if (unknown !== undefined) throw new ServiceError('invalid_request', `unknown parameter: ${unknown}`, unknown);
+}
+
+const validateObject = (body: unknown): object => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ServiceError('invalid_request', 'the request body must be a JSON object');
+  }
+  return body;
+};
 
 export function validateQuery<T extends object>(dto: new () => T, query: unknown): T {
   return validateBody(dto, query ?? {});

@@ -1,0 +1,149 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBase62 } from '@pay/kernel';
+import { createTestDatabase } from '@pay/testing';
+import { readConfig } from '../config';
+import { startService, type RunningService } from '../service';
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as is, instead of JSON.stringify(body). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export type Client = (method: string, path: string, options?: RequestOptions) => Promise<Response>;
+
+/** Real HTTP with fetch: JSON in, JSON (or text) out. */
+export const httpClient =
+  (baseUrl: string): Client =>
+  async (method, path, { key, body, rawBody, headers = {} } = {}) => {
+    const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(key ? { Authorization: `Bearer ${key}` } : {}),
+        ...(payload !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: payload,
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: an HTML page or an image */
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+
+export interface TestService {
+  url: string;
+  databaseUrl: string;
+  adminKey: string;
+  http: Client;
+  /** Calls the admin API with the admin key. */
+  admin: Client;
+  stop(): Promise<void>;
+}
+
+/**
+ * The all-in-one service as `npm start` runs it (same config reader, same composition), on a real
+ * port and a fresh database of the run's PostgreSQL. Sandbox on; rate limit off unless asked.
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const databaseUrl = await createTestDatabase('e2e');
+  const adminKey = `admin_${randomBase62(32)}`;
+  const config = readConfig({
+    PORT: '0',
+    SANDBOX: 'true',
+    RATE_LIMIT_PER_SECOND: '0',
+    DATA_DIR: await mkdtemp(join(tmpdir(), 'pay-e2e-')),
+    DATABASE_URL: databaseUrl,
+    ADMIN_API_KEY: adminKey,
+    ...env,
+  });
+  const service: RunningService = await startService(config, { logLevels: ['error'] });
+  const http = httpClient(service.url);
+  return {
+    url: service.url,
+    databaseUrl,
+    adminKey,
+    http,
+    admin: (method, path, options = {}) => http(method, path, { key: adminKey, ...options }),
+    stop: () => service.stop(),
+  };
+}
+
+export interface Integrator {
+  id: string;
+  apiKey: string;
+  apiKeyId: string;
+  /** A merchant connection in DZD. */
+  merchant: string;
+}
+
+export async function createIntegrator(service: TestService, currency = 'DZD'): Promise<Integrator> {
+  const integrator = await service.admin('POST', '/admin/v1/integrators', { body: { name: 'Test shop' } });
+  expect(integrator.status).toBe(201);
+  const connection = await service.admin('POST', '/admin/v1/connections', {
+    body: { integrator: integrator.body.id, kind: 'merchant', name: 'Test shop', currency },
+  });
+  expect(connection.status).toBe(201);
+  return { id: integrator.body.id, apiKey: integrator.body.api_key, apiKeyId: integrator.body.api_key_id, merchant: connection.body.id };
+}
+
+/** A customer with `balance` in their account (none when 0). */
+export async function createCustomer(service: TestService, balance: number, currency = 'DZD'): Promise<string> {
+  const customer = await service.admin('POST', '/admin/v1/customers', { body: { name: 'Amina', phone: '+213555000111', pin: '1234', currency } });
+  expect(customer.status).toBe(201);
+  if (balance > 0) {
+    const topup = await service.admin('POST', '/admin/v1/topups', { body: { account: customer.body.id, amount: balance, currency } });
+    expect(topup.status).toBe(201);
+  }
+  return customer.body.id;
+}
+
+let orderCounter = 0;
+export const paymentBody = (merchant: string, overrides: Record<string, unknown> = {}) => ({
+  amount: 1_250_000,
+  currency: 'DZD',
+  order_reference: `order-${++orderCounter}`,
+  merchant_connection: merchant,
+  return_url: 'https://shop.example/return',
+  ...overrides,
+});
+
+let keyCounter = 0;
+export const idempotencyKey = () => `key-${process.pid}-${++keyCounter}-${randomBase62(8)}`;
+
+export async function createPayment(service: TestService, integrator: Integrator, overrides: Record<string, unknown> = {}): Promise<any> {
+  const response = await service.http('POST', '/v1/payments', {
+    key: integrator.apiKey,
+    body: paymentBody(integrator.merchant, overrides),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+export const balanceOf = async (service: TestService, owner: string): Promise<number> => {
+  const response = await service.admin('GET', `/admin/v1/balances/${owner}`);
+  expect(response.status).toBe(200);
+  return response.body.available;
+};
+
+export const expectBalancedTrialBalance = async (service: TestService): Promise<void> => {
+  const { body } = await service.admin('GET', '/admin/v1/ledger/trial_balance');
+  expect(body.object).toBe('trial_balance');
+  for (const line of body.currencies) expect(line.total_debits).toBe(line.total_credits);
+};
