@@ -1,0 +1,101 @@
+import { createIntegrator, idempotencyKey, paymentBody, startTestService, type Integrator, type TestService } from './harness';
+
+describe('contract section 3: idempotency of creates', () => {
+  let service: TestService;
+  let shop: Integrator;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    shop = await createIntegrator(service);
+  });
+  afterAll(() => service.stop());
+
+  const create = (key: string, body: unknown, apiKey = shop.apiKey) =>
+    service.http('POST', '/v1/payments', { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+
+  it('same key, same body: the original response again, with Idempotent-Replayed: true, and no second payment', async () => {
+    const key = idempotencyKey();
+    const body = paymentBody(shop.merchant);
+    const first = await create(key, body);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await create(key, { ...body }); // same JSON, keys in another order make no difference
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('same key, other body: 409 idempotency_key_reused', async () => {
+    const key = idempotencyKey();
+    expect((await create(key, paymentBody(shop.merchant, { order_reference: 'a' }))).status).toBe(201);
+    const reused = await create(key, paymentBody(shop.merchant, { order_reference: 'b' }));
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('keys are scoped to the integrator: another integrator may use the same key', async () => {
+    const key = idempotencyKey();
+    const other = await createIntegrator(service);
+    const mine = await create(key, paymentBody(shop.merchant));
+    const theirs = await create(key, paymentBody(other.merchant), other.apiKey);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('a request that failed validation stores no result: the key then works for a valid request', async () => {
+    const key = idempotencyKey();
+    expect((await create(key, paymentBody(shop.merchant, { amount: 0 }))).status).toBe(400);
+    expect((await create(key, paymentBody('conn_unknown000000000000000000'))).status).toBe(403);
+    const valid = await create(key, paymentBody(shop.merchant));
+    expect(valid.status).toBe(201);
+    expect(valid.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('different keys create different payments', async () => {
+    const body = paymentBody(shop.merchant);
+    const [a, b] = [await create(idempotencyKey(), body), await create(idempotencyKey(), body)];
+    expect(a.body.id).not.toBe(b.body.id);
+  });
+
+  it('10 concurrent creates with one key give one payment: each answer is that payment or 409 idempotency_key_in_use', async () => {
+    const key = idempotencyKey();
+    const body = paymentBody(shop.merchant);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => create(key, body)));
+    const created = responses.filter((r) => r.status === 201);
+    const inUse = responses.filter((r) => r.status === 409);
+    expect(created.length + inUse.length).toBe(10);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const r of inUse) expect(r.body.error.code).toBe('idempotency_key_in_use');
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+    // Afterwards the key answers the one payment.
+    const replay = await create(key, body);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(created[0]!.body.id);
+    const ids = await countPaymentsWithOrder(body.order_reference);
+    expect(ids).toBe(1);
+  });
+
+  /** Counts payment streams created for an order reference, straight from the event store. */
+  const countPaymentsWithOrder = async (orderReference: string): Promise<number> => {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: service.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM es_events WHERE type = 'PaymentCreated' AND data->>'orderReference' = $1`, [orderReference]);
+      return rows[0].n;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('admin top-ups honour Idempotency-Key too: one credit for a repeated request', async () => {
+    const customer = await service.admin('POST', '/admin/v1/customers', { body: { name: 'B', phone: '+213555000222', pin: '123456', currency: 'DZD' } });
+    const key = idempotencyKey();
+    const body = { account: customer.body.id, amount: 5_000, currency: 'DZD' };
+    const first = await service.admin('POST', '/admin/v1/topups', { body, headers: { 'Idempotency-Key': key } });
+    const again = await service.admin('POST', '/admin/v1/topups', { body, headers: { 'Idempotency-Key': key } });
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await service.admin('GET', `/admin/v1/balances/${customer.body.id}`)).body.available).toBe(5_000);
+  });
+});

@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..');
+
+const HEALTH_TIMEOUT_MS = 90_000;
+const STOP_TIMEOUT_MS = 10_000;
+const OUTPUT_LINES_KEPT = 40;
+
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  adminKey: string;
+  /** The child's last lines of output, for error messages. */
+  recentOutput(): string;
+  /** SIGTERM (graceful shutdown), then SIGKILL if it does not exit in time. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** 32 characters of [A-Za-z0-9_], as ADMIN_API_KEY requires. */
+export const randomAdminKey = (): string => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_';
+  return [...randomBytes(32)].map((byte) => alphabet[byte % alphabet.length]).join('');
+};
+
+/**
+ * The all-in-one service as a real child process, started the way `npm start` starts it, so that what
+ * is measured includes the loader, Nest and Fastify exactly as deployed; resolves once /health is 200.
+ */
+export async function spawnService(options: { databaseUrl: string; dataDir: string }): Promise<ServiceProcess> {
+  const port = await freePort();
+  const adminKey = randomAdminKey();
+  const child = spawn(process.execPath, ['tools/run.js', 'apps/all-in-one/src/main.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SANDBOX: 'true',
+      RATE_LIMIT_PER_SECOND: '0',
+      ADMIN_API_KEY: adminKey,
+      DATA_DIR: options.dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const recent: string[] = [];
+  const remember = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      recent.push(line);
+      if (recent.length > OUTPUT_LINES_KEPT) recent.shift();
+    }
+  };
+  child.stdout?.on('data', remember);
+  child.stderr?.on('data', remember);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+
+  const service: ServiceProcess = {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? -1,
+    adminKey,
+    recentOutput: () => recent.join('\n'),
+    stop: () => stopChild(child, exited),
+  };
+  try {
+    await waitForHealth(service.url, child, exited);
+  } catch (error) {
+    await service.stop();
+    throw new Error(`${(error as Error).message}\n--- service output ---\n${service.recentOutput()}`);
+  }
+  return service;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code ?? -1));
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`the service exited with code ${exitCode} before it was ready`);
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(200);
+  }
+  throw new Error(`the service (pid ${child.pid}) did not answer GET /health 200 within ${HEALTH_TIMEOUT_MS / 1000} s`);
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+const freePort = (): Promise<number> =>
+  new Promise((done, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : reject(new Error('no free port'))));
+    });
+  });
