@@ -1,0 +1,75 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBase62 } from '@pay/kernel';
+import { startServiceProcess, type ServiceProcess } from './process-harness';
+
+/**
+ * The authorization process survives a crash between its steps. The service runs as `npm start` does,
+ * on embedded PostgreSQL under DATA_DIR; a failpoint kills it (SIGKILL) right after the ledger transfer,
+ * before the payment's success is recorded. After a restart on the same DATA_DIR the payment completes,
+ * and the customer was debited exactly once.
+ */
+describe('crash between the ledger transfer and the payment success event', () => {
+  let dataDir: string;
+  const adminKey = `admin_${randomBase62(32)}`;
+  const env = () => ({ DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' });
+  let running: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-'));
+  });
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+  });
+
+  it('resumes after restart: the payment succeeds and the customer is debited once', async () => {
+    running = await startServiceProcess({ ...env(), FAILPOINTS: 'payments.after-ledger-transfer' });
+    const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
+    const integrator = (await admin('POST', '/admin/v1/integrators', { name: 'Crash shop' })).body;
+    const merchant = (await admin('POST', '/admin/v1/connections', { integrator: integrator.id, kind: 'merchant', name: 'M', currency: 'DZD' })).body;
+    const customer = (await admin('POST', '/admin/v1/customers', { name: 'C', phone: '+213555000333', pin: '1234', currency: 'DZD' })).body;
+    expect((await admin('POST', '/admin/v1/topups', { account: customer.id, amount: 3_000_000, currency: 'DZD' })).status).toBe(201);
+    const payment = (
+      await running.http('POST', '/v1/payments', {
+        key: integrator.api_key,
+        headers: { 'Idempotency-Key': 'crash-1' },
+        body: { amount: 1_250_000, currency: 'DZD', order_reference: 'crash-order', merchant_connection: merchant.id, return_url: 'https://shop.example/r' },
+      })
+    ).body;
+    expect(payment.status).toBe('pending');
+
+    // The process dies inside this request: the client sees the connection drop.
+    await expect(
+      running.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: integrator.api_key, body: { customer: customer.id } }),
+    ).rejects.toThrow();
+    expect(await running.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(running.output()).toContain('failpoint payments.after-ledger-transfer');
+
+    running = await startServiceProcess(env());
+    const after = await running.http('GET', `/v1/payments/${payment.id}`, { key: integrator.api_key });
+    expect(after.body).toMatchObject({ id: payment.id, status: 'succeeded', fee_amount: 18_750, net_amount: 1_231_250 });
+    expect((await admin('GET', `/admin/v1/balances/${customer.id}`)).body.available).toBe(3_000_000 - 1_250_000);
+    expect((await admin('GET', `/admin/v1/balances/${merchant.id}`)).body.available).toBe(1_231_250);
+    const entries = await admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}`);
+    expect(entries.body.data).toHaveLength(1);
+    const trial = (await admin('GET', '/admin/v1/ledger/trial_balance')).body;
+    for (const line of trial.currencies) expect(line.total_debits).toBe(line.total_credits);
+
+    // The authorization helper after recovery: the payment is final, nothing moves again.
+    const again = await running.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: integrator.api_key, body: { customer: customer.id } });
+    expect(again.status).toBe(409);
+    expect((await admin('GET', `/admin/v1/balances/${customer.id}`)).body.available).toBe(1_750_000);
+  });
+
+  it('shuts down gracefully on SIGTERM, and data survives the restart', async () => {
+    running!.child.kill('SIGTERM');
+    expect(await running!.exited).toEqual({ code: 0, signal: null });
+    running = await startServiceProcess(env());
+    const trial = (await running.http('GET', '/admin/v1/ledger/trial_balance', { key: adminKey })).body;
+    expect(trial.currencies).toEqual([{ currency: 'DZD', total_debits: 3_000_000 + 1_250_000, total_credits: 3_000_000 + 1_250_000 }]);
+  });
+});
