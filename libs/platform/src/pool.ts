@@ -13,8 +13,8 @@ export interface PoolOptions {
   statementTimeoutMs: number;
 }
 
-export const createPool = (url: string, { max, statementTimeoutMs }: PoolOptions): Pool =>
-  new Pool({
+export function createPool(url: string, { max, statementTimeoutMs }: PoolOptions): Pool {
+  const pool = new Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
@@ -22,3 +22,8 @@ export const createPool = (url: string, { max, statementTimeoutMs }: PoolOptions
     statement_timeout: statementTimeoutMs,
     application_name: 'payments-platform',
   });
+  // An idle connection dropped by the server (restart, failover) is discarded by the pool; without a
+  // listener the 'error' event would crash the process.
+  pool.on('error', (error) => process.stderr.write(`postgres: idle connection lost: ${error.message}\n`));
+  return pool;
+}
