@@ -88,8 +88,10 @@ export class CatchUpSubscription {
   }
 
   /**
-   * Resolves once every event visible now has been handled. Rejects with the error of a batch that
-   * fails meanwhile (the subscription keeps retrying). On a stopped subscription it runs the batches itself.
+   * Resolves once every event visible now has been handled (with the PostgreSQL store: every event
+   * committed before the call, unless an older writer stays open longer than readAll waits for it).
+   * Rejects with the error of a batch that fails meanwhile (the subscription keeps retrying).
+   * On a stopped subscription it runs the batches itself.
    */
   catchUp(): Promise<void> {
     if (!this.running) return this.drain();

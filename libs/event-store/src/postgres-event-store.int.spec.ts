@@ -33,7 +33,8 @@ describe('PostgresEventStore', () => {
 
   beforeAll(async () => {
     pool = await migratedPool();
-    store = new PostgresEventStore(pool);
+    // Short: the tests below hold writers open, and other test files' readers wait for them.
+    store = new PostgresEventStore(pool, { readAllWaitMs: 100 });
   });
 
   const newPrefix = () => `Pg${randomUUID().replace(/-/g, '')}.`;
@@ -63,6 +64,27 @@ describe('PostgresEventStore', () => {
     }
     const all = await readAllOf(prefix);
     expect(all.map((e) => e.type.slice(prefix.length))).toEqual(['First', 'Second', 'Third']);
+  });
+
+  it('readAll waits for an older open writer that commits soon, then returns its events first', async () => {
+    const prefix = newPrefix();
+    const held = await pool.connect();
+    try {
+      await held.query('BEGIN');
+      await held.query(`INSERT INTO es_streams (stream_id, revision) VALUES ($1, 0)`, [`held-${prefix}`]);
+      await held.query(`INSERT INTO es_events (stream_id, revision, event_id, type, data) VALUES ($1, 0, $2, $3, '{}')`, [
+        `held-${prefix}`,
+        randomUUID(),
+        `${prefix}First`,
+      ]);
+      await store.appendToStream(`a-${prefix}`, [{ type: `${prefix}Second`, data: {} }], { expectedRevision: 'no_stream' });
+      const reading = new PostgresEventStore(pool, { readAllWaitMs: 5_000 }).readAll({ after: START, maxCount: 100, typePrefixes: [prefix] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await held.query('COMMIT');
+      expect((await reading).map((e) => e.type.slice(prefix.length))).toEqual(['First', 'Second']);
+    } finally {
+      held.release();
+    }
   });
 
   it('calls onAppended listeners once the append is readable by readAll, not while an older writer is open', async () => {

@@ -18,6 +18,7 @@ import {
   type EventRow,
   READ_ALL,
   READ_STREAM,
+  type ReadAllRow,
   toPrefixPattern,
   toRecordedEvent,
 } from './postgres-statements';
@@ -27,6 +28,9 @@ export const READ_ALL_COUNT_MAX = 1000;
 export const TYPE_PREFIXES_MAX = 100;
 /** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
 export const STREAM_LENGTH_MAX = 10_000;
+/** How long readAll waits, by default, for an older open writer before returning a short page anyway. */
+export const READ_ALL_WAIT_MS_DEFAULT = 5_000;
+const READ_ALL_RETRY_MS_MAX = 50;
 
 /** Another event already has this id (ids are unique across all streams). */
 export class DuplicateEventIdError extends Error {
@@ -44,11 +48,24 @@ const EVENT_ID_CONSTRAINT = 'es_events_event_id_key';
  * notifications but leaves the pool open. `onAppended` is in-process only (no LISTEN/NOTIFY: its
  * commit-time lock would serialise every append); other processes find events by polling.
  */
+export interface PostgresEventStoreOptions {
+  /** See READ_ALL_WAIT_MS_DEFAULT; 0 never waits (a short page may then end before a pending event). */
+  readAllWaitMs?: number;
+}
+
 export class PostgresEventStore implements EventStore {
   private readonly notifier: AppendNotifier;
+  private readonly readAllWaitMs: number;
 
-  constructor(private readonly pool: Pool) {
+  constructor(
+    private readonly pool: Pool,
+    options: PostgresEventStoreOptions = {},
+  ) {
     this.notifier = new AppendNotifier(pool);
+    this.readAllWaitMs = options.readAllWaitMs ?? READ_ALL_WAIT_MS_DEFAULT;
+    if (!Number.isInteger(this.readAllWaitMs) || this.readAllWaitMs < 0 || this.readAllWaitMs > 60_000) {
+      throw new RangeError(`readAllWaitMs must be an integer from 0 to 60000, got ${this.readAllWaitMs}`);
+    }
   }
 
   async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
@@ -86,8 +103,15 @@ export class PostgresEventStore implements EventStore {
     // xid8 has no -1: START becomes (0, -1), still before every real transaction id (>= 3).
     const commit = after.commit < 0n ? 0n : after.commit;
     const values = [String(commit), String(after.prepare), maxCount, typePrefixes.map(toPrefixPattern)];
-    const { rows } = await this.pool.query<EventRow>({ ...READ_ALL, values });
-    return rows.map(toRecordedEvent);
+    // A short page while an older writer is still open is not the end yet: wait for it (bounded),
+    // so that a caught-up reader has seen everything committed before it asked.
+    const deadline = Date.now() + this.readAllWaitMs;
+    for (let retryMs = 2; ; retryMs = Math.min(retryMs * 2, READ_ALL_RETRY_MS_MAX)) {
+      const { rows } = await this.pool.query<ReadAllRow>({ ...READ_ALL, values });
+      const events = rows.filter((row): row is ReadAllRow & EventRow => row.id !== null).map(toRecordedEvent);
+      if (events.length === maxCount || !rows[0]?.pending || Date.now() >= deadline) return events;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
   }
 
   /** Called once an append is readable by readAll (see AppendNotifier); this process only. */

@@ -67,17 +67,32 @@ export const READ_STREAM = {
 /**
  * Only transactions older than every running one (below the snapshot's xmin) are read: any
  * transaction that commits later has a larger id, so it sorts after everything returned here.
+ * `pending`: committed events matching the filter exist beyond that horizon (an older writer is
+ * still open), so a short page is not yet the end. Always one row; event columns null when none.
  * $4: LIKE patterns, empty for every type.
  */
 export const READ_ALL = {
   name: 'es_read_all',
-  text: `SELECT ${EVENT_COLUMNS} FROM es_events
-WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
-  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-  AND (cardinality($4::text[]) = 0 OR type LIKE ANY ($4::text[]))
-ORDER BY es_events.transaction_id, es_events.position
-LIMIT $3::int`,
+  text: `WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+SELECT page.*, COALESCE((
+    -- A scalar subquery ordered like the index (EXISTS would drop the order and scan the table).
+    SELECT true FROM es_events
+    WHERE transaction_id >= (SELECT xmin FROM horizon) AND (cardinality($4::text[]) = 0 OR type LIKE ANY ($4::text[]))
+    ORDER BY transaction_id, position LIMIT 1
+  ), false) AS pending
+FROM (SELECT 1) AS one
+LEFT JOIN LATERAL (
+  SELECT ${EVENT_COLUMNS} FROM es_events
+  WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
+    AND transaction_id < (SELECT xmin FROM horizon)
+    AND (cardinality($4::text[]) = 0 OR type LIKE ANY ($4::text[]))
+  ORDER BY es_events.transaction_id, es_events.position
+  LIMIT $3::int
+) AS page ON true`,
 };
+
+/** The one row of an empty page has only `pending`: its event columns are null. */
+export type ReadAllRow = { pending: boolean } & (EventRow | { id: null });
 
 export interface EventRow {
   commit: string;
