@@ -27,6 +27,13 @@ export async function runBaseline(
   options: { poolSize: number; workers: number; durationS: number; customerCount: number; amount: number },
 ): Promise<BaselineResult> {
   const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize, application_name: 'bench-baseline' });
+  // pool.end() resolves once it has asked its connections to close, not once they have: wait for each
+  // one's 'end', or PostgreSQL, stopped right after, kills them and their 'error' crashes the process.
+  const closed: Promise<unknown>[] = [];
+  pool.on('connect', (client) => {
+    closed.push(new Promise((done) => client.once('end', done)));
+    client.on('error', (error) => process.stderr.write(`baseline connection: ${error.message}\n`));
+  });
   try {
     await createTables(pool);
     const customers = Array.from({ length: options.customerCount }, (_, i) => `cus_baseline_${String(i).padStart(4, '0')}`);
@@ -39,20 +46,29 @@ export async function runBaseline(
     const latencies: number[] = [];
     const deadline = performance.now() + options.durationS * 1000;
     const started = performance.now();
+    let failed = false;
     const worker = async (w: number) => {
-      for (let i = 0; performance.now() < deadline; i++) {
+      for (let i = 0; !failed && performance.now() < deadline; i++) {
         const t0 = performance.now();
-        await transfer(pool, customers[(w * 7919 + i) % customers.length]!, options.amount);
+        try {
+          await transfer(pool, customers[(w * 7919 + i) % customers.length]!, options.amount);
+        } catch (error) {
+          failed = true; // the others stop at their next transfer, before the pool is ended
+          throw error;
+        }
         latencies.push(performance.now() - t0);
       }
     };
-    await Promise.all(Array.from({ length: options.workers }, (_, w) => worker(w)));
+    const outcomes = await Promise.allSettled(Array.from({ length: options.workers }, (_, w) => worker(w)));
+    const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failure) throw new Error(`baseline transfer failed: ${failure.reason instanceof Error ? failure.reason.message : String(failure.reason)}`);
     const durationS = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
     const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? Number.NaN;
     return { durationS, transfers: latencies.length, perSecond: latencies.length / durationS, p50Ms: at(0.5), p99Ms: at(0.99) };
   } finally {
     await pool.end();
+    await Promise.race([Promise.all(closed), new Promise((done) => setTimeout(done, 5_000).unref())]);
   }
 }
 
@@ -68,7 +84,9 @@ async function createTables(pool: Pool): Promise<void> {
 /**
  * One payment's transfer, as LedgerService.transfer does it (fee deducted from the merchant's share):
  * claim the operation id, lock the three accounts in id order, check the debit, then entry + three
- * postings + three balances + the operation's outcome in one statement, commit.
+ * postings + three balances + the operation's outcome in one statement, commit. The lock is the
+ * ledger's FOR NO KEY UPDATE (FOR UPDATE would serialize the same way here: every transfer locks the
+ * same merchant and fee rows).
  */
 async function transfer(pool: Pool, customer: string, amount: number): Promise<void> {
   const operationId = `op_${randomUUID()}`;
@@ -85,7 +103,7 @@ async function transfer(pool: Pool, customer: string, amount: number): Promise<v
     if (claimed.rowCount !== 1) throw new Error(`operation ${operationId} already claimed`);
     const { rows } = await client.query<{ id: string; balance: number }>({
       name: 'lock',
-      text: 'SELECT id, balance FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+      text: 'SELECT id, balance FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE',
       values: [[customer, MERCHANT_ACCOUNT, FEE_ACCOUNT]],
     });
     const payer = rows.find((r) => r.id === customer);

@@ -39,8 +39,11 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
       new Promise((done, fail) => {
         let responses = 0;
         const instanceStarted = performance.now();
-        const instance = autocannon({ ignoreCoordinatedOmission: true, timeout: 10, ...options }, (error, result) => {
-          running.delete(instance);
+        // autocannon refuses ignoreCoordinatedOmission without a rate; a bad option calls back synchronously.
+        const paced = options.connectionRate !== undefined || options.overallRate !== undefined;
+        let instance: Instance | undefined = undefined;
+        instance = autocannon({ ...(paced ? { ignoreCoordinatedOmission: true } : {}), timeout: 10, ...options }, (error, result) => {
+          if (instance) running.delete(instance);
           if (error) fail(error);
           else done({ timeouts: result.timeouts, perSecond: responses / ((performance.now() - instanceStarted) / 1000) });
         });
@@ -51,7 +54,7 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
           statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
         });
         instance.on('reqError', () => errors++);
-        if (hardLimitMs) setTimeout(() => instance.stop(), hardLimitMs).unref();
+        if (hardLimitMs) setTimeout(() => instance?.stop(), hardLimitMs).unref();
       }),
     );
   }

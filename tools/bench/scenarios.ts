@@ -63,7 +63,13 @@ export interface AuthorizeResult {
  * is exhausted (autocannon `amount` = the list's length). The payments are then read back: only
  * those really `succeeded` count as succeeded payments.
  */
-export async function authorizeScenario(fixture: Fixture, paymentIds: readonly string[], connections: number): Promise<AuthorizeResult> {
+export async function authorizeScenario<S>(
+  fixture: Fixture,
+  paymentIds: readonly string[],
+  connections: number,
+  /** Taken between the load and the GETs, so that the reads do not count as the load's. */
+  snapshot: () => Promise<S>,
+): Promise<AuthorizeResult & { statsAfterLoad: S }> {
   let next = 0;
   const load = await runLoad(
     {
@@ -88,6 +94,7 @@ export async function authorizeScenario(fixture: Fixture, paymentIds: readonly s
     },
     { hardLimitMs: 90_000 },
   );
+  const statsAfterLoad = await snapshot();
   const statuses: Record<string, number> = {};
   await mapConcurrent(paymentIds, 32, async (id) => {
     const response = await call(fixture.baseUrl, 'GET', `/v1/payments/${id}`, { key: fixture.apiKey });
@@ -96,6 +103,7 @@ export async function authorizeScenario(fixture: Fixture, paymentIds: readonly s
   });
   return {
     load,
+    statsAfterLoad,
     authorizationsPerSecond: load.ok / load.durationS,
     statuses,
     succeededPerSecond: (statuses['succeeded'] ?? 0) / load.durationS,

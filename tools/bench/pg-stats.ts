@@ -1,0 +1,55 @@
+import { Client } from 'pg';
+
+/** Cumulative counters of one database, from PostgreSQL's statistics views. */
+export interface PgStats {
+  commits: number;
+  rollbacks: number;
+  tables: Map<string, { seqScan: number; seqTupRead: number; idxScan: number; inserted: number; updated: number }>;
+}
+
+/**
+ * What the service asks of PostgreSQL per request is evidence that latency figures alone do not give
+ * (commits are WAL flushes; sequential scans on growing tables are missing indexes). Backends publish
+ * their counters up to a second late, so a snapshot waits that long first.
+ */
+export async function pgStats(url: string): Promise<PgStats> {
+  await new Promise((done) => setTimeout(done, 1_200));
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const db = await client.query<{ commits: string; rollbacks: string }>(
+      'SELECT xact_commit AS commits, xact_rollback AS rollbacks FROM pg_stat_database WHERE datname = current_database()',
+    );
+    const tables = await client.query<{ relname: string; seq_scan: string; seq_tup_read: string; idx_scan: string | null; n_tup_ins: string; n_tup_upd: string }>(
+      'SELECT relname, seq_scan, seq_tup_read, idx_scan, n_tup_ins, n_tup_upd FROM pg_stat_user_tables',
+    );
+    return {
+      commits: Number(db.rows[0]?.commits ?? 0),
+      rollbacks: Number(db.rows[0]?.rollbacks ?? 0),
+      tables: new Map(
+        tables.rows.map((t) => [
+          t.relname,
+          { seqScan: Number(t.seq_scan), seqTupRead: Number(t.seq_tup_read), idxScan: Number(t.idx_scan ?? 0), inserted: Number(t.n_tup_ins), updated: Number(t.n_tup_upd) },
+        ]),
+      ),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** One line per figure: the counters' growth between two snapshots, per request of the phase. */
+export function describeDelta(before: PgStats, after: PgStats, requests: number): string[] {
+  const per = (n: number) => (requests > 0 ? (n / requests).toFixed(2) : 'n/a');
+  const lines = [`commits/request ${per(after.commits - before.commits)}, rollbacks ${after.rollbacks - before.rollbacks}`];
+  for (const [name, t] of after.tables) {
+    const b = before.tables.get(name) ?? { seqScan: 0, seqTupRead: 0, idxScan: 0, inserted: 0, updated: 0 };
+    const d = { seqScan: t.seqScan - b.seqScan, seqTupRead: t.seqTupRead - b.seqTupRead, idxScan: t.idxScan - b.idxScan, ins: t.inserted - b.inserted, upd: t.updated - b.updated };
+    if (d.seqScan + d.idxScan + d.ins + d.upd === 0) continue;
+    lines.push(
+      `${name}: inserts/request ${per(d.ins)}, updates/request ${per(d.upd)}, index scans/request ${per(d.idxScan)}, ` +
+        `seq scans ${d.seqScan} reading ${d.seqTupRead} rows`,
+    );
+  }
+  return lines;
+}
