@@ -9,6 +9,7 @@ import { configureHttp, fastifyOptions, GATEWAY_MIGRATIONS, GatewayModule } from
 import { OffsetClock } from '@pay/kernel';
 import { FEE_SCHEDULE, LEDGER_MIGRATIONS, LedgerModule } from '@pay/ledger-feature';
 import { PAYMENTS_MIGRATIONS, PaymentsModule } from '@pay/payments-feature';
+import { WEBHOOKS_MIGRATIONS, WebhooksModule } from '@pay/webhooks-feature';
 import {
   CLOCK,
   createPool,
@@ -30,7 +31,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export const ALL_MIGRATIONS = [PLATFORM_MIGRATIONS, EVENT_STORE_MIGRATIONS, LEDGER_MIGRATIONS, GATEWAY_MIGRATIONS, PAYMENTS_MIGRATIONS];
+export const ALL_MIGRATIONS = [PLATFORM_MIGRATIONS, EVENT_STORE_MIGRATIONS, LEDGER_MIGRATIONS, GATEWAY_MIGRATIONS, PAYMENTS_MIGRATIONS, WEBHOOKS_MIGRATIONS];
 
 const STATEMENT_TIMEOUT_MS = 15_000;
 
@@ -115,6 +116,7 @@ class AllInOneModule {
       imports: [
         InfrastructureModule.with(config, infrastructure),
         LedgerModule,
+        WebhooksModule.forRoot({ sandbox: config.sandbox }),
         PaymentsModule.forRoot({
           publicBaseUrl: config.publicBaseUrl,
           authorizationTtlMs: config.paymentAuthorizationTtlMs,

@@ -1,6 +1,9 @@
 import type { Currency } from '@pay/kernel';
+import type { EventResource, IntegrationEvent } from './events';
 import type {
   BalanceResource,
+  DeliveryResource,
+  WebhookEndpointResource,
   JournalEntryResource,
   ListResource,
   PaymentResource,
@@ -93,6 +96,25 @@ export interface DeadlinesApplied {
   applied: number;
 }
 
+// ---- webhooks ----
+export interface ListPage {
+  integratorId: string;
+  limit: number;
+  startingAfter?: string;
+}
+
+export interface CreateWebhookEndpoint {
+  endpointId: string;
+  integratorId: string;
+  url: string;
+  enabledEvents: string[];
+}
+
+export interface IntegratorObjectRef {
+  integratorId: string;
+  id: string;
+}
+
 export interface RequestTopics {
   'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
   'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
@@ -107,8 +129,21 @@ export interface RequestTopics {
   'payments.authorize': { request: AuthorizePaymentRequest; reply: PaymentResource };
   'payments.decline': { request: PaymentRef; reply: PaymentResource };
   'payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
+
+  /** Recording is idempotent by event id: at-least-once publishers may repeat it. */
+  'events.record': { request: IntegrationEvent; reply: { recorded: boolean } };
+  'webhooks.endpoints.create': { request: CreateWebhookEndpoint; reply: WebhookEndpointResource };
+  'webhooks.endpoints.list': { request: ListPage; reply: ListResource<WebhookEndpointResource> };
+  'webhooks.endpoints.retrieve': { request: IntegratorObjectRef; reply: WebhookEndpointResource };
+  'webhooks.endpoints.delete': { request: IntegratorObjectRef; reply: { id: string; object: 'webhook_endpoint'; deleted: true } };
+  'webhooks.events.list': { request: ListPage; reply: ListResource<EventResource> };
+  'webhooks.events.retrieve': { request: IntegratorObjectRef; reply: EventResource };
+  'webhooks.events.redeliver': { request: IntegratorObjectRef; reply: EventResource };
+  'webhooks.events.deliveries': { request: IntegratorObjectRef; reply: ListResource<DeliveryResource> };
+  'webhooks.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
 }
 export type RequestTopic = keyof RequestTopics;
 
 /** Every app that holds deadlines answers this topic family; the clock owner calls each in turn. */
-export const DEADLINE_TOPICS = ['payments.apply-deadlines'] as const satisfies readonly RequestTopic[];
+/** In this order: an app's expiries emit events that the webhooks app then delivers in the same advance. */
+export const DEADLINE_TOPICS = ['payments.apply-deadlines', 'webhooks.apply-deadlines'] as const satisfies readonly RequestTopic[];

@@ -97,3 +97,31 @@ export interface ClockResource {
   object: 'clock';
   now: string;
 }
+
+export interface WebhookEndpointResource {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  enabled_events: string[];
+  secret: string;
+  status: 'enabled';
+  created_at: string;
+}
+
+export interface DeliveryAttemptResource {
+  attempted_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface DeliveryResource {
+  id: string;
+  object: 'webhook_delivery';
+  event: string;
+  webhook_endpoint: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  attempts: DeliveryAttemptResource[];
+  next_attempt_at: string | null;
+  created_at: string;
+}

@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   topup: 'top',
   journalEntry: 'je',
   webhookEndpoint: 'we',
+  webhookDelivery: 'whd',
   request: 'req',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

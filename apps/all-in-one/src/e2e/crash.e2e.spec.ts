@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { startServiceProcess, type ServiceProcess } from './process-harness';
+import { Receiver } from './receiver';
 
 /**
  * The authorization process survives a crash between its steps. The service runs as `npm start` does,
@@ -72,5 +73,56 @@ describe('crash between the ledger transfer and the payment success event', () =
     running = await startServiceProcess(env());
     const trial = (await running.http('GET', '/admin/v1/ledger/trial_balance', { key: adminKey })).body;
     expect(trial.currencies).toEqual([{ currency: 'DZD', total_debits: 3_000_000 + 1_250_000, total_credits: 3_000_000 + 1_250_000 }]);
+  });
+});
+
+describe('crash after a payment succeeds, before its event is delivered', () => {
+  const adminKey = `admin_${randomBase62(32)}`;
+  let running: ServiceProcess | undefined;
+  const hook = new Receiver();
+
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+    await hook.stop();
+  });
+
+  it('after restart the event is delivered, once, with the same id', async () => {
+    await hook.start();
+    const dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-hook-'));
+    const env = { DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' };
+    running = await startServiceProcess({ ...env, FAILPOINTS: 'webhooks.after-record' });
+    const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
+    const integrator = (await admin('POST', '/admin/v1/integrators', { name: 'Hook shop' })).body;
+    const merchant = (await admin('POST', '/admin/v1/connections', { integrator: integrator.id, kind: 'merchant', name: 'M', currency: 'DZD' })).body;
+    const customer = (await admin('POST', '/admin/v1/customers', { name: 'C', phone: '+213555000444', pin: '1234', currency: 'DZD' })).body;
+    await admin('POST', '/admin/v1/topups', { account: customer.id, amount: 2_000_000, currency: 'DZD' });
+    const endpoint = await running.http('POST', '/v1/webhook_endpoints', { key: integrator.api_key, body: { url: hook.url, enabled_events: ['*'] } });
+    expect(endpoint.status).toBe(201);
+    const payment = (
+      await running.http('POST', '/v1/payments', {
+        key: integrator.api_key,
+        headers: { 'Idempotency-Key': 'hook-crash-1' },
+        body: { amount: 1_000_000, currency: 'DZD', order_reference: 'hook-order', merchant_connection: merchant.id, return_url: 'https://shop.example/r' },
+      })
+    ).body;
+
+    await expect(
+      running.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: integrator.api_key, body: { customer: customer.id } }),
+    ).rejects.toThrow();
+    expect(await running.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(hook.received).toHaveLength(0);
+
+    running = await startServiceProcess(env);
+    await hook.waitFor(1, 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hook.received).toHaveLength(1);
+    const delivered = JSON.parse(hook.received[0]!.body);
+    expect(delivered).toMatchObject({ type: 'payment.succeeded', data: { id: payment.id, status: 'succeeded' } });
+    const listed = await running.http('GET', '/v1/events', { key: integrator.api_key });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([delivered.id]);
+    expect(hook.received[0]!.headers['webhook-id']).toBe(delivered.id);
   });
 });

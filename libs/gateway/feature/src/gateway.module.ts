@@ -6,6 +6,7 @@ import { HealthController } from './api/health.controller';
 import { HostedController } from './api/hosted.controller';
 import { PaymentsController } from './api/payments.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
+import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
 import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
@@ -15,7 +16,14 @@ export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, PaymentsController, HostedController, AdminController, ...(config.sandbox ? [TestHelpersController] : [])],
+      controllers: [
+        HealthController,
+        PaymentsController,
+        WebhookEndpointsController,
+        EventsController,
+        HostedController,
+        AdminController,
+        ...(config.sandbox ? [TestHelpersController] : [])],
       providers: [{ provide: GATEWAY_CONFIG, useValue: config }, GatewayCore],
     };
   }

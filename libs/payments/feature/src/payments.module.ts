@@ -6,6 +6,7 @@ import { CatchUpSubscription, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
+import { relayPaymentEvents } from './payment-relay';
 import { PaymentSweeps, PaymentsService, type PaymentsConfig } from './payments.service';
 
 export const PAYMENTS_MIGRATIONS: MigrationSet = { name: 'payments', dir: join(__dirname, '..', 'migrations') };
@@ -23,6 +24,7 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly service: PaymentsService;
   private readonly sweeps: PaymentSweeps;
   private readonly projection: CatchUpSubscription;
+  private readonly relay: CatchUpSubscription;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> = Promise.resolve();
 
@@ -43,6 +45,14 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
       handle: projectPaymentEvents,
       onError: (error) => this.logger.error(`payment projection: ${String(error)}`),
     });
+    this.relay = new CatchUpSubscription({
+      subscriptionId: 'payments.integration-events',
+      store,
+      pool,
+      typePrefixes: [PAYMENT_EVENT_PREFIX],
+      handle: (events) => relayPaymentEvents(store, bus, events),
+      onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -55,9 +65,11 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
       await this.projection.catchUp();
-      return { applied: await this.serialized(() => this.expireDue()) };
+      const applied = await this.serialized(() => this.expireDue());
+      return { applied };
     });
     await this.projection.start();
+    await this.relay.start();
     // A crash may have left authorizations half done: finish them before serving.
     await this.projection.catchUp();
     await this.recoverStalled(0);
@@ -67,6 +79,7 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+    await this.relay.stop();
     await this.projection.stop();
   }
 

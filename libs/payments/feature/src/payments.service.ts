@@ -12,6 +12,7 @@ import {
   type PaymentCommand,
   type PaymentEvent,
 } from '@pay/payments-domain';
+import { toIntegrationEvent } from './payment-events';
 
 export interface PaymentsConfig {
   publicBaseUrl: string;
@@ -121,8 +122,17 @@ export class PaymentsService {
     return events.length > 0;
   }
 
+  /**
+   * Decides and appends; a status change is then recorded with the webhooks app before anyone is
+   * answered (the relay records it instead if the process dies in between).
+   */
   private async execute(paymentId: string, command: PaymentCommand) {
-    return handleCommand<PaymentCommand, PaymentEvent, Payment>(this.store, paymentStreamId(paymentId), paymentDecider, command);
+    const handled = await handleCommand<PaymentCommand, PaymentEvent, Payment>(this.store, paymentStreamId(paymentId), paymentDecider, command);
+    const [event, ...more] = handled.events;
+    if (event && more.length > 0) throw new Error('a payment command decides at most one event');
+    const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);
+    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
+    return handled;
   }
 
   private async load(paymentId: string): Promise<Existing> {

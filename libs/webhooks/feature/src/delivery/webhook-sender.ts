@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Webhook } from 'standardwebhooks';
+import { AddressRefusedError, addressRefusal, checkUrlShape, guardedLookup, hostOf } from './url-guard';
+
+/** Contract section 6: any 2xx within 15 seconds is a success. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+export const RESPONSE_READ_BYTES_MAX = 64 * 1024;
+const USER_AGENT = 'payments-webhooks/1';
+const WEBHOOK_SECRET_BYTES = 24;
+
+export interface WebhookRequest {
+  url: string;
+  /** whsec_ + base64 key */
+  secret: string;
+  eventId: string;
+  body: string;
+  sandbox: boolean;
+  timeoutMs?: number;
+  /** The REAL wall clock, never the sandbox clock: receivers check webhook-timestamp against theirs. */
+  now?: () => Date;
+}
+
+export interface DeliveryResult {
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The start of the response body (at most RESPONSE_READ_BYTES_MAX bytes), when a response arrived. */
+  responseBodySnippet?: string;
+}
+
+type Outcome = Omit<DeliveryResult, 'latencyMs'>;
+
+const failure = (error: string): Outcome => ({ ok: false, statusCode: null, error });
+
+export const newWebhookSecret = (): string => `whsec_${randomBytes(WEBHOOK_SECRET_BYTES).toString('base64')}`;
+
+/**
+ * One delivery attempt. Never throws: a refused address, DNS failure, refused connection, TLS error or
+ * timeout each becomes a result with `error` set, for the retry schedule to act on.
+ */
+export const sendWebhook = async (request: WebhookRequest): Promise<DeliveryResult> => {
+  const startedMs = performance.now();
+  const finish = (outcome: Outcome): DeliveryResult => ({ ...outcome, latencyMs: Math.round(performance.now() - startedMs) });
+  try {
+    const target = checkTarget(request.url, request.sandbox);
+    if (!target.ok) return finish(failure(target.message));
+    const payload = Buffer.from(request.body, 'utf8');
+    const headers = signedHeaders(request, payload);
+    return finish(await post(target.url, payload, headers, request.sandbox, request.timeoutMs ?? DELIVERY_TIMEOUT_MS));
+  } catch (error) {
+    return finish(failure(describeError(error)));
+  }
+};
+
+/** Rechecked on every attempt: SANDBOX may have been turned off since the endpoint was registered. */
+const checkTarget = (raw: string, sandbox: boolean): { ok: true; url: URL } | { ok: false; message: string } => {
+  const shape = checkUrlShape(raw, { sandbox });
+  if (!shape.ok) return shape;
+  const host = hostOf(shape.url);
+  // Host names are checked at connect time by guardedLookup; Node never calls lookup for IP literals.
+  const refusal = isIP(host) ? addressRefusal(host, host, sandbox) : null;
+  return refusal ? { ok: false, message: refusal } : shape;
+};
+
+const signedHeaders = (request: WebhookRequest, payload: Buffer): OutgoingHttpHeaders => {
+  const timestampSeconds = Math.floor((request.now ?? (() => new Date()))().getTime() / 1000);
+  // Sign the whole second that goes in the header, and the very bytes that go on the wire.
+  const signature = new Webhook(request.secret).sign(request.eventId, new Date(timestampSeconds * 1000), payload);
+  return {
+    'content-type': 'application/json',
+    'content-length': String(payload.length),
+    'user-agent': USER_AGENT,
+    'webhook-id': request.eventId,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': signature,
+  };
+};
+
+const post = (url: URL, payload: Buffer, headers: OutgoingHttpHeaders, sandbox: boolean, timeoutMs: number): Promise<Outcome> =>
+  new Promise<Outcome>((resolve) => {
+    let settled = false;
+    let response: IncomingMessage | undefined;
+    const chunks: Buffer[] = [];
+    let bytesRead = 0;
+
+    const settle = (outcome: Outcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy(); // also stops reading a body past the limit
+      resolve(outcome);
+    };
+    const settleWithResponse = (): void => settle(responseOutcome(response!, Buffer.concat(chunks).subarray(0, RESPONSE_READ_BYTES_MAX)));
+
+    const transport = url.protocol === 'https:' ? https : http;
+    // agent: false, a fresh connection per attempt: a pooled socket would skip the connect-time lookup.
+    const req = transport.request(url, { method: 'POST', headers, agent: false, lookup: guardedLookup(sandbox) }, (res) => {
+      response = res;
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        bytesRead += chunk.length;
+        if (bytesRead >= RESPONSE_READ_BYTES_MAX) settleWithResponse();
+      });
+      res.on('end', settleWithResponse);
+      res.on('error', settleWithResponse); // the status already arrived: a broken body does not change it
+    });
+    req.on('error', (error) => settle(failure(describeError(error))));
+    // One budget for connect, request and response; once the status arrived, it decides and the body is cut.
+    const timer = setTimeout(() => (response ? settleWithResponse() : settle(failure('timeout'))), timeoutMs);
+    req.end(payload);
+  });
+
+const responseOutcome = (res: IncomingMessage, body: Buffer): Outcome => {
+  const statusCode = res.statusCode ?? 0;
+  const responseBodySnippet = body.toString('utf8');
+  if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, error: null, responseBodySnippet };
+  const error =
+    statusCode >= 300 && statusCode < 400
+      ? `redirect ${statusCode} not followed${res.headers.location ? ` (location ${res.headers.location.slice(0, 200)})` : ''}`
+      : `status ${statusCode}`;
+  return { ok: false, statusCode, error, responseBodySnippet };
+};
+
+// EPROTO: OpenSSL failed on the socket (a plain-http server behind an https:// url, for one).
+const TLS_ERROR = /^(EPROTO$|ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
+
+// Duck-typed, not instanceof Error: errors raised by Node's core can come from another realm (jest's sandbox).
+const describeError = (error: unknown): string => {
+  if (error instanceof AddressRefusedError) return error.message;
+  const { code = '', message: raw = String(error) } = (typeof error === 'object' && error !== null ? error : {}) as NodeJS.ErrnoException;
+  const message = raw.replace(/\s+/g, ' ').trim().slice(0, 500);
+  if (code === 'ECONNREFUSED') return `connection refused (${message})`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed (${message})`;
+  if (TLS_ERROR.test(code)) return `TLS error (${message})`;
+  return `request failed (${message})`;
+};

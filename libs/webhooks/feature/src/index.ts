@@ -1,0 +1,2 @@
+export * from './webhooks.module';
+export { RETRY_DELAYS_MS, ATTEMPTS_MAX } from './retry-schedule';

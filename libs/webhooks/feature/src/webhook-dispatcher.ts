@@ -1,0 +1,139 @@
+import { Logger } from '@nestjs/common';
+import { failpoint, type Clock } from '@pay/kernel';
+import { sendWebhook, type DeliveryResult } from './delivery';
+import { nextRetryAt } from './retry-schedule';
+import type { ClaimedDelivery, WebhooksStore } from './webhooks.store';
+
+export interface DispatcherOptions {
+  sandbox: boolean;
+  /** Attempts in flight at once, all endpoints together. */
+  inFlightMax: number;
+  /** Attempts in flight to one endpoint: a slow or dead endpoint holds at most this many slots. */
+  inFlightPerEndpointMax: number;
+  pollIntervalMs: number;
+  /** A claim outlives the 15 s attempt; after a crash, the delivery is claimed again once it expires. */
+  leaseMs: number;
+  send?: typeof sendWebhook;
+}
+
+export const DISPATCHER_DEFAULTS: Omit<DispatcherOptions, 'sandbox'> = {
+  inFlightMax: 64,
+  inFlightPerEndpointMax: 8,
+  pollIntervalMs: 1_000,
+  leaseMs: 60_000,
+};
+
+/**
+ * Delivers due webhook deliveries: claims them in PostgreSQL (several dispatchers may run), sends each
+ * attempt, records it, and schedules the retry on the service clock. Woken when an event is recorded,
+ * and polls for retries that fell due.
+ */
+export class WebhookDispatcher {
+  private readonly logger = new Logger('webhooks');
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private pumpAgain = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: WebhooksStore,
+    private readonly clock: Clock,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs);
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.pumping;
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  /** Look for due deliveries now (coalesced: one pump at a time, re-run if woken meanwhile). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      if (this.pumpAgain) {
+        this.pumpAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Sends everything due on the service clock and waits for those attempts (the sandbox clock advance). */
+  async drainDue(): Promise<number> {
+    let started = 0;
+    for (;;) {
+      await this.pumping;
+      const launched = await this.claimAndLaunch();
+      started += launched.length;
+      await Promise.allSettled([...this.inFlight.values()]);
+      if (launched.length === 0) return started;
+    }
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.claimAndLaunch()).length > 0) {
+        /* claim until nothing is due or no slot is free */
+      }
+    } catch (error) {
+      this.logger.error(`dispatch failed: ${String(error)}`);
+    }
+  }
+
+  private async claimAndLaunch(): Promise<ClaimedDelivery[]> {
+    const free = this.options.inFlightMax - this.inFlight.size;
+    if (free <= 0 || this.stopped) return [];
+    const saturated = [...this.perEndpoint].filter(([, n]) => n >= this.options.inFlightPerEndpointMax).map(([id]) => id);
+    const claimed = await this.store.claimDue(this.clock.now(), free, saturated, this.options.leaseMs);
+    for (const delivery of claimed) this.launch(delivery);
+    return claimed;
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    this.perEndpoint.set(delivery.endpointId, (this.perEndpoint.get(delivery.endpointId) ?? 0) + 1);
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) => this.logger.error(`delivery ${delivery.deliveryId}: ${String(error)}`))
+      .finally(() => {
+        this.inFlight.delete(delivery.deliveryId);
+        const left = (this.perEndpoint.get(delivery.endpointId) ?? 1) - 1;
+        if (left === 0) this.perEndpoint.delete(delivery.endpointId);
+        else this.perEndpoint.set(delivery.endpointId, left);
+        this.wake(); // a slot is free
+      });
+    this.inFlight.set(delivery.deliveryId, attempt);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    failpoint('webhooks.before-attempt');
+    const attemptedAt = this.clock.now();
+    const send = this.options.send ?? sendWebhook;
+    const result: DeliveryResult = await send({
+      url: delivery.url,
+      secret: delivery.secret,
+      eventId: delivery.eventId,
+      body: delivery.body,
+      sandbox: this.options.sandbox,
+    });
+    const attemptNumber = delivery.attempts + 1;
+    const retryAt = result.ok ? null : nextRetryAt(attemptNumber, this.clock.now());
+    await this.store.recordAttempt(
+      delivery.deliveryId,
+      { attemptedAt, statusCode: result.statusCode, latencyMs: Math.round(result.latencyMs), error: result.error },
+      result.ok ? { status: 'succeeded' } : retryAt ? { status: 'pending', nextAttemptAt: retryAt } : { status: 'failed' },
+    );
+    if (!result.ok && !retryAt) this.logger.warn(`delivery ${delivery.deliveryId} of ${delivery.eventId} failed after ${attemptNumber} attempts`);
+  }
+}

@@ -1,0 +1,259 @@
+import type { Pool, PoolClient } from 'pg';
+import type { DeliveryResource, EventResource, IntegrationEvent, ListResource, WebhookEndpointResource } from '@pay/contracts';
+import { newId } from '@pay/kernel';
+import { notInList, toPage } from './pagination';
+
+export interface EndpointRow {
+  id: string;
+  integratorId: string;
+  url: string;
+  enabledEvents: string[];
+  secret: string;
+  createdAt: Date;
+}
+
+/** A delivery claimed for one attempt, with what the attempt needs. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  eventId: string;
+  endpointId: string;
+  url: string;
+  secret: string;
+  body: string;
+  attempts: number;
+}
+
+export interface AttemptRecord {
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** Where the delivery goes after an attempt: done, failed for good, or due again at a time. */
+export type AfterAttempt = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+
+/** Deliveries that match an event: the integrator's live endpoints that want its type. */
+const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE e.integrator_id = $1 AND e.deleted_at IS NULL AND ('*' = ANY (e.enabled_events) OR $2 = ANY (e.enabled_events))`;
+
+export class WebhooksStore {
+  constructor(private readonly pool: Pool) {}
+
+  // ---- endpoints ----
+  async createEndpoint(endpoint: EndpointRow): Promise<void> {
+    // A retried create (same id from the idempotency key) finds the endpoint already there.
+    await this.pool.query('INSERT INTO wh_endpoints (id, integrator_id, url, enabled_events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING', [
+      endpoint.id,
+      endpoint.integratorId,
+      endpoint.url,
+      endpoint.enabledEvents,
+      endpoint.secret,
+      endpoint.createdAt,
+    ]);
+  }
+
+  async findEndpoint(integratorId: string, id: string): Promise<EndpointRow | undefined> {
+    const { rows } = await this.pool.query<EndpointDbRow>('SELECT * FROM wh_endpoints WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL', [id, integratorId]);
+    return rows[0] && toEndpoint(rows[0]);
+  }
+
+  async listEndpoints(integratorId: string, limit: number, startingAfter?: string): Promise<ListResource<WebhookEndpointResource>> {
+    const beforeSeq = startingAfter === undefined ? null : await this.seqOf('wh_endpoints', integratorId, startingAfter, 'AND deleted_at IS NULL');
+    const { rows } = await this.pool.query<EndpointDbRow>(
+      `SELECT * FROM wh_endpoints WHERE integrator_id = $1 AND deleted_at IS NULL AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+      [integratorId, beforeSeq, limit + 1],
+    );
+    return toPage(rows.map((row) => toEndpointResource(toEndpoint(row))), limit);
+  }
+
+  /** Soft delete; its pending deliveries are canceled, so the endpoint receives nothing more. */
+  async deleteEndpoint(integratorId: string, id: string, now: Date): Promise<boolean> {
+    return this.transaction(async (tx) => {
+      const { rowCount } = await tx.query('UPDATE wh_endpoints SET deleted_at = $3 WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL', [id, integratorId, now]);
+      if (rowCount === 0) return false;
+      await tx.query(`UPDATE wh_deliveries SET status = 'canceled', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [id]);
+      return true;
+    });
+  }
+
+  // ---- events ----
+  /** Stores the event and its deliveries in one transaction; a repeat of the same event id changes nothing. */
+  async recordEvent(event: IntegrationEvent, now: Date): Promise<boolean> {
+    const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: event.createdAt, data: event.data });
+    return this.transaction(async (tx) => {
+      const inserted = await tx.query({
+        name: 'wh-record-event',
+        text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        values: [event.id, event.integratorId, event.type, event.objectId, event.createdAt, body],
+      });
+      if (inserted.rowCount === 0) return false;
+      await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now);
+      return true;
+    });
+  }
+
+  async findEvent(integratorId: string, id: string): Promise<EventResource | undefined> {
+    const { rows } = await this.pool.query<{ body: string }>('SELECT body FROM wh_events WHERE id = $1 AND integrator_id = $2', [id, integratorId]);
+    return rows[0] && (JSON.parse(rows[0].body) as EventResource);
+  }
+
+  async listEvents(integratorId: string, limit: number, startingAfter?: string): Promise<ListResource<EventResource>> {
+    const beforeSeq = startingAfter === undefined ? null : await this.seqOf('wh_events', integratorId, startingAfter);
+    const { rows } = await this.pool.query<{ body: string }>(
+      `SELECT body FROM wh_events WHERE integrator_id = $1 AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+      [integratorId, beforeSeq, limit + 1],
+    );
+    return toPage(rows.map((row) => JSON.parse(row.body) as EventResource), limit);
+  }
+
+  /** New deliveries of an existing event to the integrator's current matching endpoints. */
+  async redeliver(integratorId: string, eventId: string, now: Date): Promise<number> {
+    return this.transaction(async (tx) => {
+      const { rows } = await tx.query<{ type: string }>('SELECT type FROM wh_events WHERE id = $1 AND integrator_id = $2', [eventId, integratorId]);
+      if (!rows[0]) return 0;
+      return this.fanOut(tx, eventId, integratorId, rows[0].type, 'redeliver', now);
+    });
+  }
+
+  async deliveriesOf(integratorId: string, eventId: string): Promise<ListResource<DeliveryResource>> {
+    const { rows } = await this.pool.query<DeliveryDbRow>(
+      `SELECT d.*, COALESCE(json_agg(json_build_object('attempted_at', a.attempted_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id)
+                FILTER (WHERE a.id IS NOT NULL), '[]') AS attempt_list
+       FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id AND ev.integrator_id = $2
+       LEFT JOIN wh_attempts a ON a.delivery_id = d.id
+       WHERE d.event_id = $1 GROUP BY d.id ORDER BY d.created_at, d.id LIMIT 100`,
+      [eventId, integratorId],
+    );
+    return { object: 'list', data: rows.map(toDeliveryResource), has_more: false };
+  }
+
+  // ---- dispatching ----
+  /**
+   * Claims up to `limit` deliveries due on the service clock (or whose claim expired), skipping rows
+   * another dispatcher holds and endpoints already at their concurrency limit.
+   */
+  async claimDue(now: Date, limit: number, saturatedEndpoints: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.pool.query<ClaimedDbRow>({
+      name: 'wh-claim-due',
+      text: `WITH due AS (
+               SELECT d.id FROM wh_deliveries d
+               WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
+                 AND NOT (d.endpoint_id = ANY ($3::text[]))
+               ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+             UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $4)
+             FROM due, wh_events ev, wh_endpoints e
+             WHERE d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.deleted_at IS NULL
+             RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, e.url, e.secret, ev.body`,
+      values: [now, limit, saturatedEndpoints, leaseMs / 1000],
+    });
+    return rows.map((r) => ({ deliveryId: r.id, eventId: r.event_id, endpointId: r.endpoint_id, url: r.url, secret: r.secret, body: r.body, attempts: r.attempts }));
+  }
+
+  async recordAttempt(deliveryId: string, attempt: AttemptRecord, next: AfterAttempt): Promise<void> {
+    await this.transaction(async (tx) => {
+      await tx.query({
+        name: 'wh-insert-attempt',
+        text: 'INSERT INTO wh_attempts (delivery_id, attempted_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)',
+        values: [deliveryId, attempt.attemptedAt, attempt.statusCode, attempt.latencyMs, attempt.error],
+      });
+      await tx.query({
+        name: 'wh-after-attempt',
+        text: `UPDATE wh_deliveries SET attempts = attempts + 1, status = CASE WHEN status = 'canceled' THEN status ELSE $2 END,
+               next_attempt_at = $3, lease_until = NULL WHERE id = $1`,
+        values: [deliveryId, next.status, next.status === 'pending' ? next.nextAttemptAt : null],
+      });
+    });
+  }
+
+  private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<number> {
+    const { rows: endpoints } = await tx.query<{ id: string }>(`SELECT e.id ${MATCHING_ENDPOINTS}`, [integratorId, type]);
+    if (endpoints.length === 0) return 0;
+    const { rowCount } = await tx.query(
+      `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
+       SELECT d.id, $1, d.endpoint_id, $2, 'pending', $3, $3 FROM unnest($4::text[], $5::text[]) AS d (id, endpoint_id)
+       ON CONFLICT DO NOTHING`,
+      [eventId, origin, now, endpoints.map(() => newId('webhookDelivery')), endpoints.map((e) => e.id)],
+    );
+    return rowCount ?? 0;
+  }
+
+  private async seqOf(table: 'wh_events' | 'wh_endpoints', integratorId: string, id: string, extra = ''): Promise<number> {
+    const { rows } = await this.pool.query<{ seq: number }>(`SELECT seq FROM ${table} WHERE id = $1 AND integrator_id = $2 ${extra}`, [id, integratorId]);
+    if (!rows[0]) throw notInList(id);
+    return rows[0].seq;
+  }
+
+  private async transaction<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
+    const tx = await this.pool.connect();
+    try {
+      await tx.query('BEGIN');
+      const result = await work(tx);
+      await tx.query('COMMIT');
+      return result;
+    } catch (error) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      tx.release();
+    }
+  }
+}
+
+interface EndpointDbRow {
+  id: string;
+  integrator_id: string;
+  url: string;
+  enabled_events: string[];
+  secret: string;
+  created_at: Date;
+}
+
+interface ClaimedDbRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  body: string;
+}
+
+interface DeliveryDbRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: string;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  attempt_list: { attempted_at: string; status_code: number | null; latency_ms: number; error: string | null }[];
+}
+
+const toEndpoint = (row: EndpointDbRow): EndpointRow => ({
+  id: row.id,
+  integratorId: row.integrator_id,
+  url: row.url,
+  enabledEvents: row.enabled_events,
+  secret: row.secret,
+  createdAt: row.created_at,
+});
+
+export const toEndpointResource = (endpoint: EndpointRow): WebhookEndpointResource => ({
+  id: endpoint.id,
+  object: 'webhook_endpoint',
+  url: endpoint.url,
+  enabled_events: endpoint.enabledEvents,
+  secret: endpoint.secret,
+  status: 'enabled',
+  created_at: endpoint.createdAt.toISOString(),
+});
+
+const toDeliveryResource = (row: DeliveryDbRow): DeliveryResource => ({
+  id: row.id,
+  object: 'webhook_delivery',
+  event: row.event_id,
+  webhook_endpoint: row.endpoint_id,
+  status: row.status === 'delivering' ? 'pending' : (row.status as DeliveryResource['status']),
+  attempts: row.attempt_list.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })),
+  next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+  created_at: row.created_at.toISOString(),
+});
