@@ -15,6 +15,7 @@ import {
   createPool,
   EVENT_STORE,
   PG_POOL,
+  PG_POOL_ASYNC_COMMIT,
   PLATFORM_MIGRATIONS,
   runMigrations,
   ServiceClockStore,
@@ -34,6 +35,7 @@ export interface RunningService {
 export const ALL_MIGRATIONS = [PLATFORM_MIGRATIONS, EVENT_STORE_MIGRATIONS, LEDGER_MIGRATIONS, GATEWAY_MIGRATIONS, PAYMENTS_MIGRATIONS, WEBHOOKS_MIGRATIONS];
 
 const STATEMENT_TIMEOUT_MS = 15_000;
+const ASYNC_COMMIT_POOL_MAX = 10;
 
 /**
  * The embedded default: every app in one process over the in-process bus, on one PostgreSQL (embedded
@@ -46,16 +48,18 @@ export async function startService(config: ServiceConfig, options: { logLevels?:
     ? { url: config.databaseUrl, stop: async () => undefined }
     : await startEmbeddedPostgres(config.dataDir);
   let pool: Pool | undefined;
+  let asyncCommitPool: Pool | undefined;
   try {
     await runMigrations(database.url, ALL_MIGRATIONS);
     pool = createPool(database.url, { max: config.dbPoolMax, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    asyncCommitPool = createPool(database.url, { max: ASYNC_COMMIT_POOL_MAX, statementTimeoutMs: STATEMENT_TIMEOUT_MS, asynchronousCommit: true });
     const clock = new OffsetClock();
     await new ServiceClockStore(pool).load(clock);
     const bus = new InProcessBus();
     const store = new PostgresEventStore(pool);
 
     const app = await NestFactory.create<NestFastifyApplication>(
-      AllInOneModule.compose(config, adminApiKey, { pool, clock, bus, store }),
+      AllInOneModule.compose(config, adminApiKey, { pool, asyncCommitPool, clock, bus, store }),
       new FastifyAdapter(fastifyOptions),
       { logger: options.logLevels ?? ['log', 'warn', 'error'], abortOnError: false, bodyParser: false },
     );
@@ -66,7 +70,7 @@ export async function startService(config: ServiceConfig, options: { logLevels?:
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.log(`listening on ${url}${config.sandbox ? ' (sandbox: test helpers on, clock movable)' : ''}`);
 
-    const livePool = pool;
+    const livePools = [pool, asyncCommitPool];
     return {
       url,
       adminApiKey,
@@ -75,12 +79,13 @@ export async function startService(config: ServiceConfig, options: { logLevels?:
         await app.close(); // stops accepting requests, lets those in flight finish, then shuts the apps down
         await bus.close();
         await store.close();
-        await livePool.end();
+        for (const livePool of livePools) await livePool.end();
         await database.stop();
       },
     };
   } catch (error) {
     await pool?.end().catch(() => undefined);
+    await asyncCommitPool?.end().catch(() => undefined);
     await database.stop().catch(() => undefined);
     throw error;
   }
@@ -88,6 +93,7 @@ export async function startService(config: ServiceConfig, options: { logLevels?:
 
 interface Infrastructure {
   pool: Pool;
+  asyncCommitPool: Pool;
   clock: OffsetClock;
   bus: InProcessBus;
   store: PostgresEventStore;
@@ -99,6 +105,7 @@ class InfrastructureModule {
   static with(config: ServiceConfig, infrastructure: Infrastructure): DynamicModule {
     const providers = [
       { provide: PG_POOL, useValue: infrastructure.pool },
+      { provide: PG_POOL_ASYNC_COMMIT, useValue: infrastructure.asyncCommitPool },
       { provide: CLOCK, useValue: infrastructure.clock },
       { provide: MESSAGE_BUS, useValue: infrastructure.bus },
       { provide: EVENT_STORE, useValue: infrastructure.store },

@@ -30,9 +30,12 @@ export async function handleCommand<Command, Event extends { type: string }, Sta
   streamId: string,
   decider: Decider<Command, Event, State>,
   command: Command,
+  { expectNew = false }: { expectNew?: boolean } = {},
 ): Promise<Handled<Event, State>> {
   for (let attempt = 1; ; attempt++) {
-    const recorded = await store.readStream(streamId);
+    // A command that creates its stream is first tried without reading it (one round trip less);
+    // if the stream exists after all, the append fails and the normal path takes over.
+    const recorded = expectNew && attempt === 1 ? [] : await store.readStream(streamId);
     const state = fold(decider as Decider<unknown, Event, State>, recorded);
     const events = decider.decide(command, state);
     const current = recorded.length === 0 ? undefined : recorded[recorded.length - 1]!.revision;

@@ -11,12 +11,19 @@ types.setTypeParser(types.builtins.INT8, (value) => {
 export interface PoolOptions {
   max: number;
   statementTimeoutMs: number;
+  /**
+   * Commits return before their WAL is flushed. Only for writes whose loss in a crash is harmless or
+   * repaired: WAL is flushed in order, so such a commit is durable as soon as any later synchronous
+   * commit is.
+   */
+  asynchronousCommit?: boolean;
 }
 
-export function createPool(url: string, { max, statementTimeoutMs }: PoolOptions): Pool {
+export function createPool(url: string, { max, statementTimeoutMs, asynchronousCommit = false }: PoolOptions): Pool {
   const pool = new Pool({
     connectionString: url,
     max,
+    ...(asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
     statement_timeout: statementTimeoutMs,

@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
 import type { Currency, OffsetClock } from '@pay/kernel';
-import { CLOCK, PG_POOL, ServiceClockStore } from '@pay/platform';
+import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
 import { ApiKeyAuthenticator, checkAdminKey } from './auth/auth';
 import { RateLimiter } from './auth/rate-limiter';
 import { DirectoryRepository, type ApiKeyRecord, type Connection } from './directory/directory.repository';
@@ -19,6 +19,7 @@ export interface GatewayConfig {
 export const GATEWAY_CONFIG = Symbol('GatewayConfig');
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+const CONNECTION_CACHE_MAX = 10_000;
 
 /** What every gateway controller needs: the directory, authentication, idempotency, the bus and the clock. */
 @Injectable()
@@ -29,15 +30,23 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
   private readonly authenticator: ApiKeyAuthenticator;
   private readonly logger = new Logger('gateway');
   private purgeTimer: NodeJS.Timeout | undefined;
+  /** Connections never change once created: each is read from PostgreSQL once. */
+  private readonly connections = new Map<string, Connection>();
 
   constructor(
     @Inject(PG_POOL) pool: Pool,
+    /**
+     * Idempotency rows are written with asynchronous commit, off the request's critical fsync: the
+     * claim is made durable by the object's own (synchronous) append that follows it, and a lost
+     * completion only makes a retry create the same object id again, which answers the existing object.
+     */
+    @Inject(PG_POOL_ASYNC_COMMIT) asyncCommitPool: Pool,
     @Inject(MESSAGE_BUS) readonly bus: MessageBus,
     @Inject(CLOCK) readonly clock: OffsetClock,
     @Inject(GATEWAY_CONFIG) readonly config: GatewayConfig,
   ) {
     this.directory = new DirectoryRepository(pool);
-    this.idempotency = new IdempotencyStore(pool);
+    this.idempotency = new IdempotencyStore(asyncCommitPool);
     this.clockStore = new ServiceClockStore(pool);
     this.authenticator = new ApiKeyAuthenticator(this.directory, new RateLimiter(config.rateLimitPerSecond));
   }
@@ -67,7 +76,11 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
 
   /** The named connection must exist and belong to the caller (else connection_not_authorized). */
   async authorizedConnection(integratorId: string, connectionId: string, param: string): Promise<Connection> {
-    const connection = await this.directory.findConnection(connectionId);
+    const connection = this.connections.get(connectionId) ?? (await this.directory.findConnection(connectionId));
+    if (connection && !this.connections.has(connectionId)) {
+      if (this.connections.size >= CONNECTION_CACHE_MAX) this.connections.clear();
+      this.connections.set(connectionId, connection);
+    }
     if (!connection || connection.integratorId !== integratorId) {
       throw new ServiceError('connection_not_authorized', `connection '${connectionId}' is not connected to your account`, param);
     }

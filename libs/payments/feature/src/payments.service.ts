@@ -127,7 +127,9 @@ export class PaymentsService {
    * answered (the relay records it instead if the process dies in between).
    */
   private async execute(paymentId: string, command: PaymentCommand) {
-    const handled = await handleCommand<PaymentCommand, PaymentEvent, Payment>(this.store, paymentStreamId(paymentId), paymentDecider, command);
+    const handled = await handleCommand<PaymentCommand, PaymentEvent, Payment>(this.store, paymentStreamId(paymentId), paymentDecider, command, {
+      expectNew: command.type === 'CreatePayment',
+    });
     const [event, ...more] = handled.events;
     if (event && more.length > 0) throw new Error('a payment command decides at most one event');
     const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);

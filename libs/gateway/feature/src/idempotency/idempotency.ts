@@ -40,10 +40,11 @@ export class IdempotencyStore {
     }
     try {
       const result = await create(claimed.objectId);
-      await this.pool.query(
-        `UPDATE gw_idempotency_keys SET state = 'done', response_status = 201, response_body = $3, locked_until = NULL WHERE scope = $1 AND key = $2`,
-        [call.scope, call.key, JSON.stringify(result)],
-      );
+      await this.pool.query({
+        name: 'gw-idempotency-done',
+        text: `UPDATE gw_idempotency_keys SET state = 'done', response_status = 201, response_body = $3, locked_until = NULL WHERE scope = $1 AND key = $2`,
+        values: [call.scope, call.key, JSON.stringify(result)],
+      });
       return result;
     } catch (error) {
       const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
