@@ -15,12 +15,18 @@ export class Receiver {
   private readonly script: { status: number; delayMs?: number }[] = [];
   private server: Server | undefined;
   private waiters: { count: number; resolve: () => void }[] = [];
+  private open = 0;
+  /** The most requests this receiver held open at once. */
+  maxOpen = 0;
   url = '';
 
   async start(): Promise<this> {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      this.open += 1;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      response.on('close', () => (this.open -= 1));
       request.on('end', () => {
         this.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
         this.waiters = this.waiters.filter((w) => (this.received.length >= w.count ? (w.resolve(), false) : true));

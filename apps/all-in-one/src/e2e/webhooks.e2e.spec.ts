@@ -199,6 +199,20 @@ describe('events and signed webhooks (contract section 6)', () => {
       expect(slow.received.length).toBeGreaterThan(0);
     });
 
+    it('retries falling due together never hold more than 8 attempts open on one endpoint', async () => {
+      const shop = await createIntegrator(service);
+      const slow = await receiver();
+      slow.reply(...Array.from({ length: 12 }, () => ({ status: 500 })), ...Array.from({ length: 12 }, () => ({ status: 200, delayMs: 1_000 })));
+      await register(shop, slow.url);
+      const customer = await createCustomer(service, 50_000_000);
+      for (let i = 0; i < 12; i++) await pay(shop, customer);
+      await slow.waitFor(12);
+      expect(slow.maxOpen).toBeLessThanOrEqual(8);
+      await advance(shop, 5); // the 12 retries fall due at once
+      await slow.waitFor(24);
+      expect(slow.maxOpen).toBe(8);
+    });
+
     it('enabled_events filters; a deleted endpoint gets nothing more', async () => {
       const shop = await createIntegrator(service);
       const canceledOnly = await receiver();

@@ -36,6 +36,8 @@ export class WebhookDispatcher {
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
   private stopped = false;
+  /** Claims run one at a time: each must see the slots the previous one took. */
+  private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: WebhooksStore,
@@ -93,11 +95,16 @@ export class WebhookDispatcher {
     }
   }
 
-  private async claimAndLaunch(): Promise<ClaimedDelivery[]> {
+  private claimAndLaunch(): Promise<ClaimedDelivery[]> {
+    const claim = this.claiming.then(() => this.claimNow());
+    this.claiming = claim.catch(() => undefined);
+    return claim;
+  }
+
+  private async claimNow(): Promise<ClaimedDelivery[]> {
     const free = this.options.inFlightMax - this.inFlight.size;
     if (free <= 0 || this.stopped) return [];
-    const saturated = [...this.perEndpoint].filter(([, n]) => n >= this.options.inFlightPerEndpointMax).map(([id]) => id);
-    const claimed = await this.store.claimDue(this.clock.now(), free, saturated, this.options.leaseMs);
+    const claimed = await this.store.claimDue(this.clock.now(), free, this.perEndpoint, this.options.inFlightPerEndpointMax, this.options.leaseMs);
     for (const delivery of claimed) this.launch(delivery);
     return claimed;
   }

@@ -130,21 +130,29 @@ export class WebhooksStore {
   // ---- dispatching ----
   /**
    * Claims up to `limit` deliveries due on the service clock (or whose claim expired), skipping rows
-   * another dispatcher holds and endpoints already at their concurrency limit.
+   * another dispatcher holds, and never more for one endpoint than its free slots
+   * (`perEndpointMax` less what this dispatcher already has in flight to it).
    */
-  async claimDue(now: Date, limit: number, saturatedEndpoints: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: Date, limit: number, inFlight: ReadonlyMap<string, number>, perEndpointMax: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedDbRow>({
       name: 'wh-claim-due',
-      text: `WITH due AS (
-               SELECT d.id FROM wh_deliveries d
-               WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
-                 AND NOT (d.endpoint_id = ANY ($3::text[]))
-               ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-             UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $4)
-             FROM due, wh_events ev, wh_endpoints e
-             WHERE d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.deleted_at IS NULL
+      text: `WITH in_flight AS (SELECT * FROM unnest($3::text[], $4::int[]) AS f (endpoint_id, n)),
+             ranked AS (
+               SELECT d.id, d.endpoint_id, d.next_attempt_at, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
+               FROM wh_deliveries d
+               WHERE (d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now())),
+             candidates AS (
+               SELECT r.id FROM ranked r LEFT JOIN in_flight f USING (endpoint_id)
+               WHERE r.rank <= $5 - COALESCE(f.n, 0) ORDER BY r.next_attempt_at LIMIT $2),
+             claimed AS (
+               SELECT d.id FROM wh_deliveries d WHERE d.id IN (SELECT id FROM candidates)
+                 AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
+               FOR UPDATE SKIP LOCKED)
+             UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $6)
+             FROM claimed, wh_events ev, wh_endpoints e
+             WHERE d.id = claimed.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.deleted_at IS NULL
              RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, e.url, e.secret, ev.body`,
-      values: [now, limit, saturatedEndpoints, leaseMs / 1000],
+      values: [now, limit, [...inFlight.keys()], [...inFlight.values()], perEndpointMax, leaseMs / 1000],
     });
     return rows.map((r) => ({ deliveryId: r.id, eventId: r.event_id, endpointId: r.endpoint_id, url: r.url, secret: r.secret, body: r.body, attempts: r.attempts }));
   }
