@@ -10,6 +10,7 @@ import { fmt, table, type Row } from './report';
 import { authorizeScenario, createPendingPayments, createScenario, trialBalance } from './scenarios';
 import { spawnService } from './service';
 import { PAYMENT_AMOUNT, setUp } from './setup';
+import { webhookBatch, type WebhookBatchResult } from './webhooks';
 
 /** `npm run bench`. Sizes are fixed so that runs compare; the authorize count can be tuned per machine. */
 const CONFIG = {
@@ -26,9 +27,17 @@ const CONFIG = {
   poolSize: 20,
   baselineWorkers: 32,
   baselineDurationS: 10,
+  /** The webhooks phase: endpoints registered only then, so that the phases before it send no webhooks. */
+  webhookEndpoints: envInt('BENCH_WEBHOOK_ENDPOINTS', 4),
+  webhookPayments: envInt('BENCH_WEBHOOK_PAYMENTS', 2_000),
+  /** The backlog batch: requests held while these are authorized, then the queue drained. */
+  webhookBacklogPayments: envInt('BENCH_WEBHOOK_BACKLOG_PAYMENTS', 1_000),
+  /** A failed attempt is retried about 5 s later: give up only after longer than that without an arrival. */
+  webhookIdleTimeoutMs: 12_000,
+  webhookMaxWaitMs: 60_000,
 };
 
-const TARGETS = { createP99Ms: 10, rssMb: 500, ratio: 0.3 };
+const TARGETS = { createP99Ms: 10, rssMb: 500, ratio: 0.3, deliveriesPerSecond: 1_000, webhookP99Ms: 100 };
 
 const cleanups: (() => Promise<unknown>)[] = [];
 let cleaning: Promise<void> | undefined;
@@ -61,7 +70,8 @@ async function main(): Promise<void> {
   cleanups.push(() => service.stop());
   log(`service pid ${service.pid} ready on ${service.url}`);
 
-  const fixture = await setUp(service.url, service.adminKey, CONFIG.customers, Math.ceil(CONFIG.authorizeCount / CONFIG.customers));
+  const paymentsPerCustomer = Math.ceil((CONFIG.authorizeCount + CONFIG.webhookPayments + CONFIG.webhookBacklogPayments) / CONFIG.customers);
+  const fixture = await setUp(service.url, service.adminKey, CONFIG.customers, paymentsPerCustomer);
   log(`set up: integrator, merchant connection, ${fixture.customers.length} topped-up customers`);
 
   const rss = new RssSampler(service.pid);
@@ -87,6 +97,29 @@ async function main(): Promise<void> {
   log(`authorize: statuses read back with GET ${JSON.stringify(authorize.statuses)}`);
   rss.stop();
 
+  // Last, and the only phase with webhook endpoints: the figures above are without any webhook traffic.
+  const webhooksRss = new RssSampler(service.pid);
+  webhooksRss.start();
+  cleanups.push(async () => webhooksRss.stop());
+  const webhookOptions = {
+    endpoints: CONFIG.webhookEndpoints,
+    connections: CONFIG.authorizeConnections,
+    pendingConcurrency: CONFIG.pendingConcurrency,
+    idleTimeoutMs: CONFIG.webhookIdleTimeoutMs,
+    maxWaitMs: CONFIG.webhookMaxWaitMs,
+  };
+  const snapshot = () => pgStats(serviceDatabase);
+  const beforeWebhooks = await snapshot();
+  const webhooks = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookPayments, backlog: false }, snapshot, log);
+  logWebhooks('webhooks live', webhooks);
+  // Per delivery: the batch's authorizations (and their read-back GETs) are in these counters too; the authorize phase gives their share.
+  for (const line of describeDelta(beforeWebhooks, webhooks.statsAfterWait, webhooks.arrivals)) log(`  webhooks live (authorizations included), PostgreSQL per delivery: ${line}`);
+  const beforeBacklog = await snapshot();
+  const backlog = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookBacklogPayments, backlog: true }, snapshot, log);
+  logWebhooks('webhooks backlog', backlog);
+  for (const line of describeDelta(beforeBacklog, backlog.statsAfterWait, backlog.arrivals)) log(`  webhooks backlog (authorizations included), PostgreSQL per delivery: ${line}`);
+  webhooksRss.stop();
+
   const books = await trialBalance(fixture, service.adminKey);
   log(`trial balance: ${books.balanced ? 'balanced' : 'NOT BALANCED'} (${books.detail})`);
 
@@ -103,6 +136,7 @@ async function main(): Promise<void> {
   log(`baseline: ${baseline.transfers} transfers, ${fmt(baseline.perSecond)}/s, p50 ${fmt(baseline.p50Ms, 2)} ms, p99 ${fmt(baseline.p99Ms, 2)} ms`);
 
   const ratio = authorize.succeededPerSecond / baseline.perSecond;
+  const unexpected = webhooks.unexpected + webhooks.eventIdMismatches + backlog.unexpected + backlog.eventIdMismatches;
   const rows: Row[] = [
     { figure: 'create: requests/s', value: fmt(create.perSecond), target: `${CONFIG.createRate} offered` },
     { figure: 'create: p50 latency (ms)', value: fmt(create.p50Ms, 2), target: '' },
@@ -121,12 +155,58 @@ async function main(): Promise<void> {
     { figure: 'baseline: pg transfers/s', value: fmt(baseline.perSecond), target: '' },
     { figure: 'succeeded/s ÷ baseline/s', value: `${fmt(ratio * 100)} %`, target: `>= ${TARGETS.ratio * 100} %`, pass: ratio >= TARGETS.ratio },
     { figure: 'service max RSS (MB)', value: fmt(rss.maxMb), target: `< ${TARGETS.rssMb}`, pass: rss.maxMb < TARGETS.rssMb },
+    { figure: `webhooks: authorizations/s (${CONFIG.webhookEndpoints} endpoints)`, value: fmt(webhooks.authorize.authorizationsPerSecond), target: '' },
+    { figure: 'webhooks: deliveries/s', value: fmt(webhooks.deliveriesPerSecond), target: `>= ${TARGETS.deliveriesPerSecond}`, pass: webhooks.deliveriesPerSecond >= TARGETS.deliveriesPerSecond },
+    { figure: 'webhooks: offered deliveries/s', value: fmt(webhooks.offeredPerSecond), target: '' },
+    {
+      figure: 'webhooks: backlog drain deliveries/s',
+      value: fmt(backlog.deliveriesPerSecond),
+      target: `>= ${TARGETS.deliveriesPerSecond}`,
+      pass: backlog.deliveriesPerSecond >= TARGETS.deliveriesPerSecond,
+    },
+    { figure: 'webhooks: change→1st attempt p50 (ms)', value: fmt(webhooks.p50Ms), target: '' },
+    {
+      figure: 'webhooks: change→1st attempt p99 (ms)',
+      value: fmt(webhooks.p99Ms),
+      target: `< ${TARGETS.webhookP99Ms}`,
+      pass: webhooks.p99Ms < TARGETS.webhookP99Ms,
+    },
+    { figure: 'webhooks: change→attempt start p99, service (ms)', value: fmt(webhooks.serviceView.attemptStartP99Ms), target: '' },
+    { figure: 'webhooks: last arrival − last change (s)', value: fmt(webhooks.drainS, 2), target: '' },
+    {
+      figure: 'webhooks: (event, endpoint) pairs arrived',
+      value: `${webhooks.deliveredPairs + backlog.deliveredPairs}/${webhooks.expectedPairs + backlog.expectedPairs}`,
+      target: 'all',
+      pass: webhooks.expectedPairs > 0 && backlog.expectedPairs > 0 && webhooks.missingPairs + backlog.missingPairs === 0,
+    },
+    { figure: 'webhooks: duplicates (allowed)', value: String(webhooks.duplicates + backlog.duplicates), target: '' },
+    {
+      figure: 'webhooks: unexpected requests',
+      value: String(unexpected),
+      target: '0',
+      pass: unexpected === 0,
+    },
+    { figure: 'webhooks: service max RSS (MB)', value: fmt(webhooksRss.maxMb), target: `< ${TARGETS.rssMb}`, pass: webhooksRss.maxMb < TARGETS.rssMb },
     { figure: 'ledger trial balance', value: books.balanced ? 'balanced' : 'unbalanced', target: 'balanced', pass: books.balanced },
   ];
   process.stdout.write(
     `\nPayments service benchmark (${CONFIG.authorizeCount} authorizations, ${CONFIG.customers} customers, pool ${CONFIG.poolSize}; ` +
+      `webhooks: ${CONFIG.webhookPayments} live + ${CONFIG.webhookBacklogPayments} backlog authorizations × ${CONFIG.webhookEndpoints} endpoints; ` +
       `RSS from ${rss.sampleCount} samples)\n\n${table(rows)}\n`,
   );
+}
+
+function logWebhooks(name: string, batch: WebhookBatchResult): void {
+  log(
+    `${name}: ${batch.arrivals} arrivals, ${fmt(batch.deliveriesPerSecond)}/s over ${fmt(batch.windowS, 2)} s (offered ${fmt(batch.offeredPerSecond)}/s); ` +
+      `last arrival ${fmt(batch.drainS, 2)} s after the last state change; first-attempt latency p50 ${fmt(batch.p50Ms)} ms, p99 ${fmt(batch.p99Ms)} ms, max ${fmt(batch.maxMs)} ms`,
+  );
+  log(
+    `${name}: ${batch.deliveredPairs}/${batch.expectedPairs} (payment, endpoint) pairs, ${batch.missingPairs} missing, ${batch.duplicates} duplicates, ` +
+      `${batch.unexpected} unexpected, ${batch.eventIdMismatches} event-id mismatches${batch.timedOut ? ' (gave up waiting)' : ''}; ` +
+      `bench event-loop delay p99 ${fmt(batch.benchLoopDelayP99Ms, 2)} ms`,
+  );
+  for (const line of batch.serviceView.lines) log(`  ${name}, service tables: ${line}`);
 }
 
 function databaseNamed(url: string, name: string): string {

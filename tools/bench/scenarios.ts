@@ -54,6 +54,10 @@ export interface AuthorizeResult {
   authorizationsPerSecond: number;
   /** Payment statuses read back with GET after the run. */
   statuses: Record<string, number>;
+  /** The same, per payment id. */
+  statusById: Map<string, string>;
+  /** Date.now() when the load ended (before the snapshot and the GETs). */
+  loadEndedAt: number;
   succeededPerSecond: number;
 }
 
@@ -94,18 +98,23 @@ export async function authorizeScenario<S>(
     },
     { hardLimitMs: 90_000 },
   );
+  const loadEndedAt = Date.now();
   const statsAfterLoad = await snapshot();
   const statuses: Record<string, number> = {};
+  const statusById = new Map<string, string>();
   await mapConcurrent(paymentIds, 32, async (id) => {
     const response = await call(fixture.baseUrl, 'GET', `/v1/payments/${id}`, { key: fixture.apiKey });
     const status = response.status === 200 ? String(response.body.status) : `http_${response.status}`;
     statuses[status] = (statuses[status] ?? 0) + 1;
+    statusById.set(id, status);
   });
   return {
     load,
     statsAfterLoad,
     authorizationsPerSecond: load.ok / load.durationS,
     statuses,
+    statusById,
+    loadEndedAt,
     succeededPerSecond: (statuses['succeeded'] ?? 0) / load.durationS,
   };
 }
