@@ -40,6 +40,10 @@ export class InProcessBus implements MessageBus {
     }
   }
 
+  async start(): Promise<void> {
+    /* nothing to connect */
+  }
+
   /** Refuses new requests and waits for those in flight. */
   async close(): Promise<void> {
     this.closed = true;

@@ -1,2 +1,3 @@
 export * from './message-bus';
 export * from './in-process-bus';
+export * from './kafka-bus';

@@ -18,7 +18,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
  */
 export interface MessageBus {
   request<T extends RequestTopic>(topic: T, message: Request<T>, options?: RequestOptions): Promise<Reply<T>>;
+  /** Registers the handler of a topic this process serves; before start(). */
   handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void;
+  /** Connects and starts serving the registered topics. */
+  start(): Promise<void>;
+  /** Stops taking requests, finishes those in flight, disconnects. */
   close(): Promise<void>;
 }
 

@@ -1,2 +1,3 @@
 export * from './database';
 export * from './given-when-then';
+export * from './kafka-mock';

@@ -1,0 +1,218 @@
+import { REQUEST_TOPICS, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
+import { startKafkaMock, type KafkaMock } from '@pay/testing';
+import { Kafka, logLevel } from 'kafkajs';
+import { KafkaBus, kafkaTopicsFor, type KafkaBusOptions } from './kafka-bus';
+
+/**
+ * KafkaBus against librdkafka's mock cluster (tools/kafka-mock, built from C; needs librdkafka-dev).
+ * Not skipped when the mock cannot be built: the suite fails with the build script's message.
+ * KAFKA_LOG=1 shows kafkajs' warnings and errors.
+ */
+const REPLY_PARTITIONS = 4;
+const TOPICS = kafkaTopicsFor(REQUEST_TOPICS, REPLY_PARTITIONS);
+const UNSERVED: RequestTopic = 'payments.retrieve';
+
+jest.setTimeout(60_000);
+
+const balance = (owner: string) => ({ object: 'balance', owner, currency: 'DZD', available: owner.length, pending: 0, at: new Date(0) });
+
+let onSlowHandlerStarted = () => undefined as void;
+
+/** A ledger serving a few topics, as the ledger app would. */
+function ledgerBus(brokers: string, extra: Partial<KafkaBusOptions> = {}): KafkaBus {
+  const bus = new KafkaBus({ brokers: brokers.split(','), app: 'ledger', logLevel: process.env['KAFKA_LOG'] ? logLevel.WARN : logLevel.NOTHING, ...extra });
+  bus.handle('ledger.get-balance', async ({ owner }: GetBalance) => {
+    if (owner === 'slow') {
+      onSlowHandlerStarted();
+      await sleep(1_000);
+    }
+    return balance(owner) as never;
+  });
+  bus.handle('ledger.open-account', async ({ owner }) => {
+    if (owner === 'boom') throw new Error('the disk is on fire (internal detail)');
+    throw new ServiceError('currency_mismatch', `the account of ${owner} holds DZD`, 'currency');
+  });
+  return bus;
+}
+
+const gatewayBus = (brokers: string, extra: Partial<KafkaBusOptions> = {}): KafkaBus =>
+  new KafkaBus({ brokers: brokers.split(','), app: 'gateway', logLevel: process.env['KAFKA_LOG'] ? logLevel.WARN : logLevel.NOTHING, ...extra });
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error('expected a rejection');
+};
+
+describe('KafkaBus over the mock cluster, one broker', () => {
+  let kafka: KafkaMock;
+  let ledger: KafkaBus;
+  let gateway: KafkaBus;
+
+  beforeAll(async () => {
+    kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
+    ledger = ledgerBus(kafka.bootstrapServers);
+    await ledger.start();
+    gateway = gatewayBus(kafka.bootstrapServers, { requestTimeoutMs: 1_500 });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await ledger?.close();
+    await kafka?.stop();
+  });
+
+  it('a request made before start() gets the reply, as plain JSON (no Dates)', async () => {
+    const reply = await gateway.request('ledger.get-balance', { owner: 'own_1' }, { timeoutMs: 15_000 });
+    expect(reply).toEqual({ ...balance('own_1'), at: new Date(0).toISOString() });
+  });
+
+  it('20 sequential round trips complete', async () => {
+    const startedAt = performance.now();
+    for (let i = 0; i < 20; i += 1) {
+      expect(await gateway.request('ledger.get-balance', { owner: `own_${i}` })).toMatchObject({ owner: `own_${i}` });
+    }
+    const elapsedMs = performance.now() - startedAt;
+    console.log(`20 sequential round trips over Kafka: ${elapsedMs.toFixed(0)} ms (${(elapsedMs / 20).toFixed(1)} ms each)`);
+  });
+
+  it('a ServiceError crosses as its ErrorBody: same code, message and param', async () => {
+    const error = await rejection(gateway.request('ledger.open-account', { owner: 'own_1', kind: 'customer', currency: 'MAD' }));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.toBody()).toEqual({ code: 'currency_mismatch', message: 'the account of own_1 holds DZD', param: 'currency' });
+  });
+
+  it('any other error crosses as internal_error, without its message', async () => {
+    const error = await rejection(gateway.request('ledger.open-account', { owner: 'boom', kind: 'customer', currency: 'MAD' }));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.code).toBe('internal_error');
+    expect(error.message).not.toContain('disk');
+  });
+
+  it('a topic nobody serves is service_unavailable within the timeout', async () => {
+    const startedAt = Date.now();
+    const error = await rejection(gateway.request(UNSERVED, { integratorId: 'int_1', paymentId: 'pay_1' }));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.code).toBe('service_unavailable');
+    expect(error.message).toBe(`${UNSERVED} did not answer within 1500 ms`);
+    expect(Date.now() - startedAt).toBeLessThan(2_500);
+  });
+
+  it('50 concurrent requests are each answered with their own reply', async () => {
+    const owners = Array.from({ length: 50 }, (_, i) => `own_${i}_${'x'.repeat(i % 7)}`);
+    const replies = await Promise.all(owners.map((owner) => gateway.request('ledger.get-balance', { owner }, { timeoutMs: 10_000 })));
+    expect(replies.map((reply) => reply.owner)).toEqual(owners);
+    expect(replies.map((reply) => (reply as any).available)).toEqual(owners.map((owner) => owner.length));
+  });
+
+  it('a broker that cannot be reached is service_unavailable, with a clear message', async () => {
+    const nowhere = gatewayBus('127.0.0.1:1', { requestTimeoutMs: 1_500 });
+    try {
+      const error = await rejection(nowhere.request('ledger.get-balance', { owner: 'own_1' }));
+      expect(error).toBeInstanceOf(ServiceError);
+      expect(error.code).toBe('service_unavailable');
+      expect(error.message).toMatch(/127\.0\.0\.1:1/);
+    } finally {
+      await nowhere.close();
+    }
+  });
+
+  it('close() waits for an in-flight handler, whose reply reaches the caller', async () => {
+    const handlerStarted = new Promise<void>((resolve) => (onSlowHandlerStarted = resolve));
+    const reply = gateway.request('ledger.get-balance', { owner: 'slow' }, { timeoutMs: 10_000 });
+    await handlerStarted;
+    const closedAt = performance.now();
+    await ledger.close();
+    expect(performance.now() - closedAt).toBeGreaterThan(500);
+    await expect(reply).resolves.toMatchObject({ owner: 'slow' });
+  });
+});
+
+describe('KafkaBus over the mock cluster, a broker down and back', () => {
+  let kafka: KafkaMock;
+  let ledger: KafkaBus;
+  let gateway: KafkaBus;
+
+  beforeAll(async () => {
+    kafka = await startKafkaMock({ brokers: 3, topics: TOPICS });
+    ledger = ledgerBus(kafka.bootstrapServers);
+    gateway = gatewayBus(kafka.bootstrapServers);
+    await Promise.all([ledger.start(), gateway.start()]);
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await ledger?.close();
+    await kafka?.stop();
+  });
+
+  it('requests during the outage succeed or fail service_unavailable in time, never with another reply; after it they succeed', async () => {
+    const leader = await leaderOf(kafka.bootstrapServers, 'ledger.get-balance', 0);
+    const timeoutMs = 3_000;
+    const outcomes: Promise<Outcome>[] = [];
+    const send = (owner: string): Promise<Outcome> => {
+      const startedAt = performance.now();
+      return gateway.request('ledger.get-balance', { owner }, { timeoutMs }).then(
+        (reply) => ({ owner, reply, elapsedMs: performance.now() - startedAt }),
+        (error: unknown) => ({ owner, error, elapsedMs: performance.now() - startedAt }),
+      );
+    };
+    await kafka.setBrokerDown(leader);
+    for (let i = 0; i < 20; i += 1) {
+      outcomes.push(send(`during_${i}`));
+      await sleep(100);
+    }
+    await kafka.setBrokerUp(leader);
+    const settled = await Promise.all(outcomes);
+
+    for (const outcome of settled) {
+      expect(outcome.elapsedMs).toBeLessThan(timeoutMs + 1_000);
+      if (outcome.error === undefined) expect(outcome.reply).toMatchObject({ owner: outcome.owner });
+      else expect((outcome.error as ServiceError).code).toBe('service_unavailable');
+    }
+    const failed = settled.filter((outcome) => outcome.error !== undefined).length;
+    console.log(`broker ${leader} down for ~2 s: ${settled.length - failed} of ${settled.length} requests answered, ${failed} service_unavailable`);
+
+    const recoveredAt = performance.now();
+    await eventually(() => send('probe').then((outcome) => expect(outcome.error).toBeUndefined()), 20_000);
+    console.log(`requests succeed again ${(performance.now() - recoveredAt).toFixed(0)} ms after the broker is up`);
+    const after = await Promise.all(Array.from({ length: 10 }, (_, i) => send(`after_${i}`)));
+    for (const outcome of after) expect(outcome.reply).toMatchObject({ owner: outcome.owner });
+  });
+});
+
+interface Outcome {
+  owner: string;
+  elapsedMs: number;
+  reply?: unknown;
+  error?: unknown;
+}
+
+/** The broker leading a partition, from the cluster's metadata. */
+async function leaderOf(bootstrapServers: string, topic: string, partition: number): Promise<number> {
+  const admin = new Kafka({ brokers: bootstrapServers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+    return metadata.topics[0]!.partitions.find((p) => p.partitionId === partition)!.leader;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function eventually(check: () => Promise<void>, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(200);
+    }
+  }
+}

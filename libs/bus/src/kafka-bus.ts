@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { ClientKafka, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
+import { logLevel, Partitioners } from 'kafkajs';
+import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
+import { isErrorCode, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
+
+/** A caller instance owns one partition of each reply topic it reads: at most this many instances per app. */
+export const DEFAULT_REPLY_PARTITIONS = 4;
+export const REPLY_TOPIC_SUFFIX = '.reply';
+const DEFAULT_CONSUMER_MAX_WAIT_MS = 5;
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+/**
+ * Group membership: a member that stops heartbeating is replaced after the session timeout. It must
+ * outlast the longest handler (kafkajs heartbeats between messages, not during one), so it is above
+ * the default request timeout; heartbeats every second keep rebalances quick in tests.
+ */
+const DEFAULT_SESSION_TIMEOUT_MS = 15_000;
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
+/** Connecting and producing: bounded retries (~2 s), well inside a request's deadline. */
+const RETRY = { initialRetryTime: 100, maxRetryTime: 1_000, retries: 5 };
+/**
+ * Consuming: a consumer that exhausts its retries crashes and kafkajs restarts it as a new group
+ * member, which waits for the old member's session to expire (seconds to a rebalance). Retrying for
+ * ~15 s instead rides out a broker restart and keeps the member, its partitions and its reply partition.
+ */
+const CONSUMER_RETRY = { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 };
+const CONNECTION_TIMEOUT_MS = 1_000;
+/** Fields whose value keys a request message (so requests about one payment stay in order on one partition). */
+const KEY_FIELDS = ['paymentId', 'operationId', 'topupId', 'endpointId', 'owner', 'id'] as const;
+
+export interface KafkaBusOptions {
+  /** Bootstrap servers, host:port. */
+  brokers: string[];
+  /** The app of this process: consumer groups are `<app>-server` (serving) and `<app>-client` (replies). */
+  app: AppName;
+  /** Tells instances of one app apart in client ids (default random). */
+  instanceId?: string;
+  /** Deadline of a request without its own (default 10 000 ms). */
+  requestTimeoutMs?: number;
+  /** How long a fetch waits on an empty partition: the floor of every hop's latency (default 5 ms). */
+  consumerMaxWaitMs?: number;
+  /** The topics this process may call; their reply topics are subscribed on connect. Default: every topic another app serves. */
+  callTopics?: readonly RequestTopic[];
+  /** Request-topic partitions served at once; one partition's messages are handled in order (default 4). */
+  partitionsConsumedConcurrently?: number;
+  /** How long close() waits for in-flight handlers and requests (default 10 000 ms). */
+  closeTimeoutMs?: number;
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** kafkajs log level, through Nest's logger (default WARN). */
+  logLevel?: logLevel;
+}
+
+export interface KafkaTopic {
+  name: string;
+  partitions: number;
+}
+
+/**
+ * Every topic the bus needs for `topics`, with partition counts: the topic itself, and its reply topic
+ * with a partition per caller instance (Nest's reply partition assigner gives each instance of a
+ * caller app one partition). Create them ahead: the bus never creates topics.
+ */
+export function kafkaTopicsFor(topics: readonly string[], replyPartitions: number, requestPartitions = replyPartitions): KafkaTopic[] {
+  if (!Number.isInteger(replyPartitions) || replyPartitions < 1) throw new Error(`replyPartitions must be a positive integer, got ${replyPartitions}`);
+  if (!Number.isInteger(requestPartitions) || requestPartitions < 1) throw new Error(`requestPartitions must be a positive integer, got ${requestPartitions}`);
+  return topics.flatMap((name) => [
+    { name, partitions: requestPartitions },
+    { name: `${name}${REPLY_TOPIC_SUFFIX}`, partitions: replyPartitions },
+  ]);
+}
+
+/** What crosses a reply topic: the value, or the error a handler answered with. */
+type Envelope = { reply?: unknown } | { error: ErrorBody };
+type WireHandler = (data: unknown) => Promise<string>;
+
+/**
+ * The bus over Kafka, through Nest's Kafka transport: ClientKafka sends requests (with correlation
+ * id, reply topic and reply partition headers) and reads the reply topics; ServerKafka consumes the
+ * request topics of the registered handlers and answers on the reply partition asked for. Same
+ * semantics as InProcessBus: JSON both ways, a deadline on every request, errors as ErrorBody.
+ */
+export class KafkaBus implements MessageBus {
+  private readonly logger: Logger;
+  private readonly handlers = new Map<RequestTopic, WireHandler>();
+  private readonly callTopics: ReadonlySet<RequestTopic>;
+  private readonly requestTimeoutMs: number;
+  private readonly closeTimeoutMs: number;
+  private readonly instanceId: string;
+  private readonly client: ClientKafka;
+  private clientReady: Promise<void> | undefined;
+  private clientConnected = false;
+  private server: ServerKafka | undefined;
+  /** Requests handled and not yet answered (from Nest's processing start hook to its end hook). */
+  private readonly serving = new Set<KafkaContext>();
+  private readonly requesting = new Set<Promise<unknown>>();
+  private closed = false;
+  private started = false;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    if (options.brokers.length === 0) throw new Error('KafkaBus needs at least one broker');
+    this.logger = new Logger(`KafkaBus(${options.app})`);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.instanceId = options.instanceId ?? randomUUID().slice(0, 8);
+    this.callTopics = new Set(options.callTopics ?? REQUEST_TOPICS.filter((topic) => REQUEST_TOPIC_OWNER[topic] !== options.app));
+    this.client = new ClientKafka(this.transportOptions('-client'));
+    for (const topic of this.callTopics) this.client.subscribeToResponseOf(topic);
+  }
+
+  handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void {
+    if (this.started) throw new Error(`handle(${topic}) after start(): register every handler first`);
+    if (this.handlers.has(topic)) throw new Error(`a handler for ${topic} is already registered`);
+    this.handlers.set(topic, this.wireHandler(topic, handler as (message: unknown) => Promise<unknown>));
+  }
+
+  async request<T extends RequestTopic>(topic: T, message: Request<T>, options: RequestOptions = {}): Promise<Reply<T>> {
+    if (this.closed) throw new ServiceError('service_unavailable', 'the service is shutting down');
+    if (!this.callTopics.has(topic)) throw new Error(`${this.options.app} does not call ${topic}: add it to callTopics`);
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new Error(`a ${topic} message must be a JSON object`);
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+    const reply = this.send(topic, message, timeoutMs);
+    this.requesting.add(reply);
+    try {
+      return (await reply) as Reply<T>;
+    } finally {
+      this.requesting.delete(reply);
+    }
+  }
+
+  /**
+   * Connects the server side (the request topics of the handlers registered, in the group
+   * `<app>-server`) and the client side (the reply topics, in `<app>-client`), so that the first
+   * request does not pay for the group join (3 s on a fresh group).
+   */
+  async start(): Promise<void> {
+    if (this.closed) throw new Error('KafkaBus is closed');
+    if (this.started) return;
+    this.started = true;
+    await Promise.all([this.startServer(), this.callTopics.size > 0 ? this.connectClient() : undefined]);
+  }
+
+  private async startServer(): Promise<void> {
+    if (this.handlers.size === 0) return;
+    const server = new RequestServer(this.transportOptions('-server'));
+    for (const [topic, handler] of this.handlers) server.addHandler(topic, handler);
+    server.setOnProcessingStartHook((_transport, context, done) => {
+      this.serving.add(context as KafkaContext);
+      return done();
+    });
+    server.setOnProcessingEndHook((_transport, context) => this.serving.delete(context as KafkaContext));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
+    this.logger.log(`serving ${[...this.handlers.keys()].join(', ')}`);
+  }
+
+  /**
+   * Stops consuming requests, waits (bounded) for the handlers in flight to answer and for this
+   * process's own requests to settle, then disconnects.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const deadline = Date.now() + this.closeTimeoutMs;
+    const server = this.server;
+    if (server) {
+      // kafkajs' disconnect leaves the group once the message in hand is processed; Nest sends its reply after.
+      const consumer = serverConsumer(server);
+      if (consumer) await withinDeadline(consumer.stop(), deadline);
+      await until(() => this.serving.size === 0 || Date.now() >= deadline);
+      if (this.serving.size > 0) this.logger.warn(`closing with ${this.serving.size} request(s) unanswered`);
+      await server.close().catch((error: unknown) => this.logger.warn(`server disconnect: ${reason(error)}`));
+    }
+    await withinDeadline(Promise.allSettled([...this.requesting, this.clientReady]), deadline);
+    await this.client.close().catch((error: unknown) => this.logger.warn(`client disconnect: ${reason(error)}`));
+  }
+
+  private send(topic: RequestTopic, message: object, timeoutMs: number): Promise<unknown> {
+    const record = { key: messageKey(message), value: JSON.stringify(message), headers: {} };
+    return new Promise<unknown>((resolve, reject) => {
+      defer(() => from(this.connectClient()))
+        .pipe(
+          mergeMap(() => this.client.send<unknown>(topic, record)),
+          take(1),
+          timeout({ first: timeoutMs, with: () => throwError(() => this.timeoutError(topic, timeoutMs)) }),
+        )
+        .subscribe({
+          next: (envelope) => {
+            try {
+              resolve(openEnvelope(topic, envelope));
+            } catch (error) {
+              reject(error);
+            }
+          },
+          error: (error: unknown) => reject(this.transportError(topic, error)),
+        });
+    });
+  }
+
+  /** One connection for every request, made on first use; a failed attempt is forgotten so the next request retries. */
+  private connectClient(): Promise<void> {
+    this.clientReady ??= this.client.connect().then(
+      () => {
+        this.clientConnected = true;
+      },
+      async (error: unknown) => {
+        this.clientReady = undefined;
+        await this.client.close().catch(() => undefined);
+        const hint = isUnknownTopic(error) ? ` (are the reply topics created? see kafkaTopicsFor)` : '';
+        throw new ServiceError('service_unavailable', `cannot connect to Kafka at ${this.options.brokers.join(',')}: ${reason(error)}${hint}`);
+      },
+    );
+    return this.clientReady;
+  }
+
+  private timeoutError(topic: RequestTopic, timeoutMs: number): ServiceError {
+    const why = this.clientConnected ? '' : ` (not connected to Kafka at ${this.options.brokers.join(',')})`;
+    return new ServiceError('service_unavailable', `${topic} did not answer within ${timeoutMs} ms${why}`);
+  }
+
+  private transportError(topic: RequestTopic, error: unknown): ServiceError {
+    if (error instanceof ServiceError) return error;
+    // Nest's own error replies arrive as a string (e.g. no handler); kafkajs errors when sending as Errors.
+    return new ServiceError('service_unavailable', `${topic}: the request could not be delivered: ${reason(error)}`);
+  }
+
+  private wireHandler(topic: RequestTopic, handler: (message: unknown) => Promise<unknown>): WireHandler {
+    return async (data) => {
+      try {
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ServiceError('invalid_request', `a ${topic} message must be a JSON object`);
+        const envelope: Envelope = { reply: await handler(data) };
+        // The JSON text is what crosses; Nest passes strings through untouched (no key/value sniffing).
+        return JSON.stringify(envelope);
+      } catch (error) {
+        if (error instanceof ServiceError) return JSON.stringify({ error: error.toBody() } satisfies Envelope);
+        this.logger.error(`${topic} handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        return JSON.stringify({ error: { code: 'internal_error', message: `${topic} failed unexpectedly` } } satisfies Envelope);
+      }
+    };
+  }
+
+  private transportOptions(postfixId: '-client' | '-server'): NonNullable<KafkaOptions['options']> {
+    const { app, brokers } = this.options;
+    const sessionTimeout = this.options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    return {
+      postfixId,
+      client: { clientId: `${app}-${this.instanceId}`, brokers, logLevel: this.options.logLevel ?? logLevel.WARN, retry: RETRY, connectionTimeout: CONNECTION_TIMEOUT_MS },
+      consumer: {
+        groupId: app,
+        sessionTimeout,
+        rebalanceTimeout: sessionTimeout,
+        heartbeatInterval: this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+        maxWaitTimeInMs: this.options.consumerMaxWaitMs ?? DEFAULT_CONSUMER_MAX_WAIT_MS,
+        allowAutoTopicCreation: false,
+        retry: CONSUMER_RETRY,
+      },
+      // kafkajs sends at once (no linger); the Java-compatible partitioner, named to silence its v2 warning.
+      producer: { allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: RETRY },
+      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? DEFAULT_REPLY_PARTITIONS },
+      subscribe: { fromBeginning: false },
+    };
+  }
+}
+
+/**
+ * Nest's ServerKafka sends a reply from a process.nextTick callback that nobody awaits: a send that
+ * fails (the reply partition's leader down past the retries) would be an unhandled rejection, which
+ * ends a Node process. Here it is logged; the caller gets service_unavailable at its deadline.
+ */
+class RequestServer extends ServerKafka {
+  override async sendMessage(message: OutgoingResponse, replyTopic: string, replyPartition: string | undefined | null, correlationId: string, context: KafkaContext) {
+    try {
+      return await super.sendMessage(message, replyTopic, replyPartition, correlationId, context);
+    } catch (error) {
+      this.logger.error(`could not reply on ${replyTopic}[${replyPartition}]: ${reason(error)}`);
+      return [];
+    }
+  }
+}
+
+/** The consumer of a server that may not have started (null then). */
+function serverConsumer(server: ServerKafka): { stop(): Promise<void> } | null {
+  try {
+    return server.unwrap<[unknown, { stop(): Promise<void> } | null, unknown]>()[1];
+  } catch {
+    return null;
+  }
+}
+
+const isUnknownTopic = (error: unknown): boolean => /does not host this topic|unknown topic/i.test(reason(error));
+
+function openEnvelope(topic: RequestTopic, envelope: unknown): unknown {
+  if (typeof envelope === 'object' && envelope !== null) {
+    if ('error' in envelope) {
+      const body = envelope.error as Partial<ErrorBody> | null;
+      if (body && isErrorCode(body.code) && typeof body.message === 'string') {
+        throw new ServiceError(body.code, body.message, typeof body.param === 'string' ? body.param : undefined);
+      }
+    } else {
+      return (envelope as { reply?: unknown }).reply;
+    }
+  }
+  throw new ServiceError('internal_error', `${topic} answered with a malformed reply`);
+}
+
+function messageKey(message: object): string {
+  const fields = message as Record<string, unknown>;
+  for (const field of KEY_FIELDS) {
+    const value = fields[field];
+    if (typeof value === 'string' && value.length > 0) return value;
+  }
+  return randomUUID();
+}
+
+const reason = (error: unknown): string => (error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, pollMs = 10): Promise<void> {
+  while (!condition()) await sleep(pollMs);
+}
+
+/** Waits for `work` until the deadline at most; never throws (close is best effort past its bound). */
+async function withinDeadline(work: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+  clearTimeout(timer);
+}
