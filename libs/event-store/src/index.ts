@@ -4,3 +4,4 @@ export * from './migrations';
 export * from './postgres-event-store';
 export * from './catch-up-subscription';
 export { CheckpointMovedError } from './checkpoint-store';
+export { EventStoreDBEventStore, type EventStoreDBEventStoreOptions } from './eventstoredb-event-store';
