@@ -6,6 +6,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
   testMatch: ['**/*.spec.ts'],
+  // Fault tests of the distributed topology run with `npm run test:distributed`.
+  testPathIgnorePatterns: ['/node_modules/', '\\.distributed\\.spec\\.ts$'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

@@ -147,3 +147,33 @@ export type RequestTopic = keyof RequestTopics;
 /** Every app that holds deadlines answers this topic family; the clock owner calls each in turn. */
 /** In this order: an app's expiries emit events that the webhooks app then delivers in the same advance. */
 export const DEADLINE_TOPICS = ['payments.apply-deadlines', 'webhooks.apply-deadlines'] as const satisfies readonly RequestTopic[];
+
+/** The apps of the platform; each request topic is served by exactly one of them. */
+export type AppName = 'gateway' | 'payments' | 'ledger' | 'webhooks';
+
+export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
+  'ledger.open-account': 'ledger',
+  'ledger.get-balance': 'ledger',
+  'ledger.topup': 'ledger',
+  'ledger.transfer': 'ledger',
+  'ledger.entries': 'ledger',
+  'ledger.trial-balance': 'ledger',
+  'payments.create': 'payments',
+  'payments.retrieve': 'payments',
+  'payments.cancel': 'payments',
+  'payments.authorize': 'payments',
+  'payments.decline': 'payments',
+  'payments.apply-deadlines': 'payments',
+  'events.record': 'webhooks',
+  'webhooks.endpoints.create': 'webhooks',
+  'webhooks.endpoints.list': 'webhooks',
+  'webhooks.endpoints.retrieve': 'webhooks',
+  'webhooks.endpoints.delete': 'webhooks',
+  'webhooks.events.list': 'webhooks',
+  'webhooks.events.retrieve': 'webhooks',
+  'webhooks.events.redeliver': 'webhooks',
+  'webhooks.events.deliveries': 'webhooks',
+  'webhooks.apply-deadlines': 'webhooks',
+};
+
+export const REQUEST_TOPICS = Object.keys(REQUEST_TOPIC_OWNER) as RequestTopic[];

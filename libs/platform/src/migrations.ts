@@ -7,19 +7,36 @@ export interface MigrationSet {
   dir: string;
 }
 
+/** Apps started together share one database: one migrates while the others wait their turn. */
+const LOCKED_RETRY_MS = 500;
+const LOCKED_WAIT_MS_MAX = 120_000;
+
 export async function runMigrations(databaseUrl: string, sets: readonly MigrationSet[]): Promise<void> {
   for (const set of sets) {
-    await runner({
-      databaseUrl,
-      dir: set.dir,
-      migrationsTable: `pgmigrations_${set.name.replace(/[^a-z0-9_]/gi, '_')}`,
-      direction: 'up',
-      count: Infinity,
-      checkOrder: true,
-      log: () => undefined,
-    });
+    const deadline = Date.now() + LOCKED_WAIT_MS_MAX;
+    for (;;) {
+      try {
+        await runSet(databaseUrl, set);
+        break;
+      } catch (error) {
+        const locked = String((error as Error).message).includes('Another migration is already running');
+        if (!locked || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_MS));
+      }
+    }
   }
 }
+
+const runSet = (databaseUrl: string, set: MigrationSet) =>
+  runner({
+    databaseUrl,
+    dir: set.dir,
+    migrationsTable: `pgmigrations_${set.name.replace(/[^a-z0-9_]/gi, '_')}`,
+    direction: 'up',
+    count: Infinity,
+    checkOrder: true,
+    log: () => undefined,
+  });
 
 /** The platform's own tables (the service clock). */
 export const PLATFORM_MIGRATIONS: MigrationSet = { name: 'platform', dir: join(__dirname, '..', 'migrations') };

@@ -3,8 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { createTestDatabase } from '@pay/testing';
+import { startDistributedTopology, freePort } from '@pay/topology';
 import { readConfig } from '../config';
-import { startService, type RunningService } from '../service';
+import { startService } from '../service';
+
+/** The origin of hosted URLs in tests (PUBLIC_BASE_URL), the same in both topologies. */
+export const PUBLIC_BASE_URL = 'https://pay.example.test';
+
+/** `npm run test:distributed` runs the same suites against every app in its own process over Kafka. */
+export const DISTRIBUTED = process.env['E2E_TOPOLOGY'] === 'distributed';
 
 export interface Response<T = any> {
   status: number;
@@ -60,27 +67,30 @@ export interface TestService {
  * The all-in-one service as `npm start` runs it (same config reader, same composition), on a real
  * port and a fresh database of the run's PostgreSQL. Sandbox on; rate limit off unless asked.
  */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(overrides: Record<string, string> = {}): Promise<TestService> {
   const databaseUrl = await createTestDatabase('e2e');
   const adminKey = `admin_${randomBase62(32)}`;
-  const config = readConfig({
+  const env = {
     PORT: '0',
     SANDBOX: 'true',
     RATE_LIMIT_PER_SECOND: '0',
+    PUBLIC_BASE_URL,
     DATA_DIR: await mkdtemp(join(tmpdir(), 'pay-e2e-')),
     DATABASE_URL: databaseUrl,
     ADMIN_API_KEY: adminKey,
-    ...env,
-  });
-  const service: RunningService = await startService(config, { logLevels: ['error'] });
-  const http = httpClient(service.url);
+    ...overrides,
+  };
+  const running: { url: string; stop(): Promise<void> } = DISTRIBUTED
+    ? await startDistributedTopology({ env: { ...env, PORT: String(await freePort()) }, dataDir: env.DATA_DIR })
+    : await startService(readConfig(env), { logLevels: ['error'] });
+  const http = httpClient(running.url);
   return {
-    url: service.url,
+    url: running.url,
     databaseUrl,
     adminKey,
     http,
     admin: (method, path, options = {}) => http(method, path, { key: adminKey, ...options }),
-    stop: () => service.stop(),
+    stop: () => running.stop(),
   };
 }
 

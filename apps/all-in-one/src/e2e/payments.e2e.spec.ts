@@ -1,4 +1,14 @@
-import { balanceOf, createCustomer, createIntegrator, createPayment, expectBalancedTrialBalance, startTestService, type Integrator, type TestService } from './harness';
+import {
+  balanceOf,
+  createCustomer,
+  createIntegrator,
+  createPayment,
+  expectBalancedTrialBalance,
+  PUBLIC_BASE_URL,
+  startTestService,
+  type Integrator,
+  type TestService,
+} from './harness';
 
 describe('Pay: payments over HTTP, all-in-one on PostgreSQL', () => {
   let service: TestService;
@@ -30,7 +40,7 @@ describe('Pay: payments over HTTP, all-in-one on PostgreSQL', () => {
     expect(payment.id).toMatch(/^pay_[0-9A-Za-z]{20,}$/);
     expect(payment.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).toBe(30 * 60 * 1000);
-    expect(payment.authorization_url).toBe(`http://localhost:0/hosted/payments/${payment.id}`);
+    expect(payment.authorization_url).toBe(`${PUBLIC_BASE_URL}/hosted/payments/${payment.id}`);
   });
 
   it('the page at authorization_url answers 200 with an HTML page showing the payment', async () => {

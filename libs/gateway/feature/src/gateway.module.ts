@@ -2,7 +2,6 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 import { AdminController } from './admin/admin.controller';
-import { HealthController } from './api/health.controller';
 import { HostedController } from './api/hosted.controller';
 import { PaymentsController } from './api/payments.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
@@ -17,7 +16,6 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [
-        HealthController,
         PaymentsController,
         WebhookEndpointsController,
         EventsController,

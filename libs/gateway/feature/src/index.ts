@@ -1,3 +1,3 @@
 export * from './gateway.module';
-export { configureHttp, fastifyOptions, BODY_LIMIT_BYTES } from './http/http-setup';
+export * from './gateway.config';
 export type { GatewayConfig } from './gateway.core';

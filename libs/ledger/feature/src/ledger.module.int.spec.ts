@@ -5,10 +5,10 @@ import { newId, systemClock } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { CLOCK, createPool, PG_POOL, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
-import { FEE_SCHEDULE, LEDGER_MIGRATIONS, LedgerModule } from './index';
+import { LEDGER_MIGRATIONS, LedgerModule } from './index';
 
 describe('LedgerModule', () => {
-  it('given the host tokens, answers the ledger topics on the bus', async () => {
+  it('given the host tokens and a fee schedule, answers the ledger topics on the bus', async () => {
     const url = await createTestDatabase('ledger_module');
     await runMigrations(url, [LEDGER_MIGRATIONS]);
     const pool = createPool(url, { max: 2, statementTimeoutMs: 10_000 });
@@ -20,13 +20,12 @@ describe('LedgerModule', () => {
         { provide: PG_POOL, useValue: pool },
         { provide: CLOCK, useValue: systemClock },
         { provide: MESSAGE_BUS, useValue: bus },
-        { provide: FEE_SCHEDULE, useValue: DEFAULT_FEE_SCHEDULE },
       ],
-      exports: [PG_POOL, CLOCK, MESSAGE_BUS, FEE_SCHEDULE],
+      exports: [PG_POOL, CLOCK, MESSAGE_BUS],
     })
     class HostModule {}
 
-    @Module({ imports: [HostModule, LedgerModule] })
+    @Module({ imports: [HostModule, LedgerModule.forRoot({ feeSchedule: DEFAULT_FEE_SCHEDULE })] })
     class AppModule {}
 
     const app = await NestFactory.createApplicationContext(AppModule, { logger: false });

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { type Clock } from '@pay/kernel';
-import { type FeeSchedule } from '@pay/ledger-domain';
+import { type Clock, type EnvReader } from '@pay/kernel';
+import { DEFAULT_FEE_SCHEDULE, parseFeeSchedule, type FeeSchedule } from '@pay/ledger-domain';
 import { CLOCK, PG_POOL } from '@pay/platform';
 import { type Pool } from 'pg';
 import { registerLedgerHandlers } from './ledger.handlers';
@@ -24,6 +24,22 @@ class LedgerHandlersRegistrar implements OnModuleInit {
   }
 }
 
-/** The ledger app: answers the `ledger.*` topics. The host provides PG_POOL, CLOCK, MESSAGE_BUS and FEE_SCHEDULE. */
-@Module({ providers: [LedgerHandlersRegistrar] })
-export class LedgerModule {}
+/** The ledger app: answers the `ledger.*` topics. The host provides PG_POOL, CLOCK and MESSAGE_BUS. */
+@Module({})
+export class LedgerModule {
+  static forRoot({ feeSchedule }: { feeSchedule: FeeSchedule }): DynamicModule {
+    return { module: LedgerModule, providers: [{ provide: FEE_SCHEDULE, useValue: feeSchedule }, LedgerHandlersRegistrar] };
+  }
+}
+
+/** FEE_SCHEDULE: JSON overriding any part of the default schedule; a bad one is a configuration problem. */
+export function readFeeSchedule(read: EnvReader): FeeSchedule {
+  let schedule = DEFAULT_FEE_SCHEDULE;
+  read.json<unknown>('FEE_SCHEDULE', undefined, (value) => {
+    const parsed = parseFeeSchedule(value);
+    if (typeof parsed === 'string') return parsed;
+    schedule = parsed;
+    return undefined;
+  });
+  return schedule;
+}

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { MessageBus } from '@pay/bus';
 import { notFound, type AuthorizePaymentRequest, type CreatePaymentRequest, type PaymentRef, type PaymentResource } from '@pay/contracts';
 import { fold, handleCommand, type EventStore } from '@pay/event-store';
-import { addMs, failpoint, type Clock } from '@pay/kernel';
+import { addMs, failpoint, MINUTE_MS, type Clock } from '@pay/kernel';
 import {
   paymentDecider,
   paymentStreamId,
@@ -21,6 +21,13 @@ export interface PaymentsConfig {
   /** A ledger call that takes longer is abandoned by this request and finished by the recovery sweep. */
   ledgerTimeoutMs: number;
 }
+
+/** The contract's 30 minutes to authorize; a ledger call is given 10 s. */
+export const paymentsConfig = ({ publicBaseUrl }: { publicBaseUrl: string }): PaymentsConfig => ({
+  publicBaseUrl,
+  authorizationTtlMs: 30 * MINUTE_MS,
+  ledgerTimeoutMs: 10_000,
+});
 
 type Existing = Exclude<Payment, { status: 'none' }>;
 

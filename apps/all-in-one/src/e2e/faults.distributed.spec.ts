@@ -1,0 +1,124 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBase62 } from '@pay/kernel';
+import { createTestDatabase } from '@pay/testing';
+import { freePort, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { httpClient, idempotencyKey, PUBLIC_BASE_URL, type Client } from './harness';
+
+/**
+ * Faults in the distributed topology: an app process crashes in the middle of a burst, and a Kafka
+ * broker goes away during traffic. Money is checked from the ledger: nobody is debited twice, every
+ * succeeded payment has exactly one entry, every other none, and the trial balance balances.
+ */
+describe('distributed topology under faults', () => {
+  let topology: DistributedTopology;
+  let http: Client;
+  const adminKey = `admin_${randomBase62(32)}`;
+  const admin: Client = (method, path, options = {}) => http(method, path, { key: adminKey, ...options });
+
+  const start = async (mockBrokers: number) => {
+    const databaseUrl = await createTestDatabase('faults');
+    topology = await startDistributedTopology({
+      env: { PORT: String(await freePort()), SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: databaseUrl },
+      dataDir: await mkdtemp(join(tmpdir(), 'pay-faults-')),
+      mockBrokers,
+    });
+    http = httpClient(topology.url);
+  };
+  afterEach(async () => {
+    await topology?.stop();
+  });
+
+  const setUp = async (payments: number, amount: number) => {
+    const integrator = (await admin('POST', '/admin/v1/integrators', { body: { name: 'Fault shop' } })).body;
+    const merchant = (await admin('POST', '/admin/v1/connections', { body: { integrator: integrator.id, kind: 'merchant', name: 'M', currency: 'DZD' } })).body;
+    const customer = (await admin('POST', '/admin/v1/customers', { body: { name: 'C', phone: '+213555000555', pin: '1234', currency: 'DZD' } })).body;
+    await admin('POST', '/admin/v1/topups', { body: { account: customer.id, amount: amount * payments, currency: 'DZD' } });
+    const created = [];
+    for (let i = 0; i < payments; i++) {
+      const response = await http('POST', '/v1/payments', {
+        key: integrator.api_key,
+        headers: { 'Idempotency-Key': idempotencyKey() },
+        body: { amount, currency: 'DZD', order_reference: `fault-${i}`, merchant_connection: merchant.id, return_url: 'https://shop.example/r' },
+      });
+      expect(response.status).toBe(201);
+      created.push(response.body);
+    }
+    return { apiKey: integrator.api_key as string, merchant: merchant.id as string, customer: customer.id as string, payments: created };
+  };
+
+  /** Every payment's status against its ledger entries: succeeded ⇔ exactly one entry; the balances add up. */
+  const expectConsistentMoney = async (setup: Awaited<ReturnType<typeof setUp>>, amount: number) => {
+    let succeeded = 0;
+    for (const payment of setup.payments) {
+      const current = (await http('GET', `/v1/payments/${payment.id}`, { key: setup.apiKey })).body;
+      const entries = (await admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}`)).body.data;
+      expect({ id: payment.id, status: current.status, entries: entries.length }).toEqual({
+        id: payment.id,
+        status: current.status,
+        entries: current.status === 'succeeded' ? 1 : 0,
+      });
+      if (current.status === 'succeeded') succeeded += 1;
+    }
+    const balance = (await admin('GET', `/admin/v1/balances/${setup.customer}`)).body.available;
+    expect(balance).toBe(amount * (setup.payments.length - succeeded));
+    const trial = (await admin('GET', '/admin/v1/ledger/trial_balance')).body;
+    for (const line of trial.currencies) expect(line.total_debits).toBe(line.total_credits);
+    return succeeded;
+  };
+
+  it('the payments process is killed mid-way through a burst of authorizations and restarted: every acknowledged payment ends final, nobody is debited twice', async () => {
+    await start(1);
+    const amount = 10_000;
+    const setup = await setUp(30, amount);
+    const authorizations = setup.payments.map((payment) =>
+      http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: setup.apiKey, body: { customer: setup.customer } }).catch((error: unknown) => ({
+        status: 0,
+        body: String(error),
+      })),
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    const exit = await topology.apps.payments.kill('SIGKILL');
+    expect(exit.signal).toBe('SIGKILL');
+    const answers = await Promise.all(authorizations);
+    await topology.apps.payments.start();
+
+    // Acknowledged authorizations are final and as answered.
+    for (const [index, answer] of answers.entries()) {
+      if (answer.status !== 200) continue;
+      const current = (await http('GET', `/v1/payments/${setup.payments[index].id}`, { key: setup.apiKey })).body;
+      expect(current.status).toBe(answer.body.status);
+    }
+    // Authorizations cut off by the crash are finished by the restarted process (start-up recovery).
+    const succeeded = await expectConsistentMoney(setup, amount);
+    expect(succeeded).toBeGreaterThanOrEqual(answers.filter((a) => a.status === 200 && a.body.status === 'succeeded').length);
+  });
+
+  it('a Kafka broker goes down and comes back during traffic: nothing is lost', async () => {
+    await start(3);
+    const amount = 10_000;
+    const setup = await setUp(24, amount);
+    const authorize = (payment: { id: string }) =>
+      http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: setup.apiKey, body: { customer: setup.customer } }).catch(
+        (error: unknown) => ({ status: 0, body: String(error) }),
+      );
+    const firstHalf = setup.payments.slice(0, 12).map(authorize);
+    await topology.kafka!.setBrokerDown(1);
+    const duringOutage = setup.payments.slice(12).map(authorize);
+    await new Promise((r) => setTimeout(r, 2_000));
+    await topology.kafka!.setBrokerUp(1);
+    const answers = await Promise.all([...firstHalf, ...duringOutage]);
+    for (const answer of answers) expect([200, 409, 503]).toContain(answer.status);
+
+    // Whatever failed during the outage is retried once the broker is back, as an integrator would.
+    for (const [index, answer] of answers.entries()) {
+      if (answer.status === 200) continue;
+      const retried = await authorize(setup.payments[index]);
+      expect([200, 409]).toContain(retried.status);
+    }
+    await new Promise((r) => setTimeout(r, 6_000)); // the stalled-authorization sweep runs after 5 s
+    const succeeded = await expectConsistentMoney(setup, amount);
+    expect(succeeded).toBe(setup.payments.length);
+  });
+});

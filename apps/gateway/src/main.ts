@@ -1,0 +1,12 @@
+import { EnvReader } from '@pay/kernel';
+import { GATEWAY_MIGRATIONS, GatewayModule, readGatewayConfig } from '@pay/gateway-feature';
+import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
+
+/** The gateway alone: the public HTTP API, the admin API and the hosted pages; the other apps over Kafka. */
+runMain(async () => {
+  const read = new EnvReader(process.env);
+  const host = readHostConfig(read);
+  const gateway = readGatewayConfig(read, host);
+  const infrastructure = await startInfrastructure(host, { app: 'gateway', migrations: [GATEWAY_MIGRATIONS] });
+  return startNestHost({ name: 'gateway', infrastructure, modules: [GatewayModule.forRoot(gateway)], port: host.port, host: host.host });
+});

@@ -1,0 +1,16 @@
+/**
+ * `npm run test:distributed`: the payments and webhooks end-to-end suites, unchanged, against every
+ * app in its own process over Kafka (librdkafka's mock cluster), plus the fault tests of that topology.
+ * One file at a time: each starts four Node processes and a Kafka cluster.
+ */
+const base = require('./jest.config');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testMatch: ['**/e2e/payments.e2e.spec.ts', '**/e2e/webhooks.e2e.spec.ts', '**/e2e/concurrency.e2e.spec.ts', '**/*.distributed.spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  setupFiles: ['<rootDir>/libs/testing/src/distributed-topology-env.js'],
+  maxWorkers: 1,
+  testTimeout: 180_000,
+};

@@ -1,0 +1,30 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBase62, type EnvReader } from '@pay/kernel';
+import type { GatewayConfig } from './gateway.core';
+
+/** The gateway's settings: the admin key, the rate limit, sandbox and the public origin. */
+export function readGatewayConfig(
+  read: EnvReader,
+  host: { dataDir: string; sandbox: boolean; publicBaseUrl: string },
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): GatewayConfig {
+  const rateLimitPerSecond = read.int('RATE_LIMIT_PER_SECOND', 100, { min: 0, max: 1_000_000 });
+  const given = read.string('ADMIN_API_KEY');
+  if (given !== undefined && (given.length < 16 || given.length > 200 || !/^[A-Za-z0-9_]+$/.test(given))) {
+    read.problems.push('ADMIN_API_KEY must be 16 to 200 characters of letters, digits and _');
+  }
+  read.done();
+  return { sandbox: host.sandbox, publicBaseUrl: host.publicBaseUrl, rateLimitPerSecond, adminApiKey: given ?? adminKeyUnder(host.dataDir, print) };
+}
+
+/** The admin key generated at first start and kept under DATA_DIR; printed once, when made. */
+function adminKeyUnder(dataDir: string, print: (line: string) => void): string {
+  const file = join(dataDir, 'admin-api-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = `admin_${randomBase62(40)}`;
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  print(`Generated the admin API key (shown once; stored in ${file}):\n\n    ${key}\n`);
+  return key;
+}

@@ -1,0 +1,6 @@
+export * from './host-config';
+export * from './infrastructure';
+export * from './nest-host';
+export * from './run-main';
+export * from './health';
+export { configureHttp, fastifyOptions, BODY_LIMIT_BYTES } from './http-setup';

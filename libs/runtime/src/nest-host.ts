@@ -1,0 +1,78 @@
+import 'reflect-metadata';
+import { Global, Logger, Module, type DynamicModule, type LogLevel, type Provider } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { MESSAGE_BUS } from '@pay/bus';
+import { CLOCK, EVENT_STORE, PG_POOL, PG_POOL_ASYNC_COMMIT } from '@pay/platform';
+import { HealthModule } from './health';
+import { configureHttp, fastifyOptions } from './http-setup';
+import type { Infrastructure } from './infrastructure';
+
+export interface NestHostOptions {
+  name: string;
+  infrastructure: Infrastructure;
+  /** The apps this process runs, as Nest modules. */
+  modules: DynamicModule[];
+  /** Further global providers (e.g. the ledger's fee schedule). */
+  providers?: Provider[];
+  port: number;
+  host: string;
+  logLevels?: LogLevel[];
+}
+
+export interface RunningHost {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * One process: the given app modules over the shared infrastructure, behind one Fastify server (the
+ * gateway's API, or only /health and /ready for the other apps). The bus starts serving once every
+ * module has registered its handlers, and the server listens after that.
+ */
+export async function startNestHost(options: NestHostOptions): Promise<RunningHost> {
+  const { infrastructure } = options;
+  const app = await NestFactory.create<NestFastifyApplication>(
+    HostModule.compose(infrastructure, options.modules, options.providers ?? []),
+    new FastifyAdapter(fastifyOptions),
+    { logger: options.logLevels ?? ['log', 'warn', 'error'], abortOnError: false, bodyParser: false },
+  );
+  configureHttp(app);
+  await app.init();
+  await infrastructure.bus.start();
+  await app.listen(options.port, options.host);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  new Logger(options.name).log(`listening on ${url}`);
+  return {
+    url,
+    stop: async () => {
+      await app.close(); // stops accepting requests, lets those in flight finish, shuts the apps down
+      await infrastructure.stop();
+    },
+  };
+}
+
+@Global()
+@Module({})
+class InfrastructureModule {
+  static with(infrastructure: Infrastructure, extra: Provider[]): DynamicModule {
+    const providers: Provider[] = [
+      { provide: PG_POOL, useValue: infrastructure.pool },
+      { provide: PG_POOL_ASYNC_COMMIT, useValue: infrastructure.asyncCommitPool },
+      { provide: CLOCK, useValue: infrastructure.clock },
+      { provide: MESSAGE_BUS, useValue: infrastructure.bus },
+      { provide: EVENT_STORE, useValue: infrastructure.store },
+      ...extra,
+    ];
+    return { module: InfrastructureModule, providers, exports: providers.map((p) => (typeof p === 'function' ? p : p.provide)) };
+  }
+}
+
+@Module({})
+class HostModule {
+  static compose(infrastructure: Infrastructure, modules: DynamicModule[], providers: Provider[]): DynamicModule {
+    return { module: HostModule, imports: [InfrastructureModule.with(infrastructure, providers), HealthModule, ...modules] };
+  }
+}

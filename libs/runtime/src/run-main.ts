@@ -1,0 +1,35 @@
+import { ConfigError } from '@pay/kernel';
+
+/**
+ * A process's main: start, then stop gracefully on SIGTERM or SIGINT (exit 0). A configuration
+ * problem exits 2 with its message, any other start failure exits 1.
+ */
+export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
+  start().then(
+    (running) => {
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stdout.write(`${signal}: shutting down\n`);
+        running.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            process.stderr.write(`shutdown failed: ${String(error)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+    },
+    (error: unknown) => {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(2);
+      }
+      process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

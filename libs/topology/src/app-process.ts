@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const START_TIMEOUT_MS = 90_000;
+const OUTPUT_KEPT_CHARS = 200_000;
+
+export type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** One app as its own Node process (`node tools/run.js apps/<app>/src/main.ts`), ready once /health answers. */
+export class AppProcess {
+  private child: ChildProcess | undefined;
+  private exitPromise: Promise<Exit> = Promise.resolve({ code: 0, signal: null });
+  private log = '';
+  url = '';
+
+  constructor(
+    readonly name: string,
+    private readonly entry: string,
+    private readonly env: Record<string, string>,
+    private readonly echo: boolean,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  output(): string {
+    return this.log;
+  }
+
+  get exited(): Promise<Exit> {
+    return this.exitPromise;
+  }
+
+  /** Starts (or starts again) the process on the same port, and waits until it serves. */
+  async start(): Promise<void> {
+    if (this.running) throw new Error(`${this.name} is already running`);
+    const port = this.env['PORT'] ?? String(await freePort());
+    this.env['PORT'] = port;
+    this.url = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [join(ROOT, 'tools', 'run.js'), join(ROOT, this.entry)], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: '127.0.0.1', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const keep = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      if (this.echo) process.stdout.write(text.replace(/^(?=.)/gm, `[${this.name}] `));
+      this.log = (this.log + text).slice(-OUTPUT_KEPT_CHARS);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-5_000)}`);
+      try {
+        if ((await fetch(`${this.url}/health`)).status === 200) return;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${this.name} did not answer /health within ${START_TIMEOUT_MS} ms:\n${this.log.slice(-5_000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+
+  /** Sends a signal and waits for the exit (SIGKILL: a crash; SIGTERM: a graceful stop). */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
+    if (!this.running) return this.exitPromise;
+    this.child!.kill(signal);
+    return this.exitPromise;
+  }
+}
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });

@@ -1,0 +1,2 @@
+export * from './distributed';
+export * from './app-process';
