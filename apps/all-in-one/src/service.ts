@@ -1,8 +1,11 @@
 import type { LogLevel } from '@nestjs/common';
+import { CASH_MIGRATIONS, CashModule } from '@pay/cash-feature';
+import { COLLECTIONS_MIGRATIONS, CollectionsModule } from '@pay/collections-feature';
 import { GATEWAY_MIGRATIONS, GatewayModule } from '@pay/gateway-feature';
 import { LEDGER_MIGRATIONS, LedgerModule } from '@pay/ledger-feature';
 import { PAYMENTS_MIGRATIONS, paymentsConfig, PaymentsModule } from '@pay/payments-feature';
 import { startInfrastructure, startNestHost } from '@pay/runtime';
+import { SUPPLIER_PAYMENTS_MIGRATIONS, SupplierPaymentsModule } from '@pay/supplier-payments-feature';
 import { WEBHOOKS_MIGRATIONS, WebhooksModule } from '@pay/webhooks-feature';
 import type { ServiceConfig } from './config';
 
@@ -21,7 +24,15 @@ export interface RunningService {
 export async function startService(config: ServiceConfig, options: { logLevels?: LogLevel[] } = {}): Promise<RunningService> {
   const infrastructure = await startInfrastructure(config.host, {
     app: 'all-in-one',
-    migrations: [LEDGER_MIGRATIONS, GATEWAY_MIGRATIONS, PAYMENTS_MIGRATIONS, WEBHOOKS_MIGRATIONS],
+    migrations: [
+      LEDGER_MIGRATIONS,
+      GATEWAY_MIGRATIONS,
+      PAYMENTS_MIGRATIONS,
+      WEBHOOKS_MIGRATIONS,
+      CASH_MIGRATIONS,
+      SUPPLIER_PAYMENTS_MIGRATIONS,
+      ...COLLECTIONS_MIGRATIONS,
+    ],
   });
   try {
     const host = await startNestHost({
@@ -31,6 +42,9 @@ export async function startService(config: ServiceConfig, options: { logLevels?:
         LedgerModule.forRoot({ feeSchedule: config.feeSchedule }),
         WebhooksModule.forRoot({ sandbox: config.host.sandbox }),
         PaymentsModule.forRoot(paymentsConfig(config.host)),
+        CashModule.forRoot({ publicBaseUrl: config.host.publicBaseUrl }),
+        SupplierPaymentsModule.forRoot({ publicBaseUrl: config.host.publicBaseUrl }),
+        CollectionsModule.forRoot({ publicBaseUrl: config.host.publicBaseUrl }),
         GatewayModule.forRoot(config.gateway),
       ],
       port: config.host.port,

@@ -1,5 +1,11 @@
 import type { Currency } from '@pay/kernel';
+import type { CashTopics } from './cash';
+import { CASH_TOPICS } from './cash';
+import type { CollectionsTopics } from './collections';
+import { COLLECTIONS_TOPICS } from './collections';
 import type { EventResource, IntegrationEvent } from './events';
+import type { SupplierPaymentsTopics } from './supplier-payments';
+import { SUPPLIER_PAYMENTS_TOPICS } from './supplier-payments';
 import type {
   BalanceResource,
   DeliveryResource,
@@ -115,7 +121,8 @@ export interface IntegratorObjectRef {
   id: string;
 }
 
-export interface RequestTopics {
+/** Each app's topics; the cash, supplier-payments and collections apps keep theirs in their own file. */
+export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, CollectionsTopics {
   'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
   'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
   'ledger.topup': { request: CreateTopup; reply: TopupResource };
@@ -145,13 +152,24 @@ export interface RequestTopics {
 export type RequestTopic = keyof RequestTopics;
 
 /** Every app that holds deadlines answers this topic family; the clock owner calls each in turn. */
-/** In this order: an app's expiries emit events that the webhooks app then delivers in the same advance. */
-export const DEADLINE_TOPICS = ['payments.apply-deadlines', 'webhooks.apply-deadlines'] as const satisfies readonly RequestTopic[];
+/** In this order: the apps' expiries emit events that the webhooks app then delivers in the same advance. */
+export const DEADLINE_TOPICS = [
+  'payments.apply-deadlines',
+  'cash.apply-deadlines',
+  'supplier-payments.apply-deadlines',
+  'collections.apply-deadlines',
+  'webhooks.apply-deadlines',
+] as const satisfies readonly RequestTopic[];
 
 /** The apps of the platform; each request topic is served by exactly one of them. */
-export type AppName = 'gateway' | 'payments' | 'ledger' | 'webhooks';
+export type AppName = 'gateway' | 'payments' | 'ledger' | 'webhooks' | 'cash' | 'supplier-payments' | 'collections';
+
+const owned = <A extends AppName, T extends RequestTopic>(app: A, topics: readonly T[]) => Object.fromEntries(topics.map((t) => [t, app])) as Record<T, A>;
 
 export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
+  ...owned('cash', CASH_TOPICS),
+  ...owned('supplier-payments', SUPPLIER_PAYMENTS_TOPICS),
+  ...owned('collections', COLLECTIONS_TOPICS),
   'ledger.open-account': 'ledger',
   'ledger.get-balance': 'ledger',
   'ledger.topup': 'ledger',

@@ -7,7 +7,7 @@ import { AppProcess } from './app-process';
 /** Reply topics get a partition per caller instance, with room to scale out. */
 const REPLY_PARTITIONS = 4;
 /** The serving apps first, the gateway (the only one the outside calls) last. */
-const START_ORDER: AppName[] = ['ledger', 'webhooks', 'payments', 'gateway'];
+const START_ORDER: AppName[] = ['ledger', 'webhooks', 'payments', 'cash', 'supplier-payments', 'collections', 'gateway'];
 
 export interface DistributedTopology {
   /** The gateway's origin. */

@@ -1,5 +1,6 @@
 -- Up Migration
--- The gateway's directory: who may call, and for which connections. Secrets are stored hashed.
+-- The gateway's directory: who may call, and for which connections; customers' identities.
+-- Secrets are stored hashed.
 CREATE TABLE gw_integrators (
   id text PRIMARY KEY,
   name text NOT NULL,
@@ -33,23 +34,6 @@ CREATE TABLE gw_customers (
   created_at timestamptz NOT NULL
 );
 
-CREATE TABLE gw_beneficiaries (
-  id text PRIMARY KEY,
-  business_connection text NOT NULL REFERENCES gw_connections (id),
-  account_name text NOT NULL,
-  currency char(3) NOT NULL,
-  status text NOT NULL CHECK (status IN ('authorized', 'revoked')),
-  created_at timestamptz NOT NULL,
-  revoked_at timestamptz
-);
-
-CREATE TABLE gw_cash_points (
-  id text PRIMARY KEY,
-  name text NOT NULL,
-  address text NOT NULL,
-  created_at timestamptz NOT NULL
-);
-
 -- Idempotency keys (contract section 3), scoped to the integrator (or 'admin'), kept at least 24 h.
 CREATE TABLE gw_idempotency_keys (
   scope text NOT NULL,
@@ -67,4 +51,4 @@ CREATE TABLE gw_idempotency_keys (
 CREATE INDEX gw_idempotency_keys_created_at ON gw_idempotency_keys (created_at);
 
 -- Down Migration
-DROP TABLE gw_idempotency_keys, gw_cash_points, gw_beneficiaries, gw_customers, gw_connections, gw_api_keys, gw_integrators;
+DROP TABLE gw_idempotency_keys, gw_customers, gw_connections, gw_api_keys, gw_integrators;

@@ -2,6 +2,10 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 import { AdminController } from './admin/admin.controller';
+import { BeneficiariesController } from './api/beneficiaries.controller';
+import { CashPaymentsController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
+import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
+import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
 import { HostedController } from './api/hosted.controller';
 import { PaymentsController } from './api/payments.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
@@ -17,11 +21,17 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [
         PaymentsController,
+        CashPaymentsController,
+        SupplierPaymentsController,
+        BeneficiariesController,
+        CollectionsController,
         WebhookEndpointsController,
         EventsController,
         HostedController,
         AdminController,
-        ...(config.sandbox ? [TestHelpersController] : [])],
+        ...(config.sandbox
+          ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
+          : [])],
       providers: [{ provide: GATEWAY_CONFIG, useValue: config }, GatewayCore],
     };
   }

@@ -12,8 +12,11 @@ export const platformAccount = (kind: PlatformAccountKind, currency: Currency): 
 
 export const isPlatformAccount = (accountId: string): boolean => accountId.startsWith('platform:');
 
-/** Only the funding account, the source of top-ups, may go below zero. */
-export const allowsNegativeBalance = (accountId: string): boolean => accountId.startsWith('platform:funding:');
+/**
+ * Only the counter-accounts of money outside the ledger may go below zero: funding (the source of
+ * top-ups) and cash (cash received at cash points, credited on to merchants and wholesalers).
+ */
+export const allowsNegativeBalance = (accountId: string): boolean => accountId.startsWith('platform:funding:') || accountId.startsWith('platform:cash:');
 
 const OWNER_ID_KIND: Readonly<Record<LedgerAccountKind, IdKind>> = {
   customer: 'customer',

@@ -45,10 +45,12 @@ CREATE TABLE ledger_postings (
 CREATE INDEX ledger_postings_trial_balance ON ledger_postings (currency, direction) INCLUDE (amount);
 CREATE INDEX ledger_postings_by_account ON ledger_postings (account_id);
 
--- The platform's fee and funding accounts exist for every currency; only funding may go negative.
+-- The platform's accounts exist for every currency: fees (income), funding (the source of top-ups) and
+-- cash (cash held at cash points, the source of cash checkout and settlement credits). Funding and
+-- cash are counter-accounts of money outside the ledger: they alone may go below zero.
 INSERT INTO ledger_accounts (id, kind, currency, allow_negative, created_at)
-SELECT 'platform:' || k.kind || ':' || c.currency, 'platform_' || k.kind, c.currency, k.kind = 'funding', now()
-FROM (VALUES ('fees'), ('funding')) AS k (kind)
+SELECT 'platform:' || k.kind || ':' || c.currency, 'platform_' || k.kind, c.currency, k.kind IN ('funding', 'cash'), now()
+FROM (VALUES ('fees'), ('funding'), ('cash')) AS k (kind)
 CROSS JOIN (VALUES ('DZD'), ('MAD'), ('TND'), ('XOF')) AS c (currency);
 
 -- Down Migration

@@ -15,7 +15,6 @@ import {
 } from '@pay/contracts';
 import { newId, type Currency } from '@pay/kernel';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
-import type { BeneficiaryRecord, CashPointRecord } from '../directory/directory.repository';
 import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody, validateQuery } from '../http/validation';
 
@@ -129,11 +128,13 @@ export class AdminController {
     const input = validateBody(BeneficiaryBody, body);
     const business = await this.gateway.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
-    const id = newId('beneficiary');
-    await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'beneficiary', currency: input.currency });
-    return toBeneficiaryResource(
-      await this.gateway.directory.createBeneficiary({ id, businessConnection: business.id, accountName: input.account_name, currency: input.currency }, this.now()),
-    );
+    return this.gateway.bus.request('supplier-payments.beneficiaries.create', {
+      beneficiaryId: newId('beneficiary'),
+      business: business.id,
+      integratorId: business.integratorId,
+      accountName: input.account_name,
+      currency: input.currency,
+    });
   }
 
   @Post('beneficiaries/:id/revoke')
@@ -141,9 +142,7 @@ export class AdminController {
   async revokeBeneficiary(@Req() request: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
     this.gateway.authenticateAdmin(request);
     requireEmptyBody(body);
-    const revoked = await this.gateway.directory.revokeBeneficiary(id, this.now());
-    if (!revoked) throw notFound('beneficiary', id);
-    return toBeneficiaryResource(revoked);
+    return this.gateway.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
   }
 
   @Post('cash_points')
@@ -151,7 +150,7 @@ export class AdminController {
   async createCashPoint(@Req() request: FastifyRequest, @Body() body: unknown) {
     this.gateway.authenticateAdmin(request);
     const input = validateBody(CashPointBody, body);
-    return toCashPointResource(await this.gateway.directory.createCashPoint({ id: newId('cashPoint'), ...input }, this.now()));
+    return this.gateway.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
   }
 
   @Post('topups')
@@ -196,15 +195,3 @@ export class AdminController {
     return this.gateway.clock.now();
   }
 }
-
-const toBeneficiaryResource = (b: BeneficiaryRecord) => ({
-  id: b.id,
-  object: 'beneficiary' as const,
-  business: b.businessConnection,
-  account_name: b.accountName,
-  currency: b.currency,
-  status: b.status,
-  created_at: b.createdAt,
-});
-
-const toCashPointResource = (c: CashPointRecord) => ({ id: c.id, object: 'cash_point' as const, name: c.name, address: c.address, created_at: c.createdAt });

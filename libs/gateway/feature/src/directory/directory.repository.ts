@@ -25,23 +25,7 @@ export interface Connection {
   createdAt: string;
 }
 
-export interface BeneficiaryRecord {
-  id: string;
-  businessConnection: string;
-  accountName: string;
-  currency: Currency;
-  status: 'authorized' | 'revoked';
-  createdAt: string;
-}
-
-export interface CashPointRecord {
-  id: string;
-  name: string;
-  address: string;
-  createdAt: string;
-}
-
-/** The gateway's own tables: integrators, their keys and connections, customers, beneficiaries, cash points. */
+/** The gateway's own tables: integrators, their keys and connections, customers. */
 export class DirectoryRepository {
   constructor(private readonly pool: Pool) {}
 
@@ -144,32 +128,6 @@ export class DirectoryRepository {
     return timingSafeEqual(await scrypt(pin, salt, 32), expected);
   }
 
-  async createBeneficiary(input: Omit<BeneficiaryRecord, 'createdAt' | 'status'>, now: Date): Promise<BeneficiaryRecord> {
-    await this.pool.query(
-      `INSERT INTO gw_beneficiaries (id, business_connection, account_name, currency, status, created_at) VALUES ($1, $2, $3, $4, 'authorized', $5)`,
-      [input.id, input.businessConnection, input.accountName, input.currency, now],
-    );
-    return { ...input, status: 'authorized', createdAt: now.toISOString() };
-  }
-
-  async revokeBeneficiary(id: string, now: Date): Promise<BeneficiaryRecord | undefined> {
-    const { rows } = await this.pool.query<BeneficiaryRow>(
-      `UPDATE gw_beneficiaries SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *`,
-      [id, now],
-    );
-    return rows[0] && toBeneficiary(rows[0]);
-  }
-
-  async findBeneficiary(id: string): Promise<BeneficiaryRecord | undefined> {
-    const { rows } = await this.pool.query<BeneficiaryRow>('SELECT * FROM gw_beneficiaries WHERE id = $1', [id]);
-    return rows[0] && toBeneficiary(rows[0]);
-  }
-
-  async createCashPoint(input: { id: string; name: string; address: string }, now: Date): Promise<CashPointRecord> {
-    await this.pool.query('INSERT INTO gw_cash_points (id, name, address, created_at) VALUES ($1, $2, $3, $4)', [input.id, input.name, input.address, now]);
-    return { ...input, createdAt: now.toISOString() };
-  }
-
   private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
     const keyId = newId('apiKey');
     const secret = newApiKeySecret();
@@ -182,24 +140,6 @@ export class DirectoryRepository {
     return { keyId, secret };
   }
 }
-
-interface BeneficiaryRow {
-  id: string;
-  business_connection: string;
-  account_name: string;
-  currency: Currency;
-  status: 'authorized' | 'revoked';
-  created_at: Date;
-}
-
-const toBeneficiary = (row: BeneficiaryRow): BeneficiaryRecord => ({
-  id: row.id,
-  businessConnection: row.business_connection,
-  accountName: row.account_name,
-  currency: row.currency,
-  status: row.status,
-  createdAt: row.created_at.toISOString(),
-});
 
 export const toConnectionResource = (c: Connection): ConnectionResource => ({
   id: c.id,

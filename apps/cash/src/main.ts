@@ -1,0 +1,18 @@
+import { CASH_MIGRATIONS, CashModule } from '@pay/cash-feature';
+import { EnvReader } from '@pay/kernel';
+import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
+
+/** The cash app alone: cash points and cash checkout; /health and /ready on PORT. */
+runMain(async () => {
+  const read = new EnvReader(process.env);
+  const host = readHostConfig(read);
+  read.done();
+  const infrastructure = await startInfrastructure(host, { app: 'cash', migrations: [CASH_MIGRATIONS] });
+  return startNestHost({
+    name: 'cash',
+    infrastructure,
+    modules: [CashModule.forRoot({ publicBaseUrl: host.publicBaseUrl })],
+    port: host.port,
+    host: host.host,
+  });
+});
