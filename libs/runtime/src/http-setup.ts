@@ -9,6 +9,9 @@ import { toErrorResponse } from './error-response';
 /** 1 MB as the contract counts it. */
 export const BODY_LIMIT_BYTES = 1_048_576;
 
+/** Hosted page forms carry a few short fields. */
+const FORM_BODY_LIMIT_BYTES = 16_384;
+
 export const fastifyOptions = {
   bodyLimit: BODY_LIMIT_BYTES,
   genReqId: () => newId('request'),
@@ -33,8 +36,13 @@ export function configureHttp(app: NestFastifyApplication): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Request-Id', request.id);
   });
-  // JSON only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
+  // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
   fastify.removeAllContentTypeParsers();
+  // HTML forms of the hosted pages. Parsed as URLSearchParams, never a plain object, so the JSON API
+  // still refuses such a body as "not a JSON object".
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) =>
+    done(null, new URLSearchParams(String(body))),
+  );
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);

@@ -8,6 +8,8 @@ import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/pl
 import { ApiKeyAuthenticator, checkAdminKey } from './auth/auth';
 import { RateLimiter } from './auth/rate-limiter';
 import { DirectoryRepository, type ApiKeyRecord, type Connection } from './directory/directory.repository';
+import { SessionStore } from './hosted/sessions';
+import { SignInLimiter } from './hosted/sign-in-limiter';
 import { IdempotencyStore } from './idempotency/idempotency';
 
 export interface GatewayConfig {
@@ -27,6 +29,9 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
   readonly directory: DirectoryRepository;
   readonly idempotency: IdempotencyStore;
   readonly clockStore: ServiceClockStore;
+  /** Hosted pages: sessions bound to their object, and sign-in attempts limited with lockout. */
+  readonly sessions: SessionStore;
+  readonly signIns: SignInLimiter;
   private readonly authenticator: ApiKeyAuthenticator;
   private readonly logger = new Logger('gateway');
   private purgeTimer: NodeJS.Timeout | undefined;
@@ -48,6 +53,8 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
     this.directory = new DirectoryRepository(pool);
     this.idempotency = new IdempotencyStore(asyncCommitPool);
     this.clockStore = new ServiceClockStore(pool);
+    this.sessions = new SessionStore(pool);
+    this.signIns = new SignInLimiter(pool);
     this.authenticator = new ApiKeyAuthenticator(this.directory, new RateLimiter(config.rateLimitPerSecond));
   }
 

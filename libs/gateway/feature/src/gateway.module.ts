@@ -6,11 +6,11 @@ import { BeneficiariesController } from './api/beneficiaries.controller';
 import { CashPaymentsController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
 import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
-import { HostedController } from './api/hosted.controller';
 import { PaymentsController } from './api/payments.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
 import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
 import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
+import { PaymentPageController } from './hosted/payment-page.controller';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
 
@@ -27,7 +27,7 @@ export class GatewayModule {
         CollectionsController,
         WebhookEndpointsController,
         EventsController,
-        HostedController,
+        PaymentPageController,
         AdminController,
         ...(config.sandbox
           ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]

@@ -6,6 +6,12 @@ import { newId, randomBase62, type Currency } from '@pay/kernel';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
+const pinMatches = async (stored: string, pin: string): Promise<boolean> => {
+  const [salt, expected] = stored.split(':').map((part) => Buffer.from(part, 'base64'));
+  if (!salt?.length || !expected?.length) return false;
+  return timingSafeEqual(await scrypt(pin, salt, 32), expected);
+};
+
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** API keys are 32 random base62 characters after `sk_` (~190 bits): a fast hash is enough to store them. */
@@ -120,12 +126,24 @@ export class DirectoryRepository {
     return rows[0];
   }
 
+  /**
+   * The customer with this phone and PIN (phones are not unique: each candidate's PIN is checked, in
+   * constant time). Several matches: the one whose account is in `preferredCurrency`.
+   */
+  async signInCustomer(phone: string, pin: string, preferredCurrency: Currency): Promise<{ id: string; currency: Currency } | undefined> {
+    const { rows } = await this.pool.query<{ id: string; currency: Currency; pin_scrypt: string }>(
+      'SELECT id, currency, pin_scrypt FROM gw_customers WHERE phone = $1 ORDER BY created_at LIMIT 20',
+      [phone],
+    );
+    const matches = [];
+    for (const row of rows) if (await pinMatches(row.pin_scrypt, pin)) matches.push({ id: row.id, currency: row.currency });
+    return matches.find((m) => m.currency === preferredCurrency) ?? matches[0];
+  }
+
   /** Constant-time PIN check (for the hosted pages). */
   async verifyPin(customerId: string, pin: string): Promise<boolean> {
     const { rows } = await this.pool.query<{ pin_scrypt: string }>('SELECT pin_scrypt FROM gw_customers WHERE id = $1', [customerId]);
-    const [salt, expected] = (rows[0]?.pin_scrypt ?? ':').split(':').map((part) => Buffer.from(part, 'base64'));
-    if (!salt?.length || !expected?.length) return false;
-    return timingSafeEqual(await scrypt(pin, salt, 32), expected);
+    return pinMatches(rows[0]?.pin_scrypt ?? ':', pin);
   }
 
   private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {

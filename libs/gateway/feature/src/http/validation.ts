@@ -25,14 +25,15 @@ export function requireEmptyBody(body: unknown): void {
 }
 
 const validateObject = (body: unknown): object => {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) {
     throw new ServiceError('invalid_request', 'the request body must be a JSON object');
   }
   return body;
 };
 
 export function validateQuery<T extends object>(dto: new () => T, query: unknown): T {
-  return validateBody(dto, query ?? {});
+  // Fastify's query objects have no prototype: copy into a plain object.
+  return validateBody(dto, { ...((query as object | undefined) ?? {}) });
 }
 
 function toServiceError(errors: ValidationError[]): ServiceError {

@@ -1,0 +1,143 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshot } from './browser';
+import { createCustomer, createIntegrator, createPayment, startTestService, type Integrator, type TestService } from './harness';
+import { Receiver } from './receiver';
+
+/**
+ * The live flows in a real browser (Debian's Chromium): what customers do at authorization_url. The
+ * hosted pages run the same commands as the sandbox helpers; here nobody calls a helper.
+ */
+describe('hosted pages in a browser', () => {
+  let service: TestService;
+  let browser: Browser;
+  let shop: Integrator;
+  const hook = new Receiver();
+
+  beforeAll(async () => {
+    [service, browser] = await Promise.all([startTestService(), launchBrowser()]);
+    shop = await createIntegrator(service);
+    await hook.start();
+    await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url: hook.url, enabled_events: ['*'] } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await hook.stop();
+  });
+
+  const pageOf = (payment: { authorization_url: string }) => `${service.url}${new URL(payment.authorization_url).pathname}`;
+  const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone
+    return { context, page: await context.newPage() };
+  };
+  const signIn = async (page: Page, phone: string, pin: string) => {
+    await page.getByLabel('Phone number').fill(phone);
+    await page.getByLabel('PIN').fill(pin);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+
+  it('a customer authorizes a payment end to end, returns to the merchant, and the integrator receives payment.succeeded', async () => {
+    const customer = await createCustomer(service, 5_000_000);
+    const payment = await createPayment(service, shop);
+    const { context, page } = await newPage();
+    await page.goto(pageOf(payment));
+    await expect(page.getByRole('heading', { name: 'Authorize a payment' }).isVisible()).resolves.toBe(true);
+    const text = (await page.locator('main').innerText()).replace(/\s/g, ' '); // digits are grouped with a narrow no-break space
+    expect(text).toContain('12 500.00 DZD');
+    expect(text).toContain('Test shop');
+    expect(text).toContain(payment.order_reference);
+    await screenshot(page, 'payment-1-sign-in');
+
+    await signIn(page, '+213555000111', '1234');
+    await screenshot(page, 'payment-2-signed-in');
+    await page.getByRole('button', { name: /Authorize/ }).click();
+    await expect(page.locator('.status').innerText()).resolves.toBe('succeeded');
+    await screenshot(page, 'payment-3-succeeded');
+
+    const back = await page.getByRole('link', { name: 'Return to the merchant' }).getAttribute('href');
+    expect(back).toBe(`https://shop.example/return?payment_id=${payment.id}`);
+    const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
+    expect(retrieved.body.status).toBe('succeeded');
+    expect((await service.admin('GET', `/admin/v1/balances/${customer}`)).body.available).toBe(5_000_000 - 1_250_000);
+    await hook.waitFor(1);
+    expect(hook.events().find((e) => e.data.id === payment.id)).toMatchObject({ type: 'payment.succeeded' });
+    await context.close();
+  });
+
+  it('a customer declines', async () => {
+    await createCustomer(service, 5_000_000);
+    const payment = await createPayment(service, shop);
+    const { context, page } = await newPage();
+    await page.goto(pageOf(payment));
+    await signIn(page, '+213555000111', '1234');
+    await page.getByRole('button', { name: 'Decline' }).click();
+    await expect(page.locator('.status').innerText()).resolves.toBe('declined');
+    await screenshot(page, 'payment-4-declined');
+    const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
+    expect(retrieved.body).toMatchObject({ status: 'declined', decline_reason: 'customer_declined' });
+    await context.close();
+  });
+
+  it('a wrong PIN five times locks the sign-in, even for the right PIN afterwards', async () => {
+    const phone = '+213555999001';
+    await service.admin('POST', '/admin/v1/customers', { body: { name: 'Lock', phone, pin: '2468', currency: 'DZD' } });
+    const payment = await createPayment(service, shop);
+    const { context, page } = await newPage();
+    await page.goto(pageOf(payment));
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await signIn(page, phone, '0000');
+      await expect(page.getByRole('alert').innerText()).resolves.toContain('not right');
+    }
+    await signIn(page, phone, '0000');
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('locked');
+    await signIn(page, phone, '2468');
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('locked');
+    await screenshot(page, 'payment-5-locked');
+    expect(await page.getByRole('button', { name: /Authorize/ }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('a form post without the right CSRF token is refused (403) and changes nothing', async () => {
+    await createCustomer(service, 5_000_000);
+    const payment = await createPayment(service, shop);
+    const { context, page } = await newPage();
+    await page.goto(pageOf(payment));
+    await signIn(page, '+213555000111', '1234');
+    const forged = await context.request.post(`${pageOf(payment)}/authorize`, { form: { csrf: 'forged-token' }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    const missing = await context.request.post(`${pageOf(payment)}/authorize`, { form: {}, maxRedirects: 0 });
+    expect(missing.status()).toBe(403);
+    const signInWithoutCookie = await browser.newContext().then((fresh) => fresh.request.post(`${pageOf(payment)}/sign-in`, { form: { phone: '+213555000111', pin: '1234', csrf: 'x' }, maxRedirects: 0 }));
+    expect(signInWithoutCookie.status()).toBe(403);
+    expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.status).toBe('pending');
+    await context.close();
+  });
+
+  it("one customer's session cannot authorize through another payment's page", async () => {
+    await createCustomer(service, 5_000_000);
+    const [mine, other] = [await createPayment(service, shop), await createPayment(service, shop)];
+    const { context, page } = await newPage();
+    await page.goto(pageOf(mine));
+    await signIn(page, '+213555000111', '1234');
+    const csrf = await page.locator('input[name="csrf"]').first().getAttribute('value');
+    const across = await context.request.post(`${pageOf(other)}/authorize`, { form: { csrf: csrf! }, maxRedirects: 0 });
+    expect(across.status()).toBe(403);
+    await page.goto(pageOf(other));
+    expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(1); // not signed in there
+    expect((await service.http('GET', `/v1/payments/${other.id}`, { key: shop.apiKey })).body.status).toBe('pending');
+    await context.close();
+  });
+
+  it('security headers: no scripts, no framing, no caching', async () => {
+    const payment = await createPayment(service, shop);
+    const response = await fetch(pageOf(payment));
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+  });
+});
