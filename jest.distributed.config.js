@@ -8,7 +8,7 @@ const base = require('./jest.config');
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
-  testMatch: ['**/e2e/payments.e2e.spec.ts', '**/e2e/webhooks.e2e.spec.ts', '**/e2e/concurrency.e2e.spec.ts', '**/*.distributed.spec.ts'],
+  testMatch: ['**/e2e/payments.e2e.spec.ts', '**/e2e/webhooks.e2e.spec.ts', '**/e2e/concurrency.e2e.spec.ts', '**/e2e/supplier-payments.e2e.spec.ts', '**/e2e/cash-payments.e2e.spec.ts', '**/e2e/collections.e2e.spec.ts', '**/*.distributed.spec.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   setupFiles: ['<rootDir>/libs/testing/src/distributed-topology-env.js'],
   maxWorkers: 1,

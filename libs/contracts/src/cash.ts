@@ -1,3 +1,4 @@
+import type { Currency } from '@pay/kernel';
 import type { ApplyDeadlines, DeadlinesApplied } from './messages';
 import type { ListResource } from './resources';
 
@@ -17,10 +18,75 @@ export interface CreateCashPoint {
   address: string;
 }
 
+export type CashPaymentStatus = 'awaiting_payment' | 'succeeded' | 'expired' | 'canceled';
+
+/** The cash payment as the API shows it (specification, "cash payment"). */
+export interface CashPaymentResource {
+  id: string;
+  object: 'cash_payment';
+  status: CashPaymentStatus;
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  merchant_connection: string;
+  payment_reference: string;
+  qr_code_url: string;
+  instructions_url: string;
+  expires_at: string;
+  cash_point: string | null;
+  receipt_number: string | null;
+  fee_amount: number | null;
+  net_amount: number | null;
+  paid_at: string | null;
+  created_at: string;
+}
+
+export interface CreateCashPaymentRequest {
+  /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same cash payment. */
+  cashPaymentId: string;
+  integratorId: string;
+  amount: number;
+  currency: Currency;
+  orderReference: string;
+  merchantConnection: string;
+  /** Checked by the gateway (5 minutes to 30 days ahead); null: the default deadline (72 h). */
+  expiresAt: string | null;
+}
+
+/** integratorId null: the hosted pages, which reach a cash payment by its unguessable id alone. */
+export interface CashPaymentRef {
+  integratorId: string | null;
+  cashPaymentId: string;
+}
+
+/** The cash agent validates the cash at a cash point (the sandbox helper `pay`). */
+export interface PayCashPaymentRequest extends CashPaymentRef {
+  cashPointId: string;
+  amount: number;
+}
+
 export interface CashTopics {
   'cash.cash-points.create': { request: CreateCashPoint; reply: CashPointResource };
   'cash.cash-points.list': { request: { limit: number }; reply: ListResource<CashPointResource> };
+  'cash.cash-payments.create': { request: CreateCashPaymentRequest; reply: CashPaymentResource };
+  'cash.cash-payments.retrieve': { request: CashPaymentRef; reply: CashPaymentResource };
+  'cash.cash-payments.cancel': { request: CashPaymentRef; reply: CashPaymentResource };
+  'cash.cash-payments.pay': { request: PayCashPaymentRequest; reply: CashPaymentResource };
+  /** The page at instructions_url, rendered by the cash app (escaped HTML). */
+  'cash.cash-payments.instructions-page': { request: { cashPaymentId: string }; reply: { html: string } };
+  /** The image at qr_code_url: a PNG QR code holding payment_reference, base64-encoded for the bus. */
+  'cash.cash-payments.qr-code': { request: { cashPaymentId: string }; reply: { pngBase64: string } };
   'cash.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
 }
 
-export const CASH_TOPICS = ['cash.cash-points.create', 'cash.cash-points.list', 'cash.apply-deadlines'] as const satisfies readonly (keyof CashTopics)[];
+export const CASH_TOPICS = [
+  'cash.cash-points.create',
+  'cash.cash-points.list',
+  'cash.cash-payments.create',
+  'cash.cash-payments.retrieve',
+  'cash.cash-payments.cancel',
+  'cash.cash-payments.pay',
+  'cash.cash-payments.instructions-page',
+  'cash.cash-payments.qr-code',
+  'cash.apply-deadlines',
+] as const satisfies readonly (keyof CashTopics)[];

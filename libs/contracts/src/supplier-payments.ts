@@ -1,5 +1,6 @@
 import type { Currency } from '@pay/kernel';
 import type { ApplyDeadlines, DeadlinesApplied } from './messages';
+import type { ListResource } from './resources';
 
 /** The supplier-payments app: beneficiaries of businesses and the supplier payments made to them. */
 
@@ -26,14 +27,87 @@ export interface CreateBeneficiary {
   currency: Currency;
 }
 
+/** A beneficiary as its business sees it: another business's beneficiary is not found. */
+export interface BeneficiaryRef {
+  beneficiaryId: string;
+  /** The payer connection, already checked by the gateway to be the caller's. */
+  business: string;
+}
+
+export const SUPPLIER_PAYMENT_STATUSES = ['awaiting_approval', 'succeeded', 'rejected', 'declined', 'canceled', 'expired'] as const;
+export type SupplierPaymentStatus = (typeof SUPPLIER_PAYMENT_STATUSES)[number];
+export type SupplierPaymentDeclineReason = 'insufficient_balance' | 'beneficiary_unavailable';
+
+export interface SupplierPaymentResource {
+  id: string;
+  object: 'supplier_payment';
+  status: SupplierPaymentStatus;
+  decline_reason: SupplierPaymentDeclineReason | null;
+  payer_connection: string;
+  beneficiary: string;
+  amount: number;
+  currency: Currency;
+  invoice_reference: string;
+  description: string | null;
+  approval_url: string | null;
+  fee_amount: number | null;
+  expires_at: string;
+  approved_at: string | null;
+  succeeded_at: string | null;
+  created_at: string;
+}
+
+export interface CreateSupplierPaymentRequest {
+  /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same payment. */
+  supplierPaymentId: string;
+  integratorId: string;
+  /** The payer connection, checked by the gateway to be the caller's, and the currency of its account. */
+  payerConnection: string;
+  payerCurrency: Currency;
+  beneficiary: string;
+  amount: number;
+  currency: Currency;
+  invoiceReference: string;
+  description: string | null;
+}
+
+/** integratorId null: the hosted approval page, which reaches a payment by its unguessable id alone. */
+export interface SupplierPaymentRef {
+  integratorId: string | null;
+  supplierPaymentId: string;
+}
+
+export interface ListSupplierPayments {
+  integratorId: string;
+  limit: number;
+  startingAfter?: string;
+  invoiceReference?: string;
+  status?: SupplierPaymentStatus;
+}
+
 export interface SupplierPaymentsTopics {
   'supplier-payments.beneficiaries.create': { request: CreateBeneficiary; reply: AdminBeneficiaryResource };
   'supplier-payments.beneficiaries.revoke': { request: { beneficiaryId: string }; reply: AdminBeneficiaryResource };
+  'supplier-payments.beneficiaries.retrieve': { request: BeneficiaryRef; reply: BeneficiaryResource };
+  'supplier-payments.create': { request: CreateSupplierPaymentRequest; reply: SupplierPaymentResource };
+  'supplier-payments.retrieve': { request: SupplierPaymentRef; reply: SupplierPaymentResource };
+  'supplier-payments.list': { request: ListSupplierPayments; reply: ListResource<SupplierPaymentResource> };
+  'supplier-payments.cancel': { request: SupplierPaymentRef; reply: SupplierPaymentResource };
+  /** Run by the hosted approval page (and the sandbox helper): the authorized user approves. */
+  'supplier-payments.approve': { request: SupplierPaymentRef; reply: SupplierPaymentResource };
+  'supplier-payments.reject': { request: SupplierPaymentRef; reply: SupplierPaymentResource };
   'supplier-payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
 }
 
 export const SUPPLIER_PAYMENTS_TOPICS = [
   'supplier-payments.beneficiaries.create',
   'supplier-payments.beneficiaries.revoke',
+  'supplier-payments.beneficiaries.retrieve',
+  'supplier-payments.create',
+  'supplier-payments.retrieve',
+  'supplier-payments.list',
+  'supplier-payments.cancel',
+  'supplier-payments.approve',
+  'supplier-payments.reject',
   'supplier-payments.apply-deadlines',
 ] as const satisfies readonly (keyof SupplierPaymentsTopics)[];

@@ -1,1 +1,2 @@
 export * from './cash.module';
+export { CashPaymentsService } from './cash-payments.service';

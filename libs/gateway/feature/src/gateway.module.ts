@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 import { AdminController } from './admin/admin.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
-import { CashPaymentsController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
+import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
-import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
+import { HostedSupplierPaymentsController, SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
 import { PaymentsController } from './api/payments.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
 import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
@@ -22,12 +22,14 @@ export class GatewayModule {
       controllers: [
         PaymentsController,
         CashPaymentsController,
+        CashPaymentsHostedController,
         SupplierPaymentsController,
         BeneficiariesController,
         CollectionsController,
         WebhookEndpointsController,
         EventsController,
         PaymentPageController,
+        HostedSupplierPaymentsController,
         AdminController,
         ...(config.sandbox
           ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]

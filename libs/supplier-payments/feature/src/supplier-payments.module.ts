@@ -1,31 +1,107 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound } from '@pay/contracts';
+import { CatchUpSubscription, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
-import { CLOCK, PG_POOL, type MigrationSet } from '@pay/platform';
+import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
+import { SUPPLIER_PAYMENT_EVENT_PREFIX } from '@pay/supplier-payments-domain';
 import { BeneficiariesStore, toAdminBeneficiaryResource } from './beneficiaries.store';
+import { projectSupplierPaymentEvents, SupplierPaymentViews } from './supplier-payment-projection';
+import { relaySupplierPaymentEvents } from './supplier-payment-relay';
+import { SupplierPaymentsService, type SupplierPaymentsConfig } from './supplier-payments.service';
+
+export type { SupplierPaymentsConfig } from './supplier-payments.service';
 
 export const SUPPLIER_PAYMENTS_MIGRATIONS: MigrationSet = { name: 'supplier_payments', dir: join(__dirname, '..', 'migrations') };
-
-export interface SupplierPaymentsConfig {
-  publicBaseUrl: string;
-}
 const SUPPLIER_PAYMENTS_CONFIG = Symbol('SupplierPaymentsConfig');
 
-/** The supplier-payments app: beneficiaries (and, with the supplier payments issue, the payments to them). */
+const SWEEP_INTERVAL_MS = 1_000;
+const SWEEP_BATCH_MAX = 100;
+/** An approval started this long ago without an outcome is taken over by the sweep. */
+const STALLED_APPROVAL_MS = 5_000;
+
+/**
+ * The supplier-payments app: beneficiaries, and the supplier payments to them behind the bus, with
+ * their projection (list, sweeps), the relay of their events, and the sweeps (approval deadlines,
+ * stalled approvals).
+ */
 @Injectable()
-class SupplierPaymentsRuntime implements OnModuleInit {
+class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('supplier-payments');
+  private readonly beneficiaries: BeneficiariesStore;
+  private readonly service: SupplierPaymentsService;
+  private readonly views: SupplierPaymentViews;
+  private readonly projection: CatchUpSubscription;
+  private readonly relay: CatchUpSubscription;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> = Promise.resolve();
+
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) pool: Pool,
+    @Inject(EVENT_STORE) store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
-    @Inject(SUPPLIER_PAYMENTS_CONFIG) readonly config: SupplierPaymentsConfig,
-  ) {}
+    @Inject(SUPPLIER_PAYMENTS_CONFIG) config: SupplierPaymentsConfig,
+  ) {
+    this.beneficiaries = new BeneficiariesStore(pool);
+    this.service = new SupplierPaymentsService(store, bus, clock, this.beneficiaries, config);
+    this.views = new SupplierPaymentViews(pool);
+    this.projection = new CatchUpSubscription({
+      subscriptionId: 'supplier-payments.supplier-payment-views',
+      store,
+      pool,
+      typePrefixes: [SUPPLIER_PAYMENT_EVENT_PREFIX],
+      handle: projectSupplierPaymentEvents,
+      onError: (error) => this.logger.error(`supplier payment projection: ${String(error)}`),
+    });
+    this.relay = new CatchUpSubscription({
+      subscriptionId: 'supplier-payments.integration-events',
+      store,
+      pool,
+      typePrefixes: [SUPPLIER_PAYMENT_EVENT_PREFIX],
+      handle: (events) => relaySupplierPaymentEvents(store, bus, events),
+      onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
+    });
+  }
 
-  onModuleInit(): void {
-    const beneficiaries = new BeneficiariesStore(this.pool);
+  async onModuleInit(): Promise<void> {
+    this.handleBeneficiaries();
+    const s = this.service;
+    this.bus.handle('supplier-payments.create', (m) => s.create(m));
+    this.bus.handle('supplier-payments.retrieve', (m) => s.retrieve(m));
+    this.bus.handle('supplier-payments.cancel', (m) => s.cancel(m));
+    this.bus.handle('supplier-payments.approve', (m) => s.approve(m));
+    this.bus.handle('supplier-payments.reject', (m) => s.reject(m));
+    // Read your writes: the list answers "does a payment exist for this invoice?" right after a create.
+    this.bus.handle('supplier-payments.list', async (m) => {
+      await this.projection.catchUp();
+      return this.views.list(m);
+    });
+    this.bus.handle('supplier-payments.apply-deadlines', async ({ clockOffsetMs }) => {
+      this.clock.observeOffset(clockOffsetMs);
+      await this.projection.catchUp();
+      const applied = await this.serialized(() => this.expireDue());
+      return { applied };
+    });
+    await this.projection.start();
+    await this.relay.start();
+    // A crash may have left approvals half done: finish them before serving.
+    await this.projection.catchUp();
+    await this.recoverStalled(0);
+    this.timer = setInterval(() => void this.serialized(() => this.sweep()), SWEEP_INTERVAL_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
+    await this.relay.stop();
+    await this.projection.stop();
+  }
+
+  private handleBeneficiaries(): void {
+    const beneficiaries = this.beneficiaries;
     this.bus.handle('supplier-payments.beneficiaries.create', async (request) => {
       // The account first: a crash in between leaves an unused account, never a beneficiary without one.
       await this.bus.request('ledger.open-account', { owner: request.beneficiaryId, kind: 'beneficiary', currency: request.currency });
@@ -36,10 +112,44 @@ class SupplierPaymentsRuntime implements OnModuleInit {
       if (!revoked) throw notFound('beneficiary', beneficiaryId);
       return toAdminBeneficiaryResource(revoked);
     });
-    this.bus.handle('supplier-payments.apply-deadlines', async ({ clockOffsetMs }) => {
-      this.clock.observeOffset(clockOffsetMs);
-      return { applied: 0 };
-    });
+    this.bus.handle('supplier-payments.beneficiaries.retrieve', (ref) => this.service.retrieveBeneficiary(ref));
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      await this.expireDue();
+      await this.recoverStalled(STALLED_APPROVAL_MS);
+    } catch (error) {
+      this.logger.error(`sweep failed: ${String(error)}`);
+    }
+  }
+
+  /** One sweep at a time: the timer and a clock advance never run the same work concurrently. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.sweeping.then(work, work);
+    this.sweeping = run.catch(() => undefined);
+    return run;
+  }
+
+  private async expireDue(): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const due = await this.views.dueForExpiry(this.clock.now(), SWEEP_BATCH_MAX);
+      for (const supplierPaymentId of due) if (await this.service.expire(supplierPaymentId)) applied += 1;
+      if (due.length < SWEEP_BATCH_MAX) return applied;
+      await this.projection.catchUp();
+    }
+  }
+
+  private async recoverStalled(olderThanMs: number): Promise<void> {
+    for (const supplierPaymentId of await this.views.stalledApprovals(olderThanMs, SWEEP_BATCH_MAX)) {
+      try {
+        const state = await this.service.finishApproval(supplierPaymentId);
+        this.logger.log(`approval of ${supplierPaymentId} resumed: ${state.status}`);
+      } catch (error) {
+        this.logger.warn(`approval of ${supplierPaymentId} not finished yet: ${String(error)}`);
+      }
+    }
   }
 }
 

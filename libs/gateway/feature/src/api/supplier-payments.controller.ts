@@ -1,14 +1,185 @@
-import { Controller } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SUPPLIER_PAYMENT_STATUSES, ServiceError, type ListResource, type SupplierPaymentResource, type SupplierPaymentStatus } from '@pay/contracts';
+import type { Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
+import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { formatAmount } from './hosted.controller';
+import { parseListQuery } from './list-query';
+import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
 
-/** The supplier_payments API (its use-case issue fills it). */
+export const DESCRIPTION_LENGTH_MAX = 1000;
+
+export class CreateSupplierPaymentBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payer_connection!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) beneficiary!: string;
+  @IsDefined() @IsAmount() amount!: number;
+  @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) invoice_reference!: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) description?: string | null;
+}
+
+const isStatus = (value: string): value is SupplierPaymentStatus => (SUPPLIER_PAYMENT_STATUSES as readonly string[]).includes(value);
+
+/**
+ * The supplier_payments API. Validation order (contract section 2): authentication, body shape, the
+ * payer connection (here), the beneficiary (supplier-payments app), then currency_mismatch against
+ * the payer's account and the beneficiary's (supplier-payments app).
+ */
 @Controller('v1/supplier_payments')
 export class SupplierPaymentsController {
   constructor(private readonly gateway: GatewayCore) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+  ): Promise<SupplierPaymentResource> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    const input = validateBody(CreateSupplierPaymentBody, body);
+    const key = checkIdempotencyKey(idempotencyKey);
+    const payer = await this.gateway.authorizedConnection(integratorId, input.payer_connection, 'payer_connection');
+    return this.gateway.idempotency.run(
+      { scope: integratorId, key, endpoint: 'POST /v1/supplier_payments', body, objectKind: 'supplierPayment', reply },
+      (supplierPaymentId) =>
+        this.gateway.bus.request('supplier-payments.create', {
+          supplierPaymentId,
+          integratorId,
+          payerConnection: payer.id,
+          payerCurrency: payer.currency,
+          beneficiary: input.beneficiary,
+          amount: input.amount,
+          currency: input.currency,
+          invoiceReference: input.invoice_reference,
+          description: input.description ?? null,
+        }),
+    );
+  }
+
+  /** Newest first; used after a time-out to find whether a payment exists for an invoice. */
+  @Get()
+  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<SupplierPaymentResource>> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    const { limit, startingAfter, filters } = parseListQuery(query, ['invoice_reference', 'status'] as const);
+    const { status, invoice_reference: invoiceReference } = filters;
+    if (status !== undefined && !isStatus(status)) {
+      throw new ServiceError('invalid_request', `status must be one of ${SUPPLIER_PAYMENT_STATUSES.join(', ')}`, 'status');
+    }
+    return this.gateway.bus.request('supplier-payments.list', {
+      integratorId,
+      limit,
+      ...(startingAfter === undefined ? {} : { startingAfter }),
+      ...(invoiceReference === undefined ? {} : { invoiceReference }),
+      ...(status === undefined ? {} : { status }),
+    });
+  }
+
+  @Get(':id')
+  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') supplierPaymentId: string): Promise<SupplierPaymentResource> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    return this.gateway.bus.request('supplier-payments.retrieve', { integratorId, supplierPaymentId });
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  async cancel(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param('id') supplierPaymentId: string,
+    @Body() body: unknown,
+  ): Promise<SupplierPaymentResource> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    requireEmptyBody(body);
+    return this.gateway.bus.request('supplier-payments.cancel', { integratorId, supplierPaymentId });
+  }
 }
 
-/** Sandbox test helpers of supplier_payments: registered only when SANDBOX=true. */
+/**
+ * Sandbox test helpers of supplier_payments (contract section 8): they run the commands of the hosted
+ * approval page. Registered only when SANDBOX=true.
+ */
 @Controller('v1/test_helpers/supplier_payments')
 export class SupplierPaymentsTestHelpersController {
   constructor(private readonly gateway: GatewayCore) {}
+
+  /** `succeeded`, or `declined` with insufficient_balance or beneficiary_unavailable. */
+  @Post(':id/approve')
+  @HttpCode(200)
+  async approve(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param('id') supplierPaymentId: string,
+    @Body() body: unknown,
+  ): Promise<SupplierPaymentResource> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    requireEmptyBody(body);
+    return this.gateway.bus.request('supplier-payments.approve', { integratorId, supplierPaymentId });
+  }
+
+  @Post(':id/reject')
+  @HttpCode(200)
+  async reject(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param('id') supplierPaymentId: string,
+    @Body() body: unknown,
+  ): Promise<SupplierPaymentResource> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    requireEmptyBody(body);
+    return this.gateway.bus.request('supplier-payments.reject', { integratorId, supplierPaymentId });
+  }
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const htmlPage = (title: string, body: string): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}th{text-align:left;padding-right:1rem}</style></head>
+<body>${body}</body></html>`;
+
+/**
+ * The page at approval_url. It shows the supplier payment to the approver; the authorized user's
+ * sign-in and approval on it come with the hosted approval page issue (the sandbox helpers run the
+ * same commands meanwhile). An unknown id is a 404 page.
+ */
+@Controller('hosted/supplier_payments')
+export class HostedSupplierPaymentsController {
+  constructor(private readonly gateway: GatewayCore) {}
+
+  @Get(':id')
+  async page(@Param('id') supplierPaymentId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    void reply
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+      .header('X-Frame-Options', 'DENY');
+    let payment: SupplierPaymentResource;
+    try {
+      payment = await this.gateway.bus.request('supplier-payments.retrieve', { integratorId: null, supplierPaymentId });
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.code !== 'resource_not_found') throw error;
+      void reply.status(404);
+      return htmlPage('Supplier payment not found', '<h1>Supplier payment not found</h1>');
+    }
+    const rows: [string, string][] = [
+      ['Amount', formatAmount(payment.amount, payment.currency)],
+      ['Invoice', payment.invoice_reference],
+      ['Beneficiary', payment.beneficiary],
+      ['Paid by', payment.payer_connection],
+      ...(payment.description === null ? [] : ([['Description', payment.description]] as [string, string][])),
+      ['Status', payment.status],
+      ['Approve before', payment.expires_at],
+    ];
+    return htmlPage(
+      `Approve supplier payment ${payment.id}`,
+      `<h1>Approve a supplier payment</h1>
+<table>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
+    );
+  }
 }

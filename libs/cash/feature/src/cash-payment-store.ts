@@ -1,0 +1,68 @@
+import { randomInt } from 'node:crypto';
+import type { Pool } from 'pg';
+import { dammCheckDigit, PAYMENT_REFERENCE_RANDOM_DIGITS, paymentReferenceFrom } from '@pay/cash-domain';
+
+/** A random reference is tried this many times before giving up (collisions are rare: 10^9 references). */
+const RESERVE_ATTEMPTS_MAX = 10;
+const RECEIPT_SEQUENCE_DIGITS = 8;
+
+const randomDigits = (count: number): string => Array.from({ length: count }, () => String(randomInt(10))).join('');
+
+/** Payment references and receipt numbers, in the cash app's tables. */
+export class CashPaymentNumbers {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * The reference of a cash payment: the one reserved for it already (a retried create), or a new random
+   * one, unique among open cash payments (the partial unique index decides; a collision draws again).
+   */
+  async reserveReference(cashPaymentId: string): Promise<string> {
+    for (let attempt = 1; attempt <= RESERVE_ATTEMPTS_MAX; attempt++) {
+      const existing = await this.pool.query<{ reference: string }>({
+        name: 'cash-reference-of-payment',
+        text: 'SELECT reference FROM cash_payment_references WHERE cash_payment_id = $1',
+        values: [cashPaymentId],
+      });
+      if (existing.rows[0]) return existing.rows[0].reference;
+      const inserted = await this.pool.query<{ reference: string }>({
+        name: 'cash-reference-reserve',
+        text: 'INSERT INTO cash_payment_references (cash_payment_id, reference) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING reference',
+        values: [cashPaymentId, paymentReferenceFrom(randomDigits(PAYMENT_REFERENCE_RANDOM_DIGITS))],
+      });
+      if (inserted.rows[0]) return inserted.rows[0].reference;
+    }
+    throw new Error(`no free payment reference for ${cashPaymentId} after ${RESERVE_ATTEMPTS_MAX} attempts`);
+  }
+
+  /** A new receipt number, `R-` + 8 digits of a sequence + `-` + their Damm check digit: `R-00000042-7`. */
+  async nextReceiptNumber(): Promise<string> {
+    const { rows } = await this.pool.query<{ n: string }>({ name: 'cash-receipt-next', text: "SELECT nextval('cash_receipt_numbers')::text AS n" });
+    const digits = rows[0]!.n.padStart(RECEIPT_SEQUENCE_DIGITS, '0');
+    return `R-${digits}-${dammCheckDigit(digits)}`;
+  }
+}
+
+/** Cash payments in need of a sweep, read from the projection. */
+export class CashPaymentSweeps {
+  constructor(private readonly pool: Pool) {}
+
+  async dueForExpiry(now: Date, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ cash_payment_id: string }>({
+      name: 'cash-payments-due-for-expiry',
+      text: `SELECT cash_payment_id FROM cash_payment_views
+             WHERE status = 'awaiting_payment' AND NOT validating AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+      values: [now.toISOString(), limit],
+    });
+    return rows.map((r) => r.cash_payment_id);
+  }
+
+  /** Validations started more than `olderThanMs` ago (real time) whose ledger outcome is not recorded. */
+  async stalledValidations(olderThanMs: number, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ cash_payment_id: string }>({
+      name: 'cash-payments-stalled-validations',
+      text: `SELECT cash_payment_id FROM cash_payment_views WHERE validating AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
+      values: [olderThanMs / 1000, limit],
+    });
+    return rows.map((r) => r.cash_payment_id);
+  }
+}

@@ -1,0 +1,175 @@
+import type { MessageBus } from '@pay/bus';
+import {
+  cashPaymentDecider,
+  cashPaymentStreamId,
+  toCashPaymentResource,
+  type CashPayment,
+  type CashPaymentCommand,
+  type CashPaymentEvent,
+} from '@pay/cash-domain';
+import { notFound, ServiceError, type CashPaymentRef, type CashPaymentResource, type CreateCashPaymentRequest, type PayCashPaymentRequest } from '@pay/contracts';
+import { fold, handleCommand, type EventStore } from '@pay/event-store';
+import { addMs, failpoint, HOUR_MS, type Clock } from '@pay/kernel';
+import type { CashPointsStore } from './cash-points.store';
+import { toIntegrationEvent } from './cash-payment-events';
+import type { CashPaymentNumbers } from './cash-payment-store';
+import { renderInstructionsPage, renderQrCodePng } from './cash-pages';
+
+export interface CashConfig {
+  publicBaseUrl: string;
+}
+
+/** The contract's default deadline: 72 hours when `expires_at` is omitted. */
+export const CASH_PAYMENT_TTL_MS_DEFAULT = 72 * HOUR_MS;
+/** A ledger call that takes longer is abandoned by this request and finished by the recovery sweep. */
+const LEDGER_TIMEOUT_MS = 10_000;
+/** Cash points listed on the instructions page, at most. */
+export const CASH_POINTS_ON_PAGE_MAX = 500;
+
+type Existing = Exclude<CashPayment, { status: 'none' }>;
+
+/**
+ * The cash payment aggregate behind the bus, and the validation process between cash and the ledger.
+ * Like payments' authorization it has two durable steps: CashPaymentValidationStarted in the stream
+ * (which already blocks cancel and expiry), then the ledger transfer from the platform's cash account
+ * (idempotent by the cash payment's operation id), then CashPaymentSucceeded. Whoever finds a started
+ * validation (this request, or the recovery sweep after a crash) runs the remaining steps.
+ */
+export class CashPaymentsService {
+  constructor(
+    private readonly store: EventStore,
+    private readonly bus: MessageBus,
+    private readonly clock: Clock,
+    private readonly numbers: CashPaymentNumbers,
+    private readonly cashPoints: CashPointsStore,
+    private readonly config: CashConfig,
+  ) {}
+
+  async create(request: CreateCashPaymentRequest): Promise<CashPaymentResource> {
+    const now = this.clock.now();
+    const { cashPaymentId } = request;
+    const paymentReference = await this.numbers.reserveReference(cashPaymentId);
+    const hosted = `${this.config.publicBaseUrl}/hosted/cash_payments/${cashPaymentId}`;
+    const { state } = await this.execute(cashPaymentId, {
+      type: 'CreateCashPayment',
+      terms: {
+        cashPaymentId,
+        integratorId: request.integratorId,
+        amount: request.amount,
+        currency: request.currency,
+        orderReference: request.orderReference,
+        merchantConnection: request.merchantConnection,
+        paymentReference,
+        qrCodeUrl: `${hosted}/qr.png`,
+        instructionsUrl: `${hosted}/instructions`,
+      },
+      expiresAt: request.expiresAt === null ? addMs(now, CASH_PAYMENT_TTL_MS_DEFAULT) : new Date(request.expiresAt),
+      now,
+    });
+    return this.visible(state, { integratorId: request.integratorId, cashPaymentId });
+  }
+
+  async retrieve(ref: CashPaymentRef): Promise<CashPaymentResource> {
+    return this.visible(await this.load(ref.cashPaymentId), ref);
+  }
+
+  async cancel(ref: CashPaymentRef): Promise<CashPaymentResource> {
+    await this.retrieve(ref);
+    const { state } = await this.execute(ref.cashPaymentId, { type: 'CancelCashPayment', cashPaymentId: ref.cashPaymentId, now: this.clock.now() });
+    return this.visible(state, ref);
+  }
+
+  /** The agent validates the cash: the payment must be open and the amount exact; then the ledger credits the merchant. */
+  async pay(request: PayCashPaymentRequest): Promise<CashPaymentResource> {
+    const current = await this.retrieve(request);
+    if (!(await this.cashPoints.find(request.cashPointId))) {
+      throw new ServiceError('invalid_request', `no such cash point: '${request.cashPointId}'`, 'cash_point');
+    }
+    // A receipt number only for a payment that looks payable (a lost race burns one: gaps are allowed).
+    if (current.status !== 'awaiting_payment') throw new ServiceError('invalid_status', `the cash payment is ${current.status} and cannot be paid`);
+    await this.execute(request.cashPaymentId, {
+      type: 'ValidateCash',
+      cashPaymentId: request.cashPaymentId,
+      cashPointId: request.cashPointId,
+      amount: request.amount,
+      receiptNumber: await this.numbers.nextReceiptNumber(),
+      now: this.clock.now(),
+    });
+    return this.visible(await this.finishValidation(request.cashPaymentId), request);
+  }
+
+  /** The process's remaining steps for a started validation; a no-op once its outcome is recorded. */
+  async finishValidation(cashPaymentId: string): Promise<Existing> {
+    const state = await this.load(cashPaymentId);
+    if (state.status !== 'awaiting_payment' || !state.validation) return state;
+    const { terms, validation } = state;
+    const transfer = await this.bus.request(
+      'ledger.transfer',
+      {
+        operationId: validation.operationId,
+        reference: cashPaymentId,
+        useCase: 'cash_payment',
+        feeMode: 'deducted',
+        debitOwner: `platform:cash:${terms.currency}`,
+        creditOwner: terms.merchantConnection,
+        amount: terms.amount,
+        currency: terms.currency,
+      },
+      { timeoutMs: LEDGER_TIMEOUT_MS },
+    );
+    failpoint('cash.after-ledger-transfer');
+    if (transfer.status !== 'completed') throw new Error(`cash payment ${cashPaymentId}: the ledger refused the cash account's debit (${transfer.reason})`);
+    const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
+    const { state: after } = await this.execute(cashPaymentId, { type: 'CompleteCashValidation', cashPaymentId, outcome, now: this.clock.now() });
+    return after as Existing;
+  }
+
+  /** Expires one cash payment if its deadline has passed on the service clock; returns whether it did. */
+  async expire(cashPaymentId: string): Promise<boolean> {
+    const { events } = await this.execute(cashPaymentId, { type: 'ExpireCashPayment', cashPaymentId, now: this.clock.now() });
+    return events.length > 0;
+  }
+
+  async instructionsPage(cashPaymentId: string): Promise<{ html: string }> {
+    const payment = await this.retrieve({ integratorId: null, cashPaymentId });
+    return { html: renderInstructionsPage(payment, await this.cashPoints.list(CASH_POINTS_ON_PAGE_MAX)) };
+  }
+
+  async qrCode(cashPaymentId: string): Promise<{ pngBase64: string }> {
+    const payment = await this.retrieve({ integratorId: null, cashPaymentId });
+    return { pngBase64: (await renderQrCodePng(payment.payment_reference)).toString('base64') };
+  }
+
+  /**
+   * Decides and appends; a status change is then recorded with the webhooks app before anyone is
+   * answered (the relay records it instead if the process dies in between).
+   */
+  private async execute(cashPaymentId: string, command: CashPaymentCommand) {
+    const handled = await handleCommand<CashPaymentCommand, CashPaymentEvent, CashPayment>(
+      this.store,
+      cashPaymentStreamId(cashPaymentId),
+      cashPaymentDecider,
+      command,
+      { expectNew: command.type === 'CreateCashPayment' },
+    );
+    const [event, ...more] = handled.events;
+    if (event && more.length > 0) throw new Error('a cash payment command decides at most one event');
+    const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);
+    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
+    return handled;
+  }
+
+  private async load(cashPaymentId: string): Promise<Existing> {
+    const state = fold(cashPaymentDecider, await this.store.readStream(cashPaymentStreamId(cashPaymentId)));
+    if (state.status === 'none') throw notFound('cash payment', cashPaymentId);
+    return state;
+  }
+
+  /** An integrator sees only its own cash payments; anything else is as if it did not exist. */
+  private visible(state: CashPayment, ref: CashPaymentRef): CashPaymentResource {
+    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) {
+      throw notFound('cash payment', ref.cashPaymentId);
+    }
+    return toCashPaymentResource(state);
+  }
+}
