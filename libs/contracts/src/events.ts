@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'collection.collected',
   'collection.deposit_under_review',
   'settlement.completed',
+  // Not a status change: emitted once, the first time a deposit is seen past due_at unvalidated.
+  'collection.deposit_overdue',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -23,7 +23,13 @@ import type {
  */
 
 // ---- ledger ----
-export type LedgerAccountKind = 'customer' | 'connection' | 'beneficiary';
+export type LedgerAccountKind = 'customer' | 'connection' | 'beneficiary' | 'cash_point';
+
+/**
+ * The ledger account of the cash held at a cash point, one per currency it has received:
+ * `<cash point id>:<CUR>` (e.g. `cp_…:DZD`), opened on first use.
+ */
+export const cashPointAccount = (cashPointId: string, currency: Currency): string => `${cashPointId}:${currency}`;
 
 export interface OpenAccount {
   owner: string;
@@ -46,17 +52,24 @@ export interface CreateTopup {
 /** The use case whose fee rule applies (fee schedule key). */
 export type FeeUseCase = 'payment' | 'cash_payment' | 'supplier_payment' | 'settlement';
 
+/** Movements of physical cash between custody accounts (handover, deposit, write-off): never a fee. */
+export type CashMovementKind = 'cash_handover' | 'cash_deposit' | 'cash_write_off';
+
+/** What a transfer is for: its journal entry's kind, and for a fee use case the fee rule. */
+export type TransferUseCase = FeeUseCase | CashMovementKind;
+
 /**
  * One balanced movement: `amount` leaves `debitOwner`; the fee of `useCase` goes to the platform.
  * feeMode `deducted`: the payee gets amount - fee (payments, cash, settlements).
  * feeMode `added`: the payer pays amount + fee and the payee gets amount (supplier payments).
+ * feeMode `none`: the payee gets the amount, no fee whatever the schedule (required for cash movements).
  * `operationId` makes the transfer idempotent: the same id always answers the first outcome.
  */
 export interface ExecuteTransfer {
   operationId: string;
   reference: string;
-  useCase: FeeUseCase;
-  feeMode: 'deducted' | 'added';
+  useCase: TransferUseCase;
+  feeMode: 'deducted' | 'added' | 'none';
   debitOwner: string;
   creditOwner: string;
   amount: number;

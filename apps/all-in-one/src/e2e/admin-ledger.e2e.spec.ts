@@ -106,10 +106,29 @@ describe('contract section 7: the admin API and the ledger', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('balances of unknown owners, and of anything but cus_, conn_ and ben_, are 404', async () => {
-    for (const owner of ['cus_nobody00000000000000000', 'platform:fees:DZD', 'int_x']) {
+  it('balances of unknown owners and of anything but an owner id, a cash point account or a platform account are 404', async () => {
+    for (const owner of ['cus_nobody00000000000000000', 'cp_nowhere0000000000000000:DZD', 'platform:nope:DZD', 'platform:fees:EUR', 'int_x']) {
       expect((await service.admin('GET', `/admin/v1/balances/${encodeURIComponent(owner)}`)).status).toBe(404);
     }
+  });
+
+  it('finance reads the platform accounts by name: fees, funding, cash and cash in transit, in every currency', async () => {
+    for (const kind of ['fees', 'funding', 'cash', 'cash_in_transit']) {
+      for (const currency of ['DZD', 'MAD', 'TND', 'XOF']) {
+        const owner = `platform:${kind}:${currency}`;
+        const response = await service.admin('GET', `/admin/v1/balances/${encodeURIComponent(owner)}`);
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ object: 'balance', owner, currency, available: expect.any(Number) });
+      }
+    }
+  });
+
+  it('a cash point holds one account per currency: cp_… alone is 400 invalid_request naming the cp_…:<CUR> form', async () => {
+    const point = await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Point Annaba', address: 'Annaba' } });
+    const response = await service.admin('GET', `/admin/v1/balances/${point.body.id}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'owner' });
+    expect(response.body.error.message).toContain(`${point.body.id}:DZD`);
   });
 
   it('ledger entries require a reference; the trial balance balances in every currency', async () => {

@@ -1,1 +1,2 @@
 export * from './collections.module';
+export * from './collections.service';

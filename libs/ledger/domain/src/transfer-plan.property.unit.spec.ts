@@ -41,4 +41,20 @@ describe('planTransfer, for any amount 1..1e11 and any fee rule', () => {
       }),
       { numRuns: 500 },
     ));
+
+  it('feeMode none: exactly two postings, debit = credit = amount, no fee, for any use case and any schedule', () =>
+    fc.assert(
+      fc.property(amounts, rules, currencies, fc.constantFrom<ExecuteTransfer['useCase']>('payment', 'settlement', 'cash_handover', 'cash_deposit', 'cash_write_off'), (amount, rule, currency, useCase) => {
+        const plan = planTransfer(
+          { operationId: 'op_1', reference: 'col_1', useCase, feeMode: 'none', debitOwner: 'cus_1', creditOwner: 'conn_1', amount, currency },
+          scheduleWith(rule),
+        );
+        expect(plan.postings).toEqual([
+          { account: 'cus_1', direction: 'debit', amount, currency },
+          { account: 'conn_1', direction: 'credit', amount, currency },
+        ]);
+        expect(plan).toMatchObject({ feeAmount: 0, netAmount: amount, debitedAmount: amount });
+      }),
+      { numRuns: 300 },
+    ));
 });

@@ -1,5 +1,5 @@
 import { computeFee, isCurrency, isValidAmount } from '@pay/kernel';
-import { type CreateTopup, type ExecuteTransfer, ServiceError } from '@pay/contracts';
+import { type CashMovementKind, type CreateTopup, type ExecuteTransfer, type FeeUseCase, ServiceError, type TransferUseCase } from '@pay/contracts';
 import { isPlatformAccount, platformAccount } from './accounts';
 import { FEE_USE_CASES, type FeeSchedule } from './fee-schedule';
 import { assertBalanced, type Posting } from './postings';
@@ -29,19 +29,31 @@ const requireAmountAndCurrency = (amount: unknown, currency: unknown): void => {
   if (!isCurrency(currency)) throw new ServiceError('unsupported_currency', 'currency must be DZD, MAD, TND or XOF', 'currency');
 };
 
+export const CASH_MOVEMENT_KINDS = ['cash_handover', 'cash_deposit', 'cash_write_off'] as const satisfies readonly CashMovementKind[];
+
+const isFeeUseCase = (useCase: TransferUseCase): useCase is FeeUseCase => (FEE_USE_CASES as readonly string[]).includes(useCase);
+const isCashMovement = (useCase: TransferUseCase): useCase is CashMovementKind => (CASH_MOVEMENT_KINDS as readonly string[]).includes(useCase);
+
 const checkTransfer = (request: ExecuteTransfer): void => {
   for (const param of ['operationId', 'reference', 'debitOwner', 'creditOwner'] as const) requireId(request[param], param);
-  if (!(FEE_USE_CASES as readonly string[]).includes(request.useCase)) throw new ServiceError('invalid_request', 'unknown useCase', 'useCase');
-  if (request.feeMode !== 'deducted' && request.feeMode !== 'added') throw new ServiceError('invalid_request', 'feeMode must be deducted or added', 'feeMode');
+  if (!isFeeUseCase(request.useCase) && !isCashMovement(request.useCase)) throw new ServiceError('invalid_request', 'unknown useCase', 'useCase');
+  if (request.feeMode !== 'deducted' && request.feeMode !== 'added' && request.feeMode !== 'none') {
+    throw new ServiceError('invalid_request', 'feeMode must be deducted, added or none', 'feeMode');
+  }
+  // A cash movement has no fee rule: it moves the cash itself, whole.
+  if (isCashMovement(request.useCase) && request.feeMode !== 'none') throw new ServiceError('invalid_request', 'a cash movement takes feeMode none', 'feeMode');
   if (request.debitOwner === request.creditOwner) throw new ServiceError('invalid_request', 'an account cannot pay itself', 'creditOwner');
   requireAmountAndCurrency(request.amount, request.currency);
 };
 
-/** The postings of a transfer, its fee going to the platform's fee account (a zero fee posts nothing). */
+/**
+ * The postings of a transfer, its fee going to the platform's fee account (a zero fee posts nothing).
+ * feeMode `none` charges no fee whatever the schedule says.
+ */
 export const planTransfer = (request: ExecuteTransfer, schedule: FeeSchedule): TransferPlan => {
   checkTransfer(request);
-  const { amount, currency } = request;
-  const { feeMinor: feeAmount } = computeFee(amount, schedule[request.useCase][currency]);
+  const { amount, currency, useCase } = request;
+  const feeAmount = request.feeMode === 'none' || !isFeeUseCase(useCase) ? 0 : computeFee(amount, schedule[useCase][currency]).feeMinor;
   const debitedAmount = request.feeMode === 'deducted' ? amount : amount + feeAmount;
   const credited = request.feeMode === 'deducted' ? amount - feeAmount : amount;
   const candidates: Posting[] = [

@@ -73,6 +73,37 @@ describe('planTransfer', () => {
     });
   });
 
+  it('fee none: the payee is credited the whole amount and nothing goes to the fee account, whatever the schedule', () => {
+    const costly: FeeSchedule = { ...DEFAULT_FEE_SCHEDULE, settlement: { ...DEFAULT_FEE_SCHEDULE.settlement, DZD: { basisPoints: 10_000, fixedMinor: 500 } } };
+    given(costly).when({ useCase: 'settlement', feeMode: 'none' }).then({
+      postings: [
+        { account: 'cus_1', direction: 'debit', amount: 1_250_000, currency: 'DZD' },
+        { account: 'conn_1', direction: 'credit', amount: 1_250_000, currency: 'DZD' },
+      ],
+      feeAmount: 0,
+      netAmount: 1_250_000,
+      debitedAmount: 1_250_000,
+    });
+  });
+
+  it.each(['cash_handover', 'cash_deposit', 'cash_write_off'] as const)('a cash movement (%s) moves the cash whole, entry kind = the movement', (useCase) =>
+    given(DEFAULT_FEE_SCHEDULE)
+      .when({ useCase, feeMode: 'none', debitOwner: 'platform:cash:DZD', creditOwner: 'platform:cash_in_transit:DZD', amount: 7 })
+      .then({
+        postings: [
+          { account: 'platform:cash:DZD', direction: 'debit', amount: 7, currency: 'DZD' },
+          { account: 'platform:cash_in_transit:DZD', direction: 'credit', amount: 7, currency: 'DZD' },
+        ],
+        feeAmount: 0,
+        netAmount: 7,
+        debitedAmount: 7,
+      }));
+
+  it('a cash movement with a fee mode other than none is invalid_request (it has no fee rule)', () => {
+    given(DEFAULT_FEE_SCHEDULE).when({ useCase: 'cash_deposit', feeMode: 'deducted' }).thenFails('invalid_request');
+    given(DEFAULT_FEE_SCHEDULE).when({ useCase: 'cash_handover', feeMode: 'added' }).thenFails('invalid_request');
+  });
+
   it('rejects an amount outside 1..1e11 as invalid_amount', () => {
     given(DEFAULT_FEE_SCHEDULE).when({ amount: 0 }).thenFails('invalid_amount');
     given(DEFAULT_FEE_SCHEDULE).when({ amount: 100_000_000_001 }).thenFails('invalid_amount');

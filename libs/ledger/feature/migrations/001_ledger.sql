@@ -3,7 +3,7 @@
 -- kept in the same transaction as the postings that move them.
 CREATE TABLE ledger_accounts (
   id text PRIMARY KEY,
-  kind text NOT NULL CHECK (kind IN ('customer', 'connection', 'beneficiary', 'platform_fees', 'platform_funding', 'platform_cash')),
+  kind text NOT NULL CHECK (kind IN ('customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit')),
   currency char(3) NOT NULL,
   balance bigint NOT NULL DEFAULT 0,
   allow_negative boolean NOT NULL DEFAULT false,
@@ -45,12 +45,15 @@ CREATE TABLE ledger_postings (
 CREATE INDEX ledger_postings_trial_balance ON ledger_postings (currency, direction) INCLUDE (amount);
 CREATE INDEX ledger_postings_by_account ON ledger_postings (account_id);
 
--- The platform's accounts exist for every currency: fees (income), funding (the source of top-ups) and
--- cash (cash held at cash points, the source of cash checkout and settlement credits). Funding and
--- cash are counter-accounts of money outside the ledger: they alone may go below zero.
+-- The platform's accounts exist for every currency: fees (income), funding (the source of top-ups),
+-- cash (the counter-account of physical cash entering the system: cash checkout credits, collections'
+-- handovers) and cash_in_transit (collected cash on its way from the carrier to a cash point). Funding
+-- and cash are counter-accounts of money outside the ledger, and an over-deposit takes cash in transit
+-- below zero until it is resolved: these three alone may go below zero. A cash point's account
+-- (`cp_…:<CUR>`, kind cash_point, opened on first use) never does.
 INSERT INTO ledger_accounts (id, kind, currency, allow_negative, created_at)
-SELECT 'platform:' || k.kind || ':' || c.currency, 'platform_' || k.kind, c.currency, k.kind IN ('funding', 'cash'), now()
-FROM (VALUES ('fees'), ('funding'), ('cash')) AS k (kind)
+SELECT 'platform:' || k.kind || ':' || c.currency, 'platform_' || k.kind, c.currency, k.kind IN ('funding', 'cash', 'cash_in_transit'), now()
+FROM (VALUES ('fees'), ('funding'), ('cash'), ('cash_in_transit')) AS k (kind)
 CROSS JOIN (VALUES ('DZD'), ('MAD'), ('TND'), ('XOF')) AS c (currency);
 
 -- Down Migration

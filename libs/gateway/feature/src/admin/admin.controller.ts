@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   notFound,
   ServiceError,
   type BalanceResource,
+  type CollectionResource,
   type ConnectionKind,
   type ConnectionResource,
   type CustomerResource,
@@ -13,10 +14,10 @@ import {
   type TopupResource,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { newId, type Currency } from '@pay/kernel';
+import { AMOUNT_MAX_MINOR, CURRENCIES, newId, type Currency } from '@pay/kernel';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
 import { GatewayCore } from '../gateway.core';
-import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody, validateQuery } from '../http/validation';
+import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody, validateQuery } from '../http/validation';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -57,7 +58,24 @@ class EntriesQuery {
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) reference?: string;
 }
 
+/**
+ * A back-office resolution of a deposit under review: `accept_received` (no other field), or
+ * `correct` with the recounted `amount_received` (an integer from 0, minor units).
+ */
+class ResolveDepositBody {
+  @IsDefined() @IsString() @IsIn(['accept_received', 'correct']) resolution!: 'accept_received' | 'correct';
+  @IsOptional() @IsInt(code('invalid_amount')) @Min(0, code('invalid_amount')) @Max(AMOUNT_MAX_MINOR, code('invalid_amount')) amount_received?: number;
+}
+
 const LEDGER_OWNER = /^(cus|conn|ben)_[A-Za-z0-9]{1,64}$/;
+/**
+ * Accounts whose balance finance may read: an owner's, a cash point's in one currency (`cp_…:<CUR>`),
+ * or the platform's by name (`platform:cash_in_transit:DZD`).
+ */
+const BALANCE_ACCOUNT = new RegExp(
+  `^((cus|conn|ben)_[A-Za-z0-9]{1,64}|cp_[A-Za-z0-9]{1,64}:(${CURRENCIES.join('|')})|platform:(fees|funding|cash|cash_in_transit):(${CURRENCIES.join('|')}))$`,
+);
+const CASH_POINT_ID = /^cp_[A-Za-z0-9]{1,64}$/;
 
 /**
  * The admin API (contract section 7): the back office, and the stand-in for the service's own business
@@ -173,8 +191,29 @@ export class AdminController {
   @Get('balances/:owner')
   async balance(@Req() request: FastifyRequest, @Param('owner') owner: string): Promise<BalanceResource> {
     this.gateway.authenticateAdmin(request);
-    if (!LEDGER_OWNER.test(owner)) throw notFound('account', owner);
+    if (CASH_POINT_ID.test(owner)) {
+      throw new ServiceError('invalid_request', `a cash point holds one account per currency: ask for ${owner}:<currency>, e.g. ${owner}:DZD`, 'owner');
+    }
+    if (!BALANCE_ACCOUNT.test(owner)) throw notFound('account', owner);
     return this.gateway.bus.request('ledger.get-balance', { owner });
+  }
+
+  /**
+   * The back office resolves a deposit under review: `{"resolution": "accept_received"}` settles with
+   * the amount received as the gross; `{"resolution": "correct", "amount_received": N}` records the
+   * recount (the exact amount settles, any other stays under review). Not under review: invalid_status.
+   */
+  @Post('collections/:id/resolve_deposit')
+  @HttpCode(200)
+  async resolveDeposit(@Req() request: FastifyRequest, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(ResolveDepositBody, body);
+    if (input.resolution === 'accept_received') {
+      if (input.amount_received !== undefined) throw new ServiceError('invalid_request', 'accept_received takes no amount_received', 'amount_received');
+      return this.gateway.bus.request('collections.resolve-deposit', { collectionId, resolution: 'accept_received' }, { timeoutMs: 30_000 });
+    }
+    if (input.amount_received === undefined) throw new ServiceError('invalid_request', 'amount_received is required to correct the count', 'amount_received');
+    return this.gateway.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: 30_000 });
   }
 
   @Get('ledger/entries')

@@ -1,0 +1,66 @@
+import type { PoolClient } from 'pg';
+import type { Collection, CollectionEvent } from '@pay/collections-domain';
+import type { RecordedEvent } from '@pay/event-store';
+
+export const COLLECTION_EVENT_PREFIX = 'Collection';
+
+/**
+ * Projects collection events into collection_views, in the subscription's transaction (with its
+ * checkpoint). A row only moves forward: an event older than the row's revision is ignored.
+ */
+export async function projectCollectionEvents(events: RecordedEvent[], tx: PoolClient): Promise<void> {
+  for (const recorded of events) {
+    const event = recorded.data as CollectionEvent;
+    if (event.type === 'CollectionCreated') {
+      await tx.query({
+        name: 'collection-view-insert',
+        text: `INSERT INTO collection_views (collection_id, integrator_id, status, revision, updated_at)
+               VALUES ($1, $2, 'awaiting_collection', $3, now()) ON CONFLICT (collection_id) DO NOTHING`,
+        values: [event.collectionId, event.integratorId, recorded.revision.toString()],
+      });
+      continue;
+    }
+    const { status, settling, movements, overdue } = summary(event);
+    await tx.query({
+      name: 'collection-view-update',
+      text: `UPDATE collection_views SET status = COALESCE($2, status), settling = COALESCE($3, settling), pending_movements = pending_movements + $4,
+               overdue_notified = overdue_notified OR $5, due_at = COALESCE($6, due_at), revision = $7, updated_at = now()
+             WHERE collection_id = $1 AND revision < $7`,
+      values: [event.collectionId, status, settling, movements, overdue, event.type === 'CollectionCollected' ? event.dueAt : null, recorded.revision.toString()],
+    });
+  }
+}
+
+type Status = Exclude<Collection['status'], 'none'>;
+
+interface Change {
+  /** The status after the event; null: unchanged. */
+  status: Status | null;
+  /** Whether a settlement is under way; null: unchanged. */
+  settling: boolean | null;
+  /** How many cash movements the event adds to (or, recorded, removes from) the pending ones. */
+  movements: number;
+  overdue: boolean;
+}
+
+const summary = (event: Exclude<CollectionEvent, { type: 'CollectionCreated' }>): Change => {
+  const unchanged: Change = { status: null, settling: null, movements: 0, overdue: false };
+  switch (event.type) {
+    case 'CollectionCollected':
+      return { ...unchanged, status: 'collected_awaiting_deposit', settling: false, movements: 1 };
+    case 'CollectionDepositUnderReview':
+      return { ...unchanged, status: 'deposit_under_review', settling: false, movements: event.movement ? 1 : 0 };
+    case 'CollectionSettlementStarted':
+      return { ...unchanged, settling: true, movements: event.movements.length };
+    case 'CollectionCashMoved':
+      return { ...unchanged, movements: -1 };
+    case 'CollectionDepositOverdue':
+      return { ...unchanged, overdue: true };
+    case 'CollectionSettled':
+      return { ...unchanged, status: 'settled', settling: false };
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown collection event ${JSON.stringify(unknown)}`);
+    }
+  }
+};
