@@ -5,3 +5,4 @@ export * from './postgres-event-store';
 export * from './catch-up-subscription';
 export { CheckpointMovedError } from './checkpoint-store';
 export { EventStoreDBEventStore, type EventStoreDBEventStoreOptions } from './eventstoredb-event-store';
+export * from './state-after';

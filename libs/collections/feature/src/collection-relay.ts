@@ -1,6 +1,6 @@
 import type { MessageBus } from '@pay/bus';
+import { forEachWithStateAfter, type EventStore, type RecordedEvent } from '@pay/event-store';
 import { collectionDecider, type Collection, type CollectionEvent } from '@pay/collections-domain';
-import type { EventStore, RecordedEvent } from '@pay/event-store';
 import { toIntegrationEvent } from './collection-events';
 
 /**
@@ -9,20 +9,14 @@ import { toIntegrationEvent } from './collection-events';
  * recorded already, before the request that caused it was answered; after a crash in between, the
  * relay records it. Recording is idempotent by the stable event id.
  */
-export async function relayCollectionEvents(store: EventStore, bus: MessageBus, batch: RecordedEvent[]): Promise<void> {
-  const histories = new Map<string, RecordedEvent[]>();
-  for (const recorded of batch) {
-    const event = recorded.data as CollectionEvent;
-    if (event.type === 'CollectionCreated' || event.type === 'CollectionSettlementStarted' || event.type === 'CollectionCashMoved') continue;
-    let history = histories.get(recorded.streamId);
-    if (!history) {
-      history = await store.readStream(recorded.streamId);
-      histories.set(recorded.streamId, history);
-    }
-    const stateAfter = history
-      .filter((r) => r.revision <= recorded.revision)
-      .reduce<Collection>((state, r) => collectionDecider.evolve(state, r.data as CollectionEvent), collectionDecider.initialState);
-    const integrationEvent = toIntegrationEvent(event, stateAfter, recorded.revision);
-    if (integrationEvent) await bus.request('events.record', integrationEvent);
-  }
-}
+export const relayCollectionEvents = (store: EventStore, bus: MessageBus, batch: RecordedEvent[]): Promise<void> =>
+  forEachWithStateAfter<CollectionEvent, Collection>(
+    store,
+    collectionDecider,
+    batch,
+    async (event, stateAfter, revision) => {
+      const integrationEvent = toIntegrationEvent(event, stateAfter, revision);
+      if (integrationEvent) await bus.request('events.record', integrationEvent);
+    },
+    (event) => event.type === 'CollectionCreated' || event.type === 'CollectionSettlementStarted' || event.type === 'CollectionCashMoved',
+  );

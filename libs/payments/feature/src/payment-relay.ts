@@ -1,5 +1,5 @@
 import type { MessageBus } from '@pay/bus';
-import type { EventStore, RecordedEvent } from '@pay/event-store';
+import { forEachWithStateAfter, type EventStore, type RecordedEvent } from '@pay/event-store';
 import { paymentDecider, type Payment, type PaymentEvent } from '@pay/payments-domain';
 import { toIntegrationEvent } from './payment-events';
 
@@ -9,20 +9,14 @@ import { toIntegrationEvent } from './payment-events';
  * recorded already, before the request that caused it was answered; after a crash in between, the
  * relay records it. Recording is idempotent by the stable event id.
  */
-export async function relayPaymentEvents(store: EventStore, bus: MessageBus, batch: RecordedEvent[]): Promise<void> {
-  const histories = new Map<string, RecordedEvent[]>();
-  for (const recorded of batch) {
-    const event = recorded.data as PaymentEvent;
-    if (event.type === 'PaymentCreated' || event.type === 'PaymentAuthorizationStarted') continue;
-    let history = histories.get(recorded.streamId);
-    if (!history) {
-      history = await store.readStream(recorded.streamId);
-      histories.set(recorded.streamId, history);
-    }
-    const stateAfter = history
-      .filter((r) => r.revision <= recorded.revision)
-      .reduce<Payment>((state, r) => paymentDecider.evolve(state, r.data as PaymentEvent), paymentDecider.initialState);
-    const integrationEvent = toIntegrationEvent(event, stateAfter, recorded.revision);
-    if (integrationEvent) await bus.request('events.record', integrationEvent);
-  }
-}
+export const relayPaymentEvents = (store: EventStore, bus: MessageBus, batch: RecordedEvent[]): Promise<void> =>
+  forEachWithStateAfter<PaymentEvent, Payment>(
+    store,
+    paymentDecider,
+    batch,
+    async (event, stateAfter, revision) => {
+      const integrationEvent = toIntegrationEvent(event, stateAfter, revision);
+      if (integrationEvent) await bus.request('events.record', integrationEvent);
+    },
+    (event) => event.type === 'PaymentCreated' || event.type === 'PaymentAuthorizationStarted',
+  );
