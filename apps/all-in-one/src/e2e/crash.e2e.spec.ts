@@ -126,3 +126,45 @@ describe('crash after a payment succeeds, before its event is delivered', () => 
     expect(hook.received[0]!.headers['webhook-id']).toBe(delivered.id);
   });
 });
+
+describe('crash between the supplier payment transfer and its success event', () => {
+  const adminKey = `admin_${randomBase62(32)}`;
+  let running: ServiceProcess | undefined;
+
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+  });
+
+  it('resumes after restart: succeeded, the business debited amount + fee once, the supplier credited once', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-spay-'));
+    const env = { DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' };
+    running = await startServiceProcess({ ...env, FAILPOINTS: 'supplier-payments.after-ledger-transfer' });
+    const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
+    const integrator = (await admin('POST', '/admin/v1/integrators', { name: 'Buyer' })).body;
+    const business = (await admin('POST', '/admin/v1/connections', { integrator: integrator.id, kind: 'business', name: 'B', currency: 'MAD' })).body;
+    const beneficiary = (await admin('POST', '/admin/v1/beneficiaries', { business: business.id, account_name: 'Supplier SARL', currency: 'MAD' })).body;
+    await admin('POST', '/admin/v1/topups', { account: business.id, amount: 1_000_000, currency: 'MAD' });
+    const payment = (
+      await running.http('POST', '/v1/supplier_payments', {
+        key: integrator.api_key,
+        body: { payer_connection: business.id, beneficiary: beneficiary.id, amount: 500_000, currency: 'MAD', invoice_reference: 'INV-CRASH-1' },
+      })
+    ).body;
+    expect(payment.status).toBe('awaiting_approval');
+
+    await expect(running.http('POST', `/v1/test_helpers/supplier_payments/${payment.id}/approve`, { key: integrator.api_key })).rejects.toThrow();
+    expect(await running.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+    running = await startServiceProcess(env);
+    const after = (await running.http('GET', `/v1/supplier_payments/${payment.id}`, { key: integrator.api_key })).body;
+    expect(after).toMatchObject({ status: 'succeeded', fee_amount: 5_000 }); // 100 bp by default
+    expect((await admin('GET', `/admin/v1/balances/${business.id}`)).body.available).toBe(1_000_000 - 500_000 - 5_000);
+    expect((await admin('GET', `/admin/v1/balances/${beneficiary.id}`)).body.available).toBe(500_000);
+    expect((await admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}`)).body.data).toHaveLength(1);
+    const trial = (await admin('GET', '/admin/v1/ledger/trial_balance')).body;
+    for (const line of trial.currencies) expect(line.total_debits).toBe(line.total_credits);
+  });
+});
