@@ -68,10 +68,16 @@ export interface PayCashPaymentRequest extends CashPaymentRef {
 export interface CashTopics {
   'cash.cash-points.create': { request: CreateCashPoint; reply: CashPointResource };
   'cash.cash-points.list': { request: { limit: number }; reply: ListResource<CashPointResource> };
+  'cash.cash-points.retrieve': { request: { cashPointId: string }; reply: CashPointResource };
   'cash.cash-payments.create': { request: CreateCashPaymentRequest; reply: CashPaymentResource };
   'cash.cash-payments.retrieve': { request: CashPaymentRef; reply: CashPaymentResource };
   'cash.cash-payments.cancel': { request: CashPaymentRef; reply: CashPaymentResource };
   'cash.cash-payments.pay': { request: PayCashPaymentRequest; reply: CashPaymentResource };
+  /**
+   * The agent application: the cash payment of a payment reference as typed (spaces and dashes
+   * allowed). A mistyped reference (wrong length or check digit) is invalid_request, param `reference`.
+   */
+  'cash.cash-payments.find-by-reference': { request: { reference: string }; reply: CashPaymentResource };
   /** The page at instructions_url, rendered by the cash app (escaped HTML). */
   'cash.cash-payments.instructions-page': { request: { cashPaymentId: string }; reply: { html: string } };
   /** The image at qr_code_url: a PNG QR code holding payment_reference, base64-encoded for the bus. */
@@ -82,10 +88,12 @@ export interface CashTopics {
 export const CASH_TOPICS = [
   'cash.cash-points.create',
   'cash.cash-points.list',
+  'cash.cash-points.retrieve',
   'cash.cash-payments.create',
   'cash.cash-payments.retrieve',
   'cash.cash-payments.cancel',
   'cash.cash-payments.pay',
+  'cash.cash-payments.find-by-reference',
   'cash.cash-payments.instructions-page',
   'cash.cash-payments.qr-code',
   'cash.apply-deadlines',

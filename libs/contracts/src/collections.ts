@@ -48,8 +48,9 @@ export interface CreateCollectionRequest {
   beneficiaryConnection: string;
 }
 
+/** integratorId null: the agents' application, which reaches a collection by its unguessable id alone. */
 export interface CollectionRef {
-  integratorId: string;
+  integratorId: string | null;
   collectionId: string;
 }
 

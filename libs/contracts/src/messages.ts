@@ -80,6 +80,20 @@ export type TransferOutcome =
   | { status: 'completed'; entryId: string; feeAmount: number; netAmount: number; debitedAmount: number; createdAt: string }
   | { status: 'rejected'; reason: 'insufficient_balance' };
 
+/** The fee the schedule would charge for a use case (shown before a payer approves). */
+export interface FeeQuoteRequest {
+  useCase: FeeUseCase;
+  feeMode: 'deducted' | 'added';
+  amount: number;
+  currency: Currency;
+}
+
+export interface FeeQuote {
+  feeAmount: number;
+  /** What leaves the payer: amount (fee deducted) or amount + fee (fee added). */
+  debitedAmount: number;
+}
+
 export interface ListEntries {
   reference: string;
 }
@@ -142,6 +156,7 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'ledger.transfer': { request: ExecuteTransfer; reply: TransferOutcome };
   'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
   'ledger.trial-balance': { request: Record<string, never>; reply: TrialBalanceResource };
+  'ledger.fee-quote': { request: FeeQuoteRequest; reply: FeeQuote };
 
   'payments.create': { request: CreatePaymentRequest; reply: PaymentResource };
   'payments.retrieve': { request: PaymentRef; reply: PaymentResource };
@@ -189,6 +204,7 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   'ledger.transfer': 'ledger',
   'ledger.entries': 'ledger',
   'ledger.trial-balance': 'ledger',
+  'ledger.fee-quote': 'ledger',
   'payments.create': 'payments',
   'payments.retrieve': 'payments',
   'payments.cancel': 'payments',

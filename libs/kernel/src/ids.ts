@@ -30,6 +30,8 @@ export const ID_PREFIXES = {
   journalEntry: 'je',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
+  businessUser: 'usr',
+  agent: 'agt',
   request: 'req',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

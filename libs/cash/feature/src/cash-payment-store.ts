@@ -34,6 +34,16 @@ export class CashPaymentNumbers {
     throw new Error(`no free payment reference for ${cashPaymentId} after ${RESERVE_ATTEMPTS_MAX} attempts`);
   }
 
+  /** The cash payment of a reference: the open one, else the latest that held it (references are reused once closed). */
+  async paymentOfReference(reference: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ cash_payment_id: string }>({
+      name: 'cash-payment-of-reference',
+      text: 'SELECT cash_payment_id FROM cash_payment_references WHERE reference = $1 ORDER BY open DESC, reserved_at DESC LIMIT 1',
+      values: [reference],
+    });
+    return rows[0]?.cash_payment_id;
+  }
+
   /** A new receipt number, `R-` + 8 digits of a sequence + `-` + their Damm check digit: `R-00000042-7`. */
   async nextReceiptNumber(): Promise<string> {
     const { rows } = await this.pool.query<{ n: string }>({ name: 'cash-receipt-next', text: "SELECT nextval('cash_receipt_numbers')::text AS n" });

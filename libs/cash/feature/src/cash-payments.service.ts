@@ -6,6 +6,7 @@ import {
   type CashPayment,
   type CashPaymentCommand,
   type CashPaymentEvent,
+  parsePaymentReference,
 } from '@pay/cash-domain';
 import { notFound, ServiceError, type CashPaymentRef, type CashPaymentResource, type CreateCashPaymentRequest, type PayCashPaymentRequest } from '@pay/contracts';
 import { fold, handleCommand, type EventStore } from '@pay/event-store';
@@ -71,6 +72,17 @@ export class CashPaymentsService {
 
   async retrieve(ref: CashPaymentRef): Promise<CashPaymentResource> {
     return this.visible(await this.load(ref.cashPaymentId), ref);
+  }
+
+  /** The agent application's look-up: the reference as typed, its check digit verified first. */
+  async findByReference(typed: string): Promise<CashPaymentResource> {
+    const reference = typeof typed === 'string' ? parsePaymentReference(typed) : null;
+    if (reference === null) {
+      throw new ServiceError('invalid_request', 'the payment reference is mistyped: it must be 10 digits with a valid check digit', 'reference');
+    }
+    const cashPaymentId = await this.numbers.paymentOfReference(reference);
+    if (!cashPaymentId) throw notFound('cash payment', reference);
+    return this.retrieve({ integratorId: null, cashPaymentId });
   }
 
   async cancel(ref: CashPaymentRef): Promise<CashPaymentResource> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicat
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { notFound } from '@pay/contracts';
 import { CASH_PAYMENT_EVENT_PREFIX } from '@pay/cash-domain';
 import { CatchUpSubscription, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
@@ -66,10 +67,16 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
     const { cashPoints, service: s } = this;
     this.bus.handle('cash.cash-points.create', (request) => cashPoints.create(request, this.clock.now()));
     this.bus.handle('cash.cash-points.list', ({ limit }) => cashPoints.list(limit));
+    this.bus.handle('cash.cash-points.retrieve', async ({ cashPointId }) => {
+      const point = await cashPoints.find(cashPointId);
+      if (!point) throw notFound('cash point', cashPointId);
+      return point;
+    });
     this.bus.handle('cash.cash-payments.create', (m) => s.create(m));
     this.bus.handle('cash.cash-payments.retrieve', (m) => s.retrieve(m));
     this.bus.handle('cash.cash-payments.cancel', (m) => s.cancel(m));
     this.bus.handle('cash.cash-payments.pay', (m) => s.pay(m));
+    this.bus.handle('cash.cash-payments.find-by-reference', ({ reference }) => s.findByReference(reference));
     this.bus.handle('cash.cash-payments.instructions-page', ({ cashPaymentId }) => s.instructionsPage(cashPaymentId));
     this.bus.handle('cash.cash-payments.qr-code', ({ cashPaymentId }) => s.qrCode(cashPaymentId));
     this.bus.handle('cash.apply-deadlines', async ({ clockOffsetMs }) => {

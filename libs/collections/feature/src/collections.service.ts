@@ -227,9 +227,9 @@ export class CollectionsService {
     return state;
   }
 
-  /** An integrator sees only its own collections; anything else is as if it did not exist. */
+  /** An integrator sees only its own collections; anything else is as if it did not exist (null: the agents' application). */
   private visible(state: Collection, ref: CollectionRef): CollectionResource {
-    if (state.status === 'none' || state.terms.integratorId !== ref.integratorId) throw notFound('collection', ref.collectionId);
+    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) throw notFound('collection', ref.collectionId);
     return toCollectionResource(state, this.clock.now());
   }
 }

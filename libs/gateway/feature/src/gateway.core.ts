@@ -8,6 +8,8 @@ import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/pl
 import { ApiKeyAuthenticator, checkAdminKey } from './auth/auth';
 import { RateLimiter } from './auth/rate-limiter';
 import { DirectoryRepository, type ApiKeyRecord, type Connection } from './directory/directory.repository';
+import { PeopleRepository } from './directory/people.repository';
+import { HandoverCodes } from './hosted/handover-codes';
 import { SessionStore } from './hosted/sessions';
 import { SignInLimiter } from './hosted/sign-in-limiter';
 import { IdempotencyStore } from './idempotency/idempotency';
@@ -32,6 +34,9 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
   /** Hosted pages: sessions bound to their object, and sign-in attempts limited with lockout. */
   readonly sessions: SessionStore;
   readonly signIns: SignInLimiter;
+  /** Business users and cash agents; the collections' handover codes. */
+  readonly people: PeopleRepository;
+  readonly handoverCodes: HandoverCodes;
   private readonly authenticator: ApiKeyAuthenticator;
   private readonly logger = new Logger('gateway');
   private purgeTimer: NodeJS.Timeout | undefined;
@@ -55,6 +60,8 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
     this.clockStore = new ServiceClockStore(pool);
     this.sessions = new SessionStore(pool);
     this.signIns = new SignInLimiter(pool);
+    this.people = new PeopleRepository(pool);
+    this.handoverCodes = new HandoverCodes(pool);
     this.authenticator = new ApiKeyAuthenticator(this.directory, new RateLimiter(config.rateLimitPerSecond));
   }
 

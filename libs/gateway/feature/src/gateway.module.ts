@@ -5,11 +5,15 @@ import { AdminController } from './admin/admin.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
 import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
-import { HostedSupplierPaymentsController, SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
+import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
 import { PaymentsController } from './api/payments.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
 import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
 import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
+import { PeopleController } from './admin/people.controller';
+import { AgentAppController } from './hosted/agent-app.controller';
+import { ApprovalPageController } from './hosted/approval-page.controller';
+import { HandoverCodeController } from './hosted/handover.controller';
 import { PaymentPageController } from './hosted/payment-page.controller';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
@@ -29,8 +33,11 @@ export class GatewayModule {
         WebhookEndpointsController,
         EventsController,
         PaymentPageController,
-        HostedSupplierPaymentsController,
+        ApprovalPageController,
+        AgentAppController,
+        HandoverCodeController,
         AdminController,
+        PeopleController,
         ...(config.sandbox
           ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
           : [])],

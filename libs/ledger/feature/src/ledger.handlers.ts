@@ -9,4 +9,5 @@ export function registerLedgerHandlers(bus: MessageBus, service: LedgerService):
   bus.handle('ledger.transfer', (request) => service.transfer(request));
   bus.handle('ledger.entries', (request) => service.entries(request));
   bus.handle('ledger.trial-balance', () => service.trialBalance());
+  bus.handle('ledger.fee-quote', async (request) => service.feeQuote(request));
 }

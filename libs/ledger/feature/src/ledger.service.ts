@@ -2,6 +2,8 @@ import {
   type BalanceResource,
   type CreateTopup,
   type ExecuteTransfer,
+  type FeeQuote,
+  type FeeQuoteRequest,
   type GetBalance,
   type JournalEntryResource,
   type ListEntries,
@@ -87,6 +89,15 @@ export class LedgerService {
         return topup;
       }),
     );
+  }
+
+  /** The fee the schedule charges for this use case and amount, and what would leave the payer (nothing moves). */
+  feeQuote(request: FeeQuoteRequest): FeeQuote {
+    const { feeAmount, debitedAmount } = planTransfer(
+      { operationId: 'quote', reference: 'quote', useCase: request.useCase, feeMode: request.feeMode, debitOwner: 'quote:payer', creditOwner: 'quote:payee', amount: request.amount, currency: request.currency },
+      this.schedule,
+    );
+    return { feeAmount, debitedAmount };
   }
 
   /**

@@ -5,7 +5,6 @@ import { SUPPLIER_PAYMENT_STATUSES, ServiceError, type ListResource, type Suppli
 import type { Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
-import { formatAmount } from './hosted.controller';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
 
@@ -131,55 +130,5 @@ export class SupplierPaymentsTestHelpersController {
     const { integratorId } = await this.gateway.authenticate(request, reply);
     requireEmptyBody(body);
     return this.gateway.bus.request('supplier-payments.reject', { integratorId, supplierPaymentId });
-  }
-}
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-const htmlPage = (title: string, body: string): string => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}th{text-align:left;padding-right:1rem}</style></head>
-<body>${body}</body></html>`;
-
-/**
- * The page at approval_url. It shows the supplier payment to the approver; the authorized user's
- * sign-in and approval on it come with the hosted approval page issue (the sandbox helpers run the
- * same commands meanwhile). An unknown id is a 404 page.
- */
-@Controller('hosted/supplier_payments')
-export class HostedSupplierPaymentsController {
-  constructor(private readonly gateway: GatewayCore) {}
-
-  @Get(':id')
-  async page(@Param('id') supplierPaymentId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    void reply
-      .header('Content-Type', 'text/html; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-      .header('X-Frame-Options', 'DENY');
-    let payment: SupplierPaymentResource;
-    try {
-      payment = await this.gateway.bus.request('supplier-payments.retrieve', { integratorId: null, supplierPaymentId });
-    } catch (error) {
-      if (!(error instanceof ServiceError) || error.code !== 'resource_not_found') throw error;
-      void reply.status(404);
-      return htmlPage('Supplier payment not found', '<h1>Supplier payment not found</h1>');
-    }
-    const rows: [string, string][] = [
-      ['Amount', formatAmount(payment.amount, payment.currency)],
-      ['Invoice', payment.invoice_reference],
-      ['Beneficiary', payment.beneficiary],
-      ['Paid by', payment.payer_connection],
-      ...(payment.description === null ? [] : ([['Description', payment.description]] as [string, string][])),
-      ['Status', payment.status],
-      ['Approve before', payment.expires_at],
-    ];
-    return htmlPage(
-      `Approve supplier payment ${payment.id}`,
-      `<h1>Approve a supplier payment</h1>
-<table>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
-    );
   }
 }

@@ -6,6 +6,16 @@ import { newId, randomBase62, type Currency } from '@pay/kernel';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
+/** A PIN or password stored as `salt:hash` (base64), scrypt with a random 16-byte salt. */
+export const hashSecret = async (secret: string): Promise<string> => {
+  const salt = randomBytes(16);
+  const hash = await scrypt(secret, salt, 32);
+  return `${salt.toString('base64')}:${hash.toString('base64')}`;
+};
+
+/** Constant-time check of a PIN or password against its stored `salt:hash`. */
+export const secretMatches = (stored: string, secret: string): Promise<boolean> => pinMatches(stored, secret);
+
 const pinMatches = async (stored: string, pin: string): Promise<boolean> => {
   const [salt, expected] = stored.split(':').map((part) => Buffer.from(part, 'base64'));
   if (!salt?.length || !expected?.length) return false;

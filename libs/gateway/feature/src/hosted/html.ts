@@ -23,7 +23,7 @@ const STYLE = `
   body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:34rem;margin:0 auto;padding:1.25rem;color:#111;background:#fff;line-height:1.45}
   h1{font-size:1.4rem;margin:.2rem 0 1rem}
   table{border-collapse:collapse;width:100%;margin-bottom:1rem} th,td{text-align:start;padding:.4rem .3rem;border-bottom:1px solid #ddd;vertical-align:top}
-  th{width:40%;font-weight:600}
+  th{width:40%;font-weight:600} td{overflow-wrap:anywhere}
   .tr{display:block;font-size:.8rem;font-weight:400;color:#444}
   label{display:block;margin:.7rem 0 .2rem;font-weight:600}
   input{font-size:1.1rem;padding:.55rem;width:100%;box-sizing:border-box;border:1px solid #555;border-radius:4px}

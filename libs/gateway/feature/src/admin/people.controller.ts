@@ -1,0 +1,70 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from '@pay/contracts';
+import { STRING_LENGTH_MAX } from '../api/payments.controller';
+import type { AgentRole } from '../directory/people.repository';
+import { GatewayCore } from '../gateway.core';
+import { validateBody } from '../http/validation';
+
+const LOGIN = /^[A-Za-z0-9._@+-]{3,100}$/;
+const LOGIN_MESSAGE = { message: 'login must be 3 to 100 letters, digits or . _ @ + -' };
+const PASSWORD_MESSAGE = { message: 'password must be 10 to 200 characters' };
+
+class BusinessUserBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) business!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+  @IsDefined() @IsString() @Matches(LOGIN, LOGIN_MESSAGE) login!: string;
+  @IsDefined() @IsString() @Length(10, 200, PASSWORD_MESSAGE) password!: string;
+}
+
+class AgentBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) cash_point!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+  @IsDefined() @IsString() @Matches(LOGIN, LOGIN_MESSAGE) login!: string;
+  @IsDefined() @IsString() @Length(10, 200, PASSWORD_MESSAGE) password!: string;
+  @IsOptional() @IsString() @IsIn(['cashier', 'carrier']) role?: AgentRole;
+}
+
+const loginTaken = (login: string) => new ServiceError('invalid_request', `the login '${login}' is taken`, 'login');
+
+/**
+ * The people of the hosted pages (admin API, Bearer ADMIN_API_KEY): authorized users of a business,
+ * who approve its supplier payments at approval_url, and cash agents of a cash point, who sign in to
+ * the agents' application at /hosted/agent. Passwords are stored scrypt-hashed and never returned.
+ */
+@Controller('admin/v1')
+export class PeopleController {
+  constructor(private readonly gateway: GatewayCore) {}
+
+  @Post('business_users')
+  @HttpCode(201)
+  async createBusinessUser(@Req() request: FastifyRequest, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(BusinessUserBody, body);
+    const business = await this.gateway.directory.findConnection(input.business);
+    if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
+    const user = await this.gateway.people.createBusinessUser(input, this.gateway.clock.now());
+    if (!user) throw loginTaken(input.login);
+    return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
+  }
+
+  @Post('agents')
+  @HttpCode(201)
+  async createAgent(@Req() request: FastifyRequest, @Body() body: unknown) {
+    this.gateway.authenticateAdmin(request);
+    const input = validateBody(AgentBody, body);
+    try {
+      await this.gateway.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'resource_not_found') throw new ServiceError('invalid_request', `no such cash point: '${input.cash_point}'`, 'cash_point');
+      throw error;
+    }
+    const agent = await this.gateway.people.createAgent(
+      { cashPoint: input.cash_point, role: input.role ?? 'cashier', name: input.name, login: input.login, password: input.password },
+      this.gateway.clock.now(),
+    );
+    if (!agent) throw loginTaken(input.login);
+    return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };
+  }
+}

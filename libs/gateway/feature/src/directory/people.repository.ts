@@ -1,0 +1,96 @@
+import type { Pool } from 'pg';
+import { newId } from '@pay/kernel';
+import { hashSecret, secretMatches } from './directory.repository';
+
+export type AgentRole = 'cashier' | 'carrier';
+
+export interface BusinessUser {
+  id: string;
+  business: string;
+  name: string;
+  login: string;
+  createdAt: string;
+}
+
+export interface Agent {
+  id: string;
+  cashPoint: string;
+  role: AgentRole;
+  name: string;
+  login: string;
+  createdAt: string;
+}
+
+/** Ids of people: a kind prefix and 24 random base62 characters, like every other id. */
+
+/** A password hash that matches nothing: an unknown login costs the same scrypt as a known one. */
+const NO_PASSWORD = `${Buffer.alloc(16).toString('base64')}:${Buffer.alloc(32).toString('base64')}`;
+
+type Row = { id: string; name: string; login: string; created_at: Date };
+
+/** Business users and cash agents of the hosted pages (the gateway's directory). Logins are unique. */
+export class PeopleRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** undefined when the login is taken. */
+  async createBusinessUser(input: { business: string; name: string; login: string; password: string }, now: Date): Promise<BusinessUser | undefined> {
+    const id = newId('businessUser');
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO gw_business_users (id, business, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (login) DO NOTHING`,
+      [id, input.business, input.name, input.login, await hashSecret(input.password), now],
+    );
+    return rowCount === 1 ? { id, business: input.business, name: input.name, login: input.login, createdAt: now.toISOString() } : undefined;
+  }
+
+  async findBusinessUser(id: string): Promise<BusinessUser | undefined> {
+    const { rows } = await this.pool.query<Row & { business: string }>('SELECT id, business, name, login, created_at FROM gw_business_users WHERE id = $1', [id]);
+    const row = rows[0];
+    return row && { id: row.id, business: row.business, name: row.name, login: row.login, createdAt: row.created_at.toISOString() };
+  }
+
+  /** The user with this login and password (constant-time check), else undefined. */
+  async signInBusinessUser(login: string, password: string): Promise<BusinessUser | undefined> {
+    const { rows } = await this.pool.query<Row & { business: string; password_scrypt: string }>(
+      'SELECT id, business, name, login, password_scrypt, created_at FROM gw_business_users WHERE login = $1',
+      [login],
+    );
+    const row = rows[0];
+    const matches = await secretMatches(row?.password_scrypt ?? NO_PASSWORD, password);
+    return row && matches ? { id: row.id, business: row.business, name: row.name, login: row.login, createdAt: row.created_at.toISOString() } : undefined;
+  }
+
+  /** undefined when the login is taken. */
+  async createAgent(input: { cashPoint: string; role: AgentRole; name: string; login: string; password: string }, now: Date): Promise<Agent | undefined> {
+    const id = newId('agent');
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO gw_agents (id, cash_point, role, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (login) DO NOTHING`,
+      [id, input.cashPoint, input.role, input.name, input.login, await hashSecret(input.password), now],
+    );
+    return rowCount === 1 ? { id, cashPoint: input.cashPoint, role: input.role, name: input.name, login: input.login, createdAt: now.toISOString() } : undefined;
+  }
+
+  async findAgent(id: string): Promise<Agent | undefined> {
+    const { rows } = await this.pool.query<Row & { cash_point: string; role: AgentRole }>('SELECT id, cash_point, role, name, login, created_at FROM gw_agents WHERE id = $1', [id]);
+    const row = rows[0];
+    return row && toAgent(row);
+  }
+
+  async signInAgent(login: string, password: string): Promise<Agent | undefined> {
+    const { rows } = await this.pool.query<Row & { cash_point: string; role: AgentRole; password_scrypt: string }>(
+      'SELECT id, cash_point, role, name, login, password_scrypt, created_at FROM gw_agents WHERE login = $1',
+      [login],
+    );
+    const row = rows[0];
+    const matches = await secretMatches(row?.password_scrypt ?? NO_PASSWORD, password);
+    return row && matches ? toAgent(row) : undefined;
+  }
+}
+
+const toAgent = (row: Row & { cash_point: string; role: AgentRole }): Agent => ({
+  id: row.id,
+  cashPoint: row.cash_point,
+  role: row.role,
+  name: row.name,
+  login: row.login,
+  createdAt: row.created_at.toISOString(),
+});
