@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { DISPATCHER_DEFAULTS } from '@pay/webhooks-feature';
 import { createCustomer, createIntegrator, createPayment, startTestService, type Integrator, type TestService } from './harness';
 import { Receiver } from './receiver';
 
@@ -188,29 +189,32 @@ describe('events and signed webhooks (contract section 6)', () => {
       const shop = await createIntegrator(service);
       const slow = await receiver();
       const fast = await receiver();
-      slow.reply(...Array.from({ length: 20 }, () => ({ status: 200, delayMs: 3_000 })));
+      slow.reply(...Array.from({ length: 40 }, () => ({ status: 200, delayMs: 3_000 })));
       await register(shop, slow.url);
       await register(shop, fast.url);
       const customer = await createCustomer(service, 50_000_000);
       const started = Date.now();
-      for (let i = 0; i < 12; i++) await pay(shop, customer); // more than the slow endpoint's concurrency
-      await fast.waitFor(12, 5_000);
+      const count = DISPATCHER_DEFAULTS.inFlightPerEndpointMax + 4; // more than the slow endpoint's concurrency
+      for (let i = 0; i < count; i++) await pay(shop, customer);
+      await fast.waitFor(count, 5_000);
       expect(Date.now() - started).toBeLessThan(2_900);
       expect(slow.received.length).toBeGreaterThan(0);
     });
 
-    it('retries falling due together never hold more than 8 attempts open on one endpoint', async () => {
+    it('retries falling due together never hold more attempts open on one endpoint than its limit', async () => {
+      const cap = DISPATCHER_DEFAULTS.inFlightPerEndpointMax;
+      const count = cap + 4;
       const shop = await createIntegrator(service);
       const slow = await receiver();
-      slow.reply(...Array.from({ length: 12 }, () => ({ status: 500 })), ...Array.from({ length: 12 }, () => ({ status: 200, delayMs: 1_000 })));
+      slow.reply(...Array.from({ length: count }, () => ({ status: 500 })), ...Array.from({ length: count }, () => ({ status: 200, delayMs: 1_000 })));
       await register(shop, slow.url);
       const customer = await createCustomer(service, 50_000_000);
-      for (let i = 0; i < 12; i++) await pay(shop, customer);
-      await slow.waitFor(12);
-      expect(slow.maxOpen).toBeLessThanOrEqual(8);
-      await advance(shop, 5); // the 12 retries fall due at once
-      await slow.waitFor(24);
-      expect(slow.maxOpen).toBe(8);
+      for (let i = 0; i < count; i++) await pay(shop, customer);
+      await slow.waitFor(count);
+      expect(slow.maxOpen).toBeLessThanOrEqual(cap);
+      await advance(shop, 5); // the retries fall due at once
+      await slow.waitFor(2 * count);
+      expect(slow.maxOpen).toBe(cap);
     });
 
     it('enabled_events filters; a deleted endpoint gets nothing more', async () => {

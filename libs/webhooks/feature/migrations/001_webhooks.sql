@@ -40,6 +40,8 @@ CREATE TABLE wh_deliveries (
 );
 CREATE UNIQUE INDEX wh_deliveries_one_per_event_and_endpoint ON wh_deliveries (event_id, endpoint_id) WHERE origin = 'event';
 CREATE INDEX wh_deliveries_due ON wh_deliveries (next_attempt_at) WHERE status = 'pending';
+-- The dispatcher's claim: per endpoint, its due (or lease-expired) deliveries, oldest first.
+CREATE INDEX wh_deliveries_open_by_endpoint ON wh_deliveries (endpoint_id, next_attempt_at) WHERE status IN ('pending', 'delivering');
 CREATE INDEX wh_deliveries_leased ON wh_deliveries (lease_until) WHERE status = 'delivering';
 CREATE INDEX wh_deliveries_by_event ON wh_deliveries (event_id);
 

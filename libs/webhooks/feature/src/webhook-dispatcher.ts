@@ -17,8 +17,8 @@ export interface DispatcherOptions {
 }
 
 export const DISPATCHER_DEFAULTS: Omit<DispatcherOptions, 'sandbox'> = {
-  inFlightMax: 64,
-  inFlightPerEndpointMax: 8,
+  inFlightMax: 128,
+  inFlightPerEndpointMax: 16,
   pollIntervalMs: 1_000,
   leaseMs: 60_000,
 };

@@ -137,13 +137,18 @@ export class WebhooksStore {
     const { rows } = await this.pool.query<ClaimedDbRow>({
       name: 'wh-claim-due',
       text: `WITH in_flight AS (SELECT * FROM unnest($3::text[], $4::int[]) AS f (endpoint_id, n)),
-             ranked AS (
-               SELECT d.id, d.endpoint_id, d.next_attempt_at, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
-               FROM wh_deliveries d
-               WHERE (d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now())),
+             -- Each live endpoint offers at most its free slots, oldest first (one index probe per
+             -- endpoint): a slow endpoint's backlog never hides another endpoint's due deliveries.
              candidates AS (
-               SELECT r.id FROM ranked r LEFT JOIN in_flight f USING (endpoint_id)
-               WHERE r.rank <= $5 - COALESCE(f.n, 0) ORDER BY r.next_attempt_at LIMIT $2),
+               SELECT c.id, c.next_attempt_at FROM wh_endpoints e
+               LEFT JOIN in_flight f ON f.endpoint_id = e.id
+               CROSS JOIN LATERAL (
+                 SELECT d.id, d.next_attempt_at FROM wh_deliveries d
+                 WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'delivering')
+                   AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
+                 ORDER BY d.next_attempt_at LIMIT GREATEST($5 - COALESCE(f.n, 0), 0)) c
+               WHERE e.deleted_at IS NULL
+               ORDER BY c.next_attempt_at LIMIT $2),
              claimed AS (
                SELECT d.id FROM wh_deliveries d WHERE d.id IN (SELECT id FROM candidates)
                  AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
