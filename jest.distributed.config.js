@@ -1,16 +1,24 @@
 /**
- * `npm run test:distributed`: the end-to-end suites of every use case and the hosted pages, unchanged, against every
- * app in its own process over Kafka (librdkafka's mock cluster), plus the fault tests of that topology.
- * One file at a time: each starts four Node processes and a Kafka cluster.
+ * `npm run test:distributed`: the end-to-end suites of every use case and of the hosted pages, unchanged,
+ * against every app in its own process over Kafka (librdkafka's mock cluster), plus the fault tests of
+ * that topology. One file at a time: each starts seven Node processes and a Kafka cluster.
  */
 const base = require('./jest.config');
 
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
-  testMatch: ['**/e2e/payments.e2e.spec.ts', '**/e2e/webhooks.e2e.spec.ts', '**/e2e/concurrency.e2e.spec.ts', '**/e2e/supplier-payments.e2e.spec.ts', '**/e2e/cash-payments.e2e.spec.ts', '**/e2e/collections.e2e.spec.ts',
+  testMatch: [
+    '**/e2e/payments.e2e.spec.ts',
+    '**/e2e/webhooks.e2e.spec.ts',
+    '**/e2e/concurrency.e2e.spec.ts',
+    '**/e2e/cash-payments.e2e.spec.ts',
+    '**/e2e/supplier-payments.e2e.spec.ts',
+    '**/e2e/collections.e2e.spec.ts',
     '**/e2e/hosted-pages.e2e.spec.ts',
-    '**/e2e/hosted-agents.e2e.spec.ts', '**/*.distributed.spec.ts'],
+    '**/e2e/hosted-agents.e2e.spec.ts',
+    '**/*.distributed.spec.ts',
+  ],
   testPathIgnorePatterns: ['/node_modules/'],
   setupFiles: ['<rootDir>/libs/testing/src/distributed-topology-env.js'],
   maxWorkers: 1,

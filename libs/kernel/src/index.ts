@@ -3,3 +3,4 @@ export * from './ids';
 export * from './clock';
 export * from './failpoint';
 export * from './config';
+export * from './display';

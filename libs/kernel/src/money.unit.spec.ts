@@ -1,3 +1,4 @@
+import { formatAmount } from './display';
 import { computeFee, isValidAmount } from './money';
 
 describe('money', () => {
@@ -18,5 +19,15 @@ describe('money', () => {
 
   it('accepts only integers from 1 to 1e11', () => {
     expect([0, 1, 100_000_000_000, 100_000_000_001, 1.5, '5', -1].map(isValidAmount)).toEqual([false, true, true, false, false, false, false]);
+  });
+});
+
+describe('formatAmount', () => {
+  it('uses each currency’s real scale, exactly, with grouped digits', () => {
+    expect(formatAmount(1_250_000, 'DZD')).toBe('12\u202f500.00 DZD');
+    expect(formatAmount(5, 'MAD')).toBe('0.05 MAD');
+    expect(formatAmount(1_234_567, 'TND')).toBe('1\u202f234.567 TND');
+    expect(formatAmount(1_500, 'XOF')).toBe('1\u202f500 XOF');
+    expect(formatAmount(100_000_000_000, 'TND')).toBe('100\u202f000\u202f000.000 TND');
   });
 });

@@ -374,9 +374,9 @@ describe('Cash checkout: cash payments over HTTP', () => {
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
       const html: string = page.body;
-      expect(html).toContain('12500.00 DZD');
+      expect(html).toContain('12\u202f500.00 DZD');
       expect(html).toContain(`${payment.payment_reference.slice(0, 3)} ${payment.payment_reference.slice(3, 6)} ${payment.payment_reference.slice(6)}`);
-      expect(html).toContain(payment.expires_at);
+      expect(html).toContain(`${payment.expires_at.slice(0, 10)} ${payment.expires_at.slice(11, 16)} UTC`); // the deadline, for people
       expect(html).toContain(`<img src="/hosted/cash_payments/${payment.id}/qr.png"`);
       expect(html).toContain('Bureau de poste Didouche');
       expect(html).toContain('12 rue Didouche Mourad, Alger');
@@ -392,7 +392,7 @@ describe('Cash checkout: cash payments over HTTP', () => {
       const tndPayment = await createCash({ currency: 'TND', amount: 12_345 }, tnd);
       const xofPayment = await createCash({ currency: 'XOF', amount: 5_000 }, xof);
       expect((await service.http('GET', new URL(tndPayment.instructions_url).pathname)).body).toContain('12.345 TND');
-      expect((await service.http('GET', new URL(xofPayment.instructions_url).pathname)).body).toContain('5000 XOF');
+      expect((await service.http('GET', new URL(xofPayment.instructions_url).pathname)).body).toContain('5\u202f000 XOF');
     });
 
     it('qr_code_url: a PNG QR code that decodes to payment_reference', async () => {

@@ -128,6 +128,26 @@ describe('hosted pages in a browser', () => {
     await context.close();
   });
 
+  it('the cash instructions page shows amount, reference, a QR code that loads, the deadline and the cash points', async () => {
+    await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Alger Centre', address: '1 rue Didouche Mourad, Alger' } });
+    const created = await service.http('POST', '/v1/cash_payments', {
+      key: shop.apiKey,
+      body: { amount: 1_250_000, currency: 'DZD', order_reference: 'cash-order-1', merchant_connection: shop.merchant },
+    });
+    expect(created.status).toBe(201);
+    const { context, page } = await newPage();
+    await page.goto(`${service.url}${new URL(created.body.instructions_url).pathname}`);
+    const text = (await page.locator('body').innerText()).replace(/\s/g, ' ');
+    expect(text).toContain('12 500.00 DZD');
+    expect(text.replace(/ /g, '')).toContain(created.body.payment_reference);
+    expect(text).toContain('Alger Centre');
+    expect(text).toContain('1 rue Didouche Mourad, Alger');
+    const qrLoaded = await page.locator('img').evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete && (img as unknown as { naturalWidth: number }).naturalWidth > 0);
+    expect(qrLoaded).toBe(true);
+    await screenshot(page, 'cash-1-instructions');
+    await context.close();
+  });
+
   it('security headers: no scripts, no framing, no caching', async () => {
     const payment = await createPayment(service, shop);
     const response = await fetch(pageOf(payment));

@@ -1,21 +1,9 @@
 import QRCode from 'qrcode';
 import { groupPaymentReference } from '@pay/cash-domain';
 import type { CashPaymentResource, CashPointResource } from '@pay/contracts';
-import { CURRENCY_SCALE, type Currency } from '@pay/kernel';
+import { escapeHtml, formatAmount, formatTime } from '@pay/kernel';
 
 /** The hosted pages of a cash payment: the instructions page (HTML) and its QR code (PNG). */
-
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** Minor units in major units with the currency's scale, exactly (no floating point): 1250000 DZD → `12500.00 DZD`. */
-export const formatAmount = (amountMinor: number, currency: Currency): string => {
-  if (!Number.isSafeInteger(amountMinor) || amountMinor < 0) throw new RangeError(`amount ${amountMinor} is not a non-negative integer`);
-  const scale = CURRENCY_SCALE[currency];
-  if (scale === 0) return `${amountMinor} ${currency}`;
-  const digits = String(amountMinor).padStart(scale + 1, '0');
-  return `${digits.slice(0, -scale)}.${digits.slice(-scale)} ${currency}`;
-};
 
 const STATUS_TEXT: Record<CashPaymentResource['status'], string> = {
   awaiting_payment: 'Awaiting payment',
@@ -34,7 +22,7 @@ export function renderInstructionsPage(payment: CashPaymentResource, cashPoints:
     ['Currency', payment.currency],
     ['Payment reference', groupPaymentReference(payment.payment_reference)],
     ['Order', payment.order_reference],
-    ['Pay before', payment.expires_at],
+    ['Pay before', formatTime(payment.expires_at)],
     ['Status', STATUS_TEXT[payment.status]],
   ];
   const points = cashPoints.data

@@ -1,19 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { CURRENCY_SCALE, type Currency } from '@pay/kernel';
+import { escapeHtml } from '@pay/kernel';
 
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** Minor units in the currency's real scale: 1250000 DZD is "12 500.00 DZD", 1500 XOF "1 500 XOF". */
-export const formatAmount = (amountMinor: number, currency: Currency): string => {
-  const scale = CURRENCY_SCALE[currency];
-  const major = (amountMinor / 10 ** scale).toFixed(scale);
-  const [units, decimals] = major.split('.');
-  const grouped = units!.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
-  return `${decimals ? `${grouped}.${decimals}` : grouped} ${currency}`;
-};
-
-export const formatDate = (iso: string): string => new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+export { escapeHtml, formatAmount, formatTime as formatDate } from '@pay/kernel';
 
 /** A label in English with its French and Arabic translations, for this market. */
 export const label = (en: string, fr: string, ar: string): string =>
