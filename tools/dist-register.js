@@ -1,0 +1,5 @@
+// Runs a built app: resolves the @pay/* aliases to the compiled libraries under dist/.
+const { join } = require('node:path');
+const { compilerOptions } = require('../tsconfig.base.json');
+const paths = Object.fromEntries(Object.entries(compilerOptions.paths).map(([alias, [target]]) => [alias, [target.replace(/\.ts$/, '')]]));
+require('tsconfig-paths').register({ baseUrl: join(__dirname, '..', 'dist'), paths });
