@@ -18,6 +18,8 @@ export class Receiver {
   private open = 0;
   /** The most requests this receiver held open at once. */
   maxOpen = 0;
+  /** Responses sent so far. */
+  answered = 0;
   url = '';
 
   async start(): Promise<this> {
@@ -31,7 +33,10 @@ export class Receiver {
         this.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
         this.waiters = this.waiters.filter((w) => (this.received.length >= w.count ? (w.resolve(), false) : true));
         const reply = this.script.shift() ?? { status: 200 };
-        setTimeout(() => response.writeHead(reply.status, { 'content-type': 'text/plain' }).end('ok'), reply.delayMs ?? 0);
+        setTimeout(() => {
+          this.answered += 1;
+          response.writeHead(reply.status, { 'content-type': 'text/plain' }).end('ok');
+        }, reply.delayMs ?? 0);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
