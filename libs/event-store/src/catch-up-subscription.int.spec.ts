@@ -114,7 +114,7 @@ describe('CatchUpSubscription', () => {
     expect(await projectedTypes(subscriptionId, prefix)).toEqual(['E1', 'E2', 'E3', 'E4', 'E5']);
   });
 
-  it('rolls back a failing batch, reports the error, keeps its checkpoint, and never passes the failing event', async () => {
+  it('rolls back a failing batch, reports the error, keeps its checkpoint, and does not pass the event while it fails', async () => {
     const { subscriptionId, prefix } = newScope();
     await append(prefix, 'E1', 'Poison', 'E3');
     const errors: unknown[] = [];
@@ -126,6 +126,7 @@ describe('CatchUpSubscription', () => {
       batchSize: 1,
       retryDelayMsMin: 20,
       retryDelayMsMax: 50,
+      poisonAfterFailures: 1_000, // transient here: parking is the next test's subject
       onError: (error) => errors.push(error),
       handle: async (events, tx) => {
         // The batch's own writes happen before the failure: they must roll back.
@@ -150,6 +151,39 @@ describe('CatchUpSubscription', () => {
     poisonFails = false;
     await eventuallyCaughtUp(projection);
     expect(await projectedTypes(subscriptionId, prefix)).toEqual(['E1', 'E3', 'Poison']);
+  });
+
+  it('separates transient failures (retried) from a poison event (parked with its error, reported, passed over)', async () => {
+    const { subscriptionId, prefix } = newScope();
+    await append(prefix, 'A', 'Flaky', 'Poison', 'B');
+    let flakyFailures = 0;
+    const parked: string[] = [];
+    const handle = project(subscriptionId);
+    const projection = subscription({
+      subscriptionId,
+      typePrefixes: [prefix],
+      batchSize: 10,
+      retryDelayMsMin: 1,
+      retryDelayMsMax: 5,
+      poisonAfterFailures: 3,
+      onPoison: (event) => parked.push(event.type.slice(prefix.length)),
+      handle: async (events, tx) => {
+        for (const event of events) {
+          if (event.type === `${prefix}Flaky` && flakyFailures < 2) {
+            flakyFailures += 1;
+            throw new Error('transient: try again');
+          }
+          if (event.type === `${prefix}Poison`) throw new Error('poison: this event can never be handled');
+        }
+        await handle(events, tx);
+      },
+    });
+    await projection.start();
+    for (let i = 0; i < 200 && (await projectedTypes(subscriptionId, prefix)).length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await projectedTypes(subscriptionId, prefix)).toEqual(['A', 'B', 'Flaky']);
+    expect(parked).toEqual(['Poison']);
+    const { rows } = await pool.query('SELECT type, error FROM es_parked_events WHERE subscription_id = $1', [subscriptionId]);
+    expect(rows).toEqual([{ type: `${prefix}Poison`, error: expect.stringContaining('poison: this event can never be handled') }]);
   });
 
   it('catchUp() resolves only after every event visible at call time has been handled, across many batches', async () => {

@@ -7,6 +7,7 @@ export const BATCH_SIZE_MAX = 1000;
 export const POLL_INTERVAL_MS_DEFAULT = 250;
 export const RETRY_DELAY_MS_MIN_DEFAULT = 100;
 export const RETRY_DELAY_MS_MAX_DEFAULT = 5_000;
+export const POISON_AFTER_FAILURES_DEFAULT = 5;
 
 export interface CatchUpSubscriptionOptions {
   /** Names the checkpoint: a new instance with the same id resumes where the last one committed. */
@@ -26,6 +27,14 @@ export interface CatchUpSubscriptionOptions {
   handle(events: RecordedEvent[], tx: PoolClient): Promise<void>;
   /** A failed batch (rolled back, retried after the backoff). Default: console.error. */
   onError?(error: unknown): void;
+  /**
+   * After this many failures in a row (default 5) the batch is retried one event at a time; an event
+   * that fails this many times alone is a poison message: parked in es_parked_events with its error,
+   * reported, and passed over. Transient failures (fewer in a row) are only retried.
+   */
+  poisonAfterFailures?: number;
+  /** A parked event. Default: console.error. */
+  onPoison?(event: RecordedEvent, error: unknown): void;
 }
 
 interface Waiter {
@@ -44,6 +53,12 @@ export class CatchUpSubscription {
   private readonly pollIntervalMs: number;
   private readonly retryDelayMsMin: number;
   private readonly retryDelayMsMax: number;
+  private readonly poisonAfterFailures: number;
+  /** One event per batch while looking for a poison event; how many single events passed meanwhile. */
+  private isolating = false;
+  private isolatedPassed = 0;
+  /** The events of the batch that failed last. */
+  private failedEvents: RecordedEvent[] = [];
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   /** The committed checkpoint; undefined until loaded, and after a failure (reloaded then). */
@@ -62,6 +77,8 @@ export class CatchUpSubscription {
     this.pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS_DEFAULT;
     this.retryDelayMsMin = options.retryDelayMsMin ?? RETRY_DELAY_MS_MIN_DEFAULT;
     this.retryDelayMsMax = options.retryDelayMsMax ?? RETRY_DELAY_MS_MAX_DEFAULT;
+    this.poisonAfterFailures = options.poisonAfterFailures ?? POISON_AFTER_FAILURES_DEFAULT;
+    assertIntegerIn('poisonAfterFailures', this.poisonAfterFailures, 1, 1_000);
     assertIntegerIn('batchSize', this.batchSize, 1, BATCH_SIZE_MAX);
     assertIntegerIn('pollIntervalMs', this.pollIntervalMs, 1, 3_600_000);
     assertIntegerIn('retryDelayMsMin', this.retryDelayMsMin, 1, this.retryDelayMsMax);
@@ -106,9 +123,11 @@ export class CatchUpSubscription {
     while (this.running) {
       const waiting = this.waiters.splice(0);
       try {
+        const size = this.currentBatchSize();
         const handled = await this.nextBatch();
         failures = 0;
-        if (handled === this.batchSize) {
+        if (this.isolating && handled > 0 && ++this.isolatedPassed >= this.batchSize) this.isolating = false;
+        if (handled === size) {
           // A full batch: more may be visible already, so the waiters are not done.
           this.waiters.unshift(...waiting);
           continue;
@@ -119,6 +138,20 @@ export class CatchUpSubscription {
         failures += 1;
         this.release(waiting, error);
         this.report(error);
+        if (failures >= this.poisonAfterFailures) {
+          const [alone] = this.failedEvents;
+          if (this.isolating && this.failedEvents.length === 1 && alone) {
+            await this.park(alone, error).then(
+              () => (this.isolating = false),
+              (parkError: unknown) => this.report(parkError),
+            );
+          } else {
+            this.isolating = true;
+            this.isolatedPassed = 0;
+          }
+          failures = 0;
+          continue;
+        }
         // Appends do not cut the backoff short: a failing handler must not spin.
         await this.sleep(this.retryDelayMs(failures), false);
       }
@@ -144,19 +177,47 @@ export class CatchUpSubscription {
     try {
       const after = this.position ?? (await loadCheckpoint(pool, subscriptionId));
       this.position = after;
-      const events = await store.readAll({ after, maxCount: this.batchSize, typePrefixes });
+      const events = await store.readAll({ after, maxCount: this.currentBatchSize(), typePrefixes });
       const last = events.at(-1)?.position;
       if (!last) return 0;
       assertAscendingAfter(after, events);
+      this.failedEvents = events;
       await inTransaction(pool, async (tx) => {
         await this.options.handle(events, tx);
         await advanceCheckpoint(tx, subscriptionId, after, last);
       });
+      this.failedEvents = [];
       this.position = last;
       return events.length;
     } catch (error) {
       this.position = undefined;
       throw error;
+    }
+  }
+
+  private currentBatchSize(): number {
+    return this.isolating ? 1 : this.batchSize;
+  }
+
+  /** Records the poison event and moves the checkpoint past it, in one transaction; then reports it. */
+  private async park(event: RecordedEvent, error: unknown): Promise<void> {
+    const { subscriptionId, pool } = this.options;
+    const after = this.position ?? (await loadCheckpoint(pool, subscriptionId));
+    await inTransaction(pool, async (tx) => {
+      await tx.query(
+        `INSERT INTO es_parked_events (subscription_id, event_id, stream_id, type, error) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+        [subscriptionId, event.id, event.streamId, event.type, String(error instanceof Error ? (error.stack ?? error.message) : error).slice(0, 10_000)],
+      );
+      await advanceCheckpoint(tx, subscriptionId, after, event.position);
+    });
+    this.position = event.position;
+    this.failedEvents = [];
+    try {
+      if (this.options.onPoison) this.options.onPoison(event, error);
+      else console.error(`subscription ${subscriptionId}: event ${event.id} (${event.type}) parked as poison after repeated failures`, error);
+    } catch {
+      // The reporter's failure must not stop the subscription.
     }
   }
 
