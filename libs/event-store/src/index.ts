@@ -6,3 +6,4 @@ export * from './catch-up-subscription';
 export { CheckpointMovedError } from './checkpoint-store';
 export { EventStoreDBEventStore, type EventStoreDBEventStoreOptions } from './eventstoredb-event-store';
 export * from './state-after';
+export * from './sweeper';

@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound } from '@pay/contracts';
 import { CASH_PAYMENT_EVENT_PREFIX } from '@pay/cash-domain';
-import { CatchUpSubscription, type EventStore } from '@pay/event-store';
+import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { CashPointsStore } from './cash-points.store';
@@ -18,8 +18,6 @@ export type { CashConfig } from './cash-payments.service';
 export const CASH_MIGRATIONS: MigrationSet = { name: 'cash', dir: join(__dirname, '..', 'migrations') };
 const CASH_CONFIG = Symbol('CashConfig');
 
-const SWEEP_INTERVAL_MS = 1_000;
-const SWEEP_BATCH_MAX = 100;
 /** A validation started this long ago without an outcome is taken over by the sweep. */
 const STALLED_VALIDATION_MS = 5_000;
 
@@ -32,8 +30,7 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly sweeps: CashPaymentSweeps;
   private readonly projection: CatchUpSubscription;
   private readonly relay: CatchUpSubscription;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> = Promise.resolve();
+  private readonly sweeper: Sweeper;
 
   constructor(
     @Inject(PG_POOL) pool: Pool,
@@ -61,6 +58,18 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
       handle: (events) => relayCashPaymentEvents(store, bus, events),
       onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
     });
+    this.sweeper = new Sweeper(
+      {
+        due: (now, limit) => this.sweeps.dueForExpiry(now, limit),
+        applyDeadline: (id) => this.service.expire(id),
+        stalled: (olderThanMs, limit) => this.sweeps.stalledValidations(olderThanMs, limit),
+        resume: (id) => this.service.finishValidation(id),
+      },
+      this.projection,
+      clock,
+      this.logger,
+      { process: 'validation', stalledAfterMs: STALLED_VALIDATION_MS },
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -81,60 +90,18 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('cash.cash-payments.qr-code', ({ cashPaymentId }) => s.qrCode(cashPaymentId));
     this.bus.handle('cash.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
-      await this.projection.catchUp();
-      const applied = await this.serialized(() => this.expireDue());
-      return { applied };
+      return { applied: await this.sweeper.applyDeadlines() };
     });
     await this.projection.start();
     await this.relay.start();
     // A crash may have left validations half done: finish them before serving.
-    await this.projection.catchUp();
-    await this.recoverStalled(0);
-    this.timer = setInterval(() => void this.serialized(() => this.sweep()), SWEEP_INTERVAL_MS);
+    await this.sweeper.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+    await this.sweeper.stop();
     await this.relay.stop();
     await this.projection.stop();
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      await this.expireDue();
-      await this.recoverStalled(STALLED_VALIDATION_MS);
-    } catch (error) {
-      this.logger.error(`sweep failed: ${String(error)}`);
-    }
-  }
-
-  /** One sweep at a time: the timer and a clock advance never run the same work concurrently. */
-  private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.sweeping.then(work, work);
-    this.sweeping = run.catch(() => undefined);
-    return run;
-  }
-
-  private async expireDue(): Promise<number> {
-    let applied = 0;
-    for (;;) {
-      const due = await this.sweeps.dueForExpiry(this.clock.now(), SWEEP_BATCH_MAX);
-      for (const cashPaymentId of due) if (await this.service.expire(cashPaymentId)) applied += 1;
-      if (due.length < SWEEP_BATCH_MAX) return applied;
-      await this.projection.catchUp();
-    }
-  }
-
-  private async recoverStalled(olderThanMs: number): Promise<void> {
-    for (const cashPaymentId of await this.sweeps.stalledValidations(olderThanMs, SWEEP_BATCH_MAX)) {
-      try {
-        const state = await this.service.finishValidation(cashPaymentId);
-        this.logger.log(`validation of ${cashPaymentId} resumed: ${state.status}`);
-      } catch (error) {
-        this.logger.warn(`validation of ${cashPaymentId} not finished yet: ${String(error)}`);
-      }
-    }
   }
 }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicat
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { CatchUpSubscription, type EventStore } from '@pay/event-store';
+import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { COLLECTION_EVENT_PREFIX, projectCollectionEvents } from './collection-projection';
@@ -14,8 +14,6 @@ export const COLLECTIONS_MIGRATIONS: readonly MigrationSet[] = [{ name: 'collect
 
 const COLLECTIONS_CONFIG = Symbol('CollectionsConfig');
 
-const SWEEP_INTERVAL_MS = 1_000;
-const SWEEP_BATCH_MAX = 100;
 /** A settlement or cash movement decided this long ago without an outcome is taken over by the sweep. */
 const STALLED_SETTLEMENT_MS = 5_000;
 /** Batches of overdue deposits one sweep reports at most (the next sweep takes the rest). */
@@ -35,8 +33,7 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly sweeps: CollectionSweeps;
   private readonly projection: CatchUpSubscription;
   private readonly relay: CatchUpSubscription;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> = Promise.resolve();
+  private readonly sweeper: Sweeper;
 
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
@@ -63,6 +60,18 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
       handle: (events) => relayCollectionEvents(store, bus, events),
       onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
     });
+    this.sweeper = new Sweeper(
+      {
+        due: (now, limit) => this.sweeps.dueForOverdue(now, limit),
+        applyDeadline: (id) => this.service.markOverdue(id),
+        stalled: (olderThanMs, limit) => this.sweeps.unfinished(olderThanMs, limit),
+        resume: (id) => this.service.finish(id),
+      },
+      this.projection,
+      clock,
+      this.logger,
+      { process: 'ledger steps', stalledAfterMs: STALLED_SETTLEMENT_MS, roundsMax: OVERDUE_ROUNDS_MAX },
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -74,69 +83,18 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('collections.resolve-deposit', (m) => s.resolveDeposit(m));
     this.bus.handle('collections.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
-      await this.projection.catchUp();
-      const applied = await this.serialized(() => this.reportOverdue());
-      return { applied };
+      return { applied: await this.sweeper.applyDeadlines() };
     });
     await this.projection.start();
     await this.relay.start();
     // A crash may have left settlements or cash movements half done: finish them before serving.
-    await this.projection.catchUp();
-    await this.recoverStalled(0);
-    this.timer = setInterval(() => void this.serialized(() => this.sweep()), SWEEP_INTERVAL_MS);
+    await this.sweeper.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+    await this.sweeper.stop();
     await this.relay.stop();
     await this.projection.stop();
-  }
-
-  /** One sweep at a time. */
-  private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.sweeping.then(work, work);
-    this.sweeping = run.catch(() => undefined);
-    return run;
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      await this.reportOverdue();
-    } catch (error) {
-      this.logger.error(`overdue sweep failed: ${String(error)}`);
-    }
-    await this.recoverStalled(STALLED_SETTLEMENT_MS);
-  }
-
-  /** Reports every deposit past due_at on the service clock as overdue, once each; answers how many. */
-  private async reportOverdue(): Promise<number> {
-    let applied = 0;
-    for (let round = 0; round < OVERDUE_ROUNDS_MAX; round++) {
-      const due = await this.sweeps.dueForOverdue(this.clock.now(), SWEEP_BATCH_MAX);
-      for (const collectionId of due) if (await this.service.markOverdue(collectionId)) applied += 1;
-      if (due.length < SWEEP_BATCH_MAX) break;
-      await this.projection.catchUp();
-    }
-    return applied;
-  }
-
-  private async recoverStalled(olderThanMs: number): Promise<void> {
-    let stalled: string[];
-    try {
-      stalled = await this.sweeps.unfinished(olderThanMs, SWEEP_BATCH_MAX);
-    } catch (error) {
-      this.logger.error(`sweep failed: ${String(error)}`);
-      return;
-    }
-    for (const collectionId of stalled) {
-      try {
-        const state = await this.service.finish(collectionId);
-        this.logger.log(`ledger steps of ${collectionId} resumed: ${state.status}`);
-      } catch (error) {
-        this.logger.warn(`ledger steps of ${collectionId} not finished yet: ${String(error)}`);
-      }
-    }
   }
 }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicat
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { CatchUpSubscription, type EventStore } from '@pay/event-store';
+import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
@@ -12,8 +12,6 @@ import { PaymentSweeps, PaymentsService, type PaymentsConfig } from './payments.
 export const PAYMENTS_MIGRATIONS: MigrationSet = { name: 'payments', dir: join(__dirname, '..', 'migrations') };
 const PAYMENTS_CONFIG = Symbol('PaymentsConfig');
 
-const SWEEP_INTERVAL_MS = 1_000;
-const SWEEP_BATCH_MAX = 100;
 /** An authorization started this long ago without an outcome is taken over by the sweep. */
 const STALLED_AUTHORIZATION_MS = 5_000;
 
@@ -25,8 +23,7 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly sweeps: PaymentSweeps;
   private readonly projection: CatchUpSubscription;
   private readonly relay: CatchUpSubscription;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> = Promise.resolve();
+  private readonly sweeper: Sweeper;
 
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
@@ -53,6 +50,18 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
       handle: (events) => relayPaymentEvents(store, bus, events),
       onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
     });
+    this.sweeper = new Sweeper(
+      {
+        due: (now, limit) => this.sweeps.dueForExpiry(now, limit),
+        applyDeadline: (id) => this.service.expire(id),
+        stalled: (olderThanMs, limit) => this.sweeps.stalledAuthorizations(olderThanMs, limit),
+        resume: (id) => this.service.finishAuthorization(id),
+      },
+      this.projection,
+      clock,
+      this.logger,
+      { process: 'authorization', stalledAfterMs: STALLED_AUTHORIZATION_MS },
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -64,60 +73,18 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('payments.authorize', (m) => s.authorize(m));
     this.bus.handle('payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
-      await this.projection.catchUp();
-      const applied = await this.serialized(() => this.expireDue());
-      return { applied };
+      return { applied: await this.sweeper.applyDeadlines() };
     });
     await this.projection.start();
     await this.relay.start();
     // A crash may have left authorizations half done: finish them before serving.
-    await this.projection.catchUp();
-    await this.recoverStalled(0);
-    this.timer = setInterval(() => void this.serialized(() => this.sweep()), SWEEP_INTERVAL_MS);
+    await this.sweeper.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+    await this.sweeper.stop();
     await this.relay.stop();
     await this.projection.stop();
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      await this.expireDue();
-      await this.recoverStalled(STALLED_AUTHORIZATION_MS);
-    } catch (error) {
-      this.logger.error(`sweep failed: ${String(error)}`);
-    }
-  }
-
-  /** One sweep at a time: the timer and a clock advance never run the same work concurrently. */
-  private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.sweeping.then(work, work);
-    this.sweeping = run.catch(() => undefined);
-    return run;
-  }
-
-  private async expireDue(): Promise<number> {
-    let applied = 0;
-    for (;;) {
-      const due = await this.sweeps.dueForExpiry(this.clock.now(), SWEEP_BATCH_MAX);
-      for (const paymentId of due) if (await this.service.expire(paymentId)) applied += 1;
-      if (due.length < SWEEP_BATCH_MAX) return applied;
-      await this.projection.catchUp();
-    }
-  }
-
-  private async recoverStalled(olderThanMs: number): Promise<void> {
-    for (const paymentId of await this.sweeps.stalledAuthorizations(olderThanMs, SWEEP_BATCH_MAX)) {
-      try {
-        const state = await this.service.finishAuthorization(paymentId);
-        this.logger.log(`authorization of ${paymentId} resumed: ${state.status}`);
-      } catch (error) {
-        this.logger.warn(`authorization of ${paymentId} not finished yet: ${String(error)}`);
-      }
-    }
   }
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound } from '@pay/contracts';
-import { CatchUpSubscription, type EventStore } from '@pay/event-store';
+import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { SUPPLIER_PAYMENT_EVENT_PREFIX } from '@pay/supplier-payments-domain';
@@ -17,8 +17,6 @@ export type { SupplierPaymentsConfig } from './supplier-payments.service';
 export const SUPPLIER_PAYMENTS_MIGRATIONS: MigrationSet = { name: 'supplier_payments', dir: join(__dirname, '..', 'migrations') };
 const SUPPLIER_PAYMENTS_CONFIG = Symbol('SupplierPaymentsConfig');
 
-const SWEEP_INTERVAL_MS = 1_000;
-const SWEEP_BATCH_MAX = 100;
 /** An approval started this long ago without an outcome is taken over by the sweep. */
 const STALLED_APPROVAL_MS = 5_000;
 
@@ -35,8 +33,7 @@ class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly views: SupplierPaymentViews;
   private readonly projection: CatchUpSubscription;
   private readonly relay: CatchUpSubscription;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> = Promise.resolve();
+  private readonly sweeper: Sweeper;
 
   constructor(
     @Inject(PG_POOL) pool: Pool,
@@ -64,6 +61,18 @@ class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
       handle: (events) => relaySupplierPaymentEvents(store, bus, events),
       onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
     });
+    this.sweeper = new Sweeper(
+      {
+        due: (now, limit) => this.views.dueForExpiry(now, limit),
+        applyDeadline: (id) => this.service.expire(id),
+        stalled: (olderThanMs, limit) => this.views.stalledApprovals(olderThanMs, limit),
+        resume: (id) => this.service.finishApproval(id),
+      },
+      this.projection,
+      clock,
+      this.logger,
+      { process: 'approval', stalledAfterMs: STALLED_APPROVAL_MS },
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -81,21 +90,16 @@ class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     });
     this.bus.handle('supplier-payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
-      await this.projection.catchUp();
-      const applied = await this.serialized(() => this.expireDue());
-      return { applied };
+      return { applied: await this.sweeper.applyDeadlines() };
     });
     await this.projection.start();
     await this.relay.start();
     // A crash may have left approvals half done: finish them before serving.
-    await this.projection.catchUp();
-    await this.recoverStalled(0);
-    this.timer = setInterval(() => void this.serialized(() => this.sweep()), SWEEP_INTERVAL_MS);
+    await this.sweeper.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+    await this.sweeper.stop();
     await this.relay.stop();
     await this.projection.stop();
   }
@@ -113,43 +117,6 @@ class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
       return toAdminBeneficiaryResource(revoked);
     });
     this.bus.handle('supplier-payments.beneficiaries.retrieve', (ref) => this.service.retrieveBeneficiary(ref));
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      await this.expireDue();
-      await this.recoverStalled(STALLED_APPROVAL_MS);
-    } catch (error) {
-      this.logger.error(`sweep failed: ${String(error)}`);
-    }
-  }
-
-  /** One sweep at a time: the timer and a clock advance never run the same work concurrently. */
-  private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.sweeping.then(work, work);
-    this.sweeping = run.catch(() => undefined);
-    return run;
-  }
-
-  private async expireDue(): Promise<number> {
-    let applied = 0;
-    for (;;) {
-      const due = await this.views.dueForExpiry(this.clock.now(), SWEEP_BATCH_MAX);
-      for (const supplierPaymentId of due) if (await this.service.expire(supplierPaymentId)) applied += 1;
-      if (due.length < SWEEP_BATCH_MAX) return applied;
-      await this.projection.catchUp();
-    }
-  }
-
-  private async recoverStalled(olderThanMs: number): Promise<void> {
-    for (const supplierPaymentId of await this.views.stalledApprovals(olderThanMs, SWEEP_BATCH_MAX)) {
-      try {
-        const state = await this.service.finishApproval(supplierPaymentId);
-        this.logger.log(`approval of ${supplierPaymentId} resumed: ${state.status}`);
-      } catch (error) {
-        this.logger.warn(`approval of ${supplierPaymentId} not finished yet: ${String(error)}`);
-      }
-    }
   }
 }
 
