@@ -27,8 +27,24 @@ const RETRY = { initialRetryTime: 100, maxRetryTime: 1_000, retries: 5 };
  */
 const CONSUMER_RETRY = { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 };
 const CONNECTION_TIMEOUT_MS = 1_000;
-/** Fields whose value keys a request message (so requests about one payment stay in order on one partition). */
-const KEY_FIELDS = ['paymentId', 'operationId', 'topupId', 'endpointId', 'owner', 'id'] as const;
+/**
+ * Fields whose value keys a request message, the entity's id first, so that requests about one object
+ * stay in order on one partition (every aggregate of every app; an operation id or owner otherwise).
+ */
+export const KEY_FIELDS = [
+  'paymentId',
+  'cashPaymentId',
+  'supplierPaymentId',
+  'collectionId',
+  'refundId',
+  'beneficiaryId',
+  'cashPointId',
+  'operationId',
+  'topupId',
+  'endpointId',
+  'owner',
+  'id',
+] as const;
 
 export interface KafkaBusOptions {
   /** Bootstrap servers, host:port. */
@@ -305,7 +321,8 @@ function openEnvelope(topic: RequestTopic, envelope: unknown): unknown {
   throw new ServiceError('internal_error', `${topic} answered with a malformed reply`);
 }
 
-function messageKey(message: object): string {
+/** The first key field present; a message about no entity gets a random key (spread over partitions). */
+export function messageKey(message: object): string {
   const fields = message as Record<string, unknown>;
   for (const field of KEY_FIELDS) {
     const value = fields[field];
