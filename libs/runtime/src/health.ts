@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Inject, Module, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Module } from '@nestjs/common';
+import { ServiceError } from '@pay/contracts';
 import type { Pool } from 'pg';
 import { PG_POOL } from '@pay/platform';
 
@@ -22,7 +23,7 @@ class HealthController {
       await this.pool.query('SELECT 1');
       return { status: 'ok' };
     } catch {
-      throw new ServiceUnavailableException('the database is unreachable');
+      throw new ServiceError('service_unavailable', 'not ready: PostgreSQL is unreachable');
     }
   }
 }

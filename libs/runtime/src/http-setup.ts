@@ -5,6 +5,7 @@ import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
 import { newId } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
+import { checkRequestShape, frameworkErrors, parseJsonBody } from './hostile-input';
 
 /** 1 MB as the contract counts it. */
 export const BODY_LIMIT_BYTES = 1_048_576;
@@ -19,18 +20,29 @@ export const fastifyOptions = {
   // Keep-alive connections from load balancers outlive Node's default 5 s.
   keepAliveTimeout: 65_000,
   requestTimeout: 30_000,
+  // Errors raised before routing (a path that is not valid percent-encoding) in the contract's shape.
+  frameworkErrors,
 } as const;
+
+const TEST_HELPERS_PATH = /^\/v1\/test_helpers(\/|\?|$)/;
 
 @Catch()
 export class ContractErrorFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = toErrorResponse(error);
+    if (status === 404 && body.error.message === 'no such route' && TEST_HELPERS_PATH.test(request.url)) {
+      body.error.message = 'no such route: the test helpers exist only when the service runs with SANDBOX=true';
+    }
     void reply.status(status).send(body);
   }
 }
 
-/** Request-Id on every response; JSON bodies parsed safely (no prototype pollution), errors in the contract's shape. */
+/**
+ * Request-Id on every response; JSON bodies parsed safely (no prototype pollution, bounded nesting, only
+ * storable strings), path and query checked at the edge, errors in the contract's shape.
+ */
 export function configureHttp(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -47,10 +59,12 @@ export function configureHttp(app: NestFastifyApplication): void {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)'), undefined);
+      done(null, parseJsonBody(text, (json) => secureJson.parse(json, undefined, { protoAction: 'error', constructorAction: 'error' })));
+    } catch (error) {
+      done(error instanceof ServiceError ? error : new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)'), undefined);
     }
   });
+  // Path ids that cannot exist and query values that cannot be stored never reach a handler.
+  fastify.addHook('preValidation', checkRequestShape);
   app.useGlobalFilters(new ContractErrorFilter());
 }

@@ -68,9 +68,18 @@ export const signInCsrfToken = (request: FastifyRequest, reply: FastifyReply): s
 export const readCookie = (request: FastifyRequest, name: string): string | undefined => {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
+    if (key === name) return decodeCookieValue(value.join('='));
   }
   return undefined;
+};
+
+/** A cookie we did not set (malformed percent-encoding) is as good as no cookie. */
+const decodeCookieValue = (raw: string): string | undefined => {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 };
 
 /** Secure (browsers accept it on localhost too), HTTP-only, SameSite=Lax: never sent by another site's form post. */

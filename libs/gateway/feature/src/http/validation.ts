@@ -11,7 +11,8 @@ const PRECEDENCE: ErrorCode[] = ['invalid_request', 'invalid_amount', 'unsupport
 
 /** Validates a JSON body against a DTO class: the DTO or a ServiceError naming the faulty parameter. */
 export function validateBody<T extends object>(dto: new () => T, body: unknown): T {
-  const instance = plainToInstance(dto, validateObject(body));
+  refuseInheritedNames(validateObject(body));
+  const instance = plainToInstance(dto, body);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length > 0) throw toServiceError(errors);
   return instance;
@@ -25,10 +26,21 @@ export function requireEmptyBody(body: unknown): void {
 }
 
 const validateObject = (body: unknown): object => {
+  if (body === undefined) throw new ServiceError('invalid_request', 'the request body is missing: send a JSON object with Content-Type: application/json');
+  if (body instanceof URLSearchParams) throw new ServiceError('invalid_request', 'the request body must be JSON, sent with Content-Type: application/json');
   if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) {
     throw new ServiceError('invalid_request', 'the request body must be a JSON object');
   }
   return body;
+};
+
+/**
+ * class-validator's whitelist looks parameter names up in a plain object, where `constructor` or
+ * `toString` are found on its prototype: such a name would pass as known. No parameter of ours has one.
+ */
+const refuseInheritedNames = (body: object): void => {
+  const inherited = Object.keys(body).find((name) => name in Object.prototype);
+  if (inherited !== undefined) throw new ServiceError('invalid_request', `unknown parameter: ${inherited}`, inherited);
 };
 
 export function validateQuery<T extends object>(dto: new () => T, query: unknown): T {

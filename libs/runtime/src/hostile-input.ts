@@ -1,0 +1,130 @@
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from '@pay/contracts';
+
+/**
+ * What the HTTP edge refuses before any service sees a request: JSON nested too deep, strings that
+ * PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates), and path ids that cannot exist.
+ */
+
+/** Deeper JSON than this is refused before it is parsed (class-transformer recurses per level). */
+export const JSON_DEPTH_MAX = 64;
+/** No id of ours is longer; a longer path parameter is refused without a lookup. */
+export const PATH_PARAM_LENGTH_MAX = 255;
+
+/** True when `text`, read as JSON, opens more than `max` arrays/objects inside each other. */
+export function jsonNestingExceeds(text: string, max: number = JSON_DEPTH_MAX): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** NUL, or a UTF-16 surrogate without its pair: neither can be stored as PostgreSQL text. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value);
+
+/** The path of the first string (key or value) in a parsed JSON value that cannot be stored, if any. */
+export function findUnstorableString(value: unknown): string | undefined {
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  while (pending.length > 0) {
+    const { value: current, path } = pending.pop()!;
+    if (typeof current === 'string') {
+      if (!isStorableText(current)) return path;
+    } else if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]` }));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const itemPath = path === '' ? key : `${path}.${key}`;
+        if (!isStorableText(key)) return itemPath;
+        pending.push({ value: item, path: itemPath });
+      }
+    }
+  }
+  return undefined;
+}
+
+const unstorable = (where: string, param?: string): ServiceError =>
+  new ServiceError('invalid_request', `${where} contains a NUL character or an unpaired UTF-16 surrogate`, param);
+
+/** Parses a JSON body as the edge allows it: bounded nesting, only storable strings. */
+export function parseJsonBody(text: string, parse: (text: string) => unknown): unknown {
+  if (jsonNestingExceeds(text)) throw new ServiceError('invalid_request', `the JSON body is nested deeper than ${JSON_DEPTH_MAX} levels`);
+  const body = parse(text);
+  const path = findUnstorableString(body);
+  if (path !== undefined) throw unstorable(path === '' ? 'the body' : path, path === '' ? undefined : path.split(/[.[]/)[0]);
+  return body;
+}
+
+/**
+ * The id prefix of the object named by the path parameter that follows a collection's segment
+ * (`/v1/payments/:id`, `/v1/test_helpers/payments/:id/...`, `/hosted/payments/:id`).
+ */
+const ID_PREFIX_BY_SEGMENT: Readonly<Record<string, string>> = {
+  payments: 'pay',
+  cash_payments: 'cpay',
+  supplier_payments: 'spay',
+  collections: 'col',
+  beneficiaries: 'ben',
+  webhook_endpoints: 'we',
+  events: 'evt',
+  refunds: 're',
+  balance_transactions: 'txn',
+  integrators: 'int',
+  api_keys: 'key',
+};
+
+/** Any path parameter: the characters of our ids and account names (`platform:fees:DZD`, `cp_…:DZD`). */
+const PATH_PARAM = new RegExp(`^[A-Za-z0-9_:.-]{1,${PATH_PARAM_LENGTH_MAX}}$`);
+
+/**
+ * Refuses a path parameter that cannot name anything (wrong prefix for its collection, characters no
+ * id has, too long) as 404, and a query value that cannot be stored as 400, before the handler runs.
+ */
+export async function checkRequestShape(request: FastifyRequest): Promise<void> {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const route = request.routeOptions.url ?? '';
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value !== 'string' || name === '*') continue; // a wildcard route (static files, not found) checks its own
+    if (!isStorableText(value)) throw unstorable('the path');
+    const prefix = ID_PREFIX_BY_SEGMENT[segmentBefore(route, name) ?? ''];
+    const expected = prefix === undefined ? PATH_PARAM : new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`);
+    if (!expected.test(value)) throw new ServiceError('resource_not_found', `no such object: '${printable(value)}'`);
+  }
+  for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (!isStorableText(name) || values.some((v) => typeof v === 'string' && !isStorableText(v))) throw unstorable(`the query parameter ${printable(name)}`, printable(name));
+  }
+}
+
+/** The static segment right before `:name` in a route pattern, e.g. `payments` in `/v1/payments/:id/cancel`. */
+const segmentBefore = (route: string, name: string): string | undefined => {
+  const segments = route.split('/');
+  const index = segments.indexOf(`:${name}`);
+  return index > 0 ? segments[index - 1] : undefined;
+};
+
+/** A value echoed in a message: bounded, and only characters that print. */
+const printable = (value: string): string => value.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
+
+/**
+ * Errors Fastify raises before routing (a URL that is not valid percent-encoding, a bad route
+ * constraint), answered in the contract's shape with a Request-Id like every other response.
+ */
+export function frameworkErrors(error: Error & { code?: string }, request: { id: string }, reply: { header(name: string, value: string): unknown; code(status: number): { send(body: unknown): unknown } }): void {
+  const message = error.code === 'FST_ERR_BAD_URL' ? 'the request path is not valid percent-encoding' : 'the request could not be routed';
+  reply.header('Request-Id', request.id);
+  reply.code(400).send({ error: { code: 'invalid_request', message } });
+}
