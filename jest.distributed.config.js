@@ -17,6 +17,8 @@ module.exports = {
     '**/e2e/collections.e2e.spec.ts',
     '**/e2e/hosted-pages.e2e.spec.ts',
     '**/e2e/hosted-agents.e2e.spec.ts',
+    '**/e2e/hostile-input.e2e.spec.ts',
+    '**/e2e/lists.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

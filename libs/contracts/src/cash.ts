@@ -1,5 +1,5 @@
 import type { Currency } from '@pay/kernel';
-import type { ApplyDeadlines, DeadlinesApplied } from './messages';
+import type { ApplyDeadlines, DeadlinesApplied, ListObjects } from './messages';
 import type { ListResource } from './resources';
 
 /** The cash app: cash checkout (cash payments) and the cash points where agents validate cash. */
@@ -18,7 +18,8 @@ export interface CreateCashPoint {
   address: string;
 }
 
-export type CashPaymentStatus = 'awaiting_payment' | 'succeeded' | 'expired' | 'canceled';
+export const CASH_PAYMENT_STATUSES = ['awaiting_payment', 'succeeded', 'expired', 'canceled'] as const;
+export type CashPaymentStatus = (typeof CASH_PAYMENT_STATUSES)[number];
 
 /** The cash payment as the API shows it (specification, "cash payment"). */
 export interface CashPaymentResource {
@@ -83,6 +84,7 @@ export interface CashTopics {
   /** The image at qr_code_url: a PNG QR code holding payment_reference, base64-encoded for the bus. */
   'cash.cash-payments.qr-code': { request: { cashPaymentId: string }; reply: { pngBase64: string } };
   'cash.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
+  'cash.list': { request: ListObjects<'order_reference' | 'status' | 'payment_reference'>; reply: ListResource<CashPaymentResource> };
 }
 
 export const CASH_TOPICS = [
@@ -97,4 +99,5 @@ export const CASH_TOPICS = [
   'cash.cash-payments.instructions-page',
   'cash.cash-payments.qr-code',
   'cash.apply-deadlines',
+  'cash.list',
 ] as const satisfies readonly (keyof CashTopics)[];

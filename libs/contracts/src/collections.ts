@@ -1,9 +1,11 @@
 import type { Currency } from '@pay/kernel';
-import type { ApplyDeadlines, DeadlinesApplied } from './messages';
+import type { ApplyDeadlines, DeadlinesApplied, ListObjects } from './messages';
+import type { ListResource } from './resources';
 
 /** The collections app: marketplace cash reconciliation (collection, deposit, settlement). */
 
-export type CollectionStatus = 'awaiting_collection' | 'collected_awaiting_deposit' | 'deposit_under_review' | 'settled';
+export const COLLECTION_STATUSES = ['awaiting_collection', 'collected_awaiting_deposit', 'deposit_under_review', 'settled'] as const;
+export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
 
 export interface CollectionDepositResource {
   /** The assigned cash point (`cp_…`). */
@@ -72,6 +74,7 @@ export interface CollectionsTopics {
   'collections.validate-deposit': { request: ValidateDepositRequest; reply: CollectionResource };
   'collections.resolve-deposit': { request: ResolveDepositRequest; reply: CollectionResource };
   'collections.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
+  'collections.list': { request: ListObjects<'order_reference' | 'status'>; reply: ListResource<CollectionResource> };
 }
 
 export const COLLECTIONS_TOPICS = [
@@ -81,4 +84,5 @@ export const COLLECTIONS_TOPICS = [
   'collections.validate-deposit',
   'collections.resolve-deposit',
   'collections.apply-deadlines',
+  'collections.list',
 ] as const satisfies readonly (keyof CollectionsTopics)[];

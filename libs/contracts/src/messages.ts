@@ -129,6 +129,19 @@ export interface DeadlinesApplied {
   applied: number;
 }
 
+/**
+ * A page of one of an integrator's lists: newest first, `startingAfter` an id of the list, equality
+ * filters by name, and `created_at` in [createdGte, createdLt) (ISO times, validated by the gateway).
+ */
+export interface ListObjects<F extends string> {
+  integratorId: string;
+  limit: number;
+  startingAfter?: string;
+  filters: Partial<Record<F, string>>;
+  createdGte?: string;
+  createdLt?: string;
+}
+
 // ---- webhooks ----
 export interface ListPage {
   integratorId: string;
@@ -164,6 +177,7 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'payments.authorize': { request: AuthorizePaymentRequest; reply: PaymentResource };
   'payments.decline': { request: PaymentRef; reply: PaymentResource };
   'payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
+  'payments.list': { request: ListObjects<'order_reference' | 'status' | 'merchant_connection'>; reply: ListResource<PaymentResource> };
 
   /** Recording is idempotent by event id: at-least-once publishers may repeat it. */
   'events.record': { request: IntegrationEvent; reply: { recorded: boolean } };
@@ -171,7 +185,7 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'webhooks.endpoints.list': { request: ListPage; reply: ListResource<WebhookEndpointResource> };
   'webhooks.endpoints.retrieve': { request: IntegratorObjectRef; reply: WebhookEndpointResource };
   'webhooks.endpoints.delete': { request: IntegratorObjectRef; reply: { id: string; object: 'webhook_endpoint'; deleted: true } };
-  'webhooks.events.list': { request: ListPage; reply: ListResource<EventResource> };
+  'webhooks.events.list': { request: ListObjects<'type' | 'object_id'>; reply: ListResource<EventResource> };
   'webhooks.events.retrieve': { request: IntegratorObjectRef; reply: EventResource };
   'webhooks.events.redeliver': { request: IntegratorObjectRef; reply: EventResource };
   'webhooks.events.deliveries': { request: IntegratorObjectRef; reply: ListResource<DeliveryResource> };
@@ -211,6 +225,7 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   'payments.authorize': 'payments',
   'payments.decline': 'payments',
   'payments.apply-deadlines': 'payments',
+  'payments.list': 'payments',
   'events.record': 'webhooks',
   'webhooks.endpoints.create': 'webhooks',
   'webhooks.endpoints.list': 'webhooks',

@@ -1,7 +1,8 @@
 import type { Currency } from '@pay/kernel';
 
 /** Resource shapes as the API returns them (specification, "Resources and their fields"). */
-export type PaymentStatus = 'pending' | 'succeeded' | 'declined' | 'canceled' | 'expired';
+export const PAYMENT_STATUSES = ['pending', 'succeeded', 'declined', 'canceled', 'expired'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type PaymentDeclineReason = 'insufficient_balance' | 'customer_declined';
 
 export interface PaymentResource {

@@ -3,3 +3,4 @@ export * from './migrations';
 export * from './service-clock';
 export * from './pool';
 export * from './tokens';
+export * from './list-page';

@@ -1,6 +1,10 @@
-import type { PoolClient } from 'pg';
-import type { CashPayment, CashPaymentEvent } from '@pay/cash-domain';
+import type { Pool, PoolClient } from 'pg';
+import { cashPaymentDecider, toCashPaymentResource, type CashPayment, type CashPaymentEvent } from '@pay/cash-domain';
+import type { CashPaymentResource, ListObjects, ListResource } from '@pay/contracts';
 import type { RecordedEvent } from '@pay/event-store';
+import { listPage } from '@pay/platform';
+
+type Existing = Exclude<CashPayment, { status: 'none' }>;
 
 /**
  * Projects cash payment events into cash_payment_views, in the subscription's transaction (with its
@@ -11,20 +15,28 @@ export async function projectCashPaymentEvents(events: RecordedEvent[], tx: Pool
   for (const recorded of events) {
     const event = recorded.data as CashPaymentEvent;
     if (event.type === 'CashPaymentCreated') {
+      const state = cashPaymentDecider.evolve(cashPaymentDecider.initialState, event);
       await tx.query({
         name: 'cash-payment-view-insert',
-        text: `INSERT INTO cash_payment_views (cash_payment_id, integrator_id, status, expires_at, revision, updated_at)
-               VALUES ($1, $2, 'awaiting_payment', $3, $4, now()) ON CONFLICT (cash_payment_id) DO NOTHING`,
-        values: [event.cashPaymentId, event.integratorId, event.expiresAt, recorded.revision.toString()],
+        text: `INSERT INTO cash_payment_views (cash_payment_id, integrator_id, status, expires_at, order_reference, payment_reference, created_at, state, revision, updated_at)
+               VALUES ($1, $2, 'awaiting_payment', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (cash_payment_id) DO NOTHING`,
+        values: [event.cashPaymentId, event.integratorId, event.expiresAt, event.orderReference, event.paymentReference, event.createdAt, JSON.stringify(state), recorded.revision.toString()],
       });
       continue;
     }
+    const { rows } = await tx.query<{ state: Existing; revision: string }>({
+      name: 'cash-payment-view-read',
+      text: 'SELECT state, revision FROM cash_payment_views WHERE cash_payment_id = $1',
+      values: [event.cashPaymentId],
+    });
+    if (!rows[0]) throw new Error(`cash payment view ${event.cashPaymentId}: ${event.type} before its creation`);
+    if (BigInt(rows[0].revision) >= recorded.revision) continue;
     const { status, validating } = summary(event);
     await tx.query({
       name: 'cash-payment-view-update',
-      text: `UPDATE cash_payment_views SET status = $2, validating = $3, revision = $4, updated_at = now()
+      text: `UPDATE cash_payment_views SET status = $2, validating = $3, state = $5, revision = $4, updated_at = now()
              WHERE cash_payment_id = $1 AND revision < $4`,
-      values: [event.cashPaymentId, status, validating, recorded.revision.toString()],
+      values: [event.cashPaymentId, status, validating, recorded.revision.toString(), JSON.stringify(cashPaymentDecider.evolve(rows[0].state, event))],
     });
     if (status !== 'awaiting_payment') {
       await tx.query({
@@ -54,3 +66,15 @@ const summary = (
     }
   }
 };
+
+/** The integrator's cash payments, newest first, from the projection (the caller catches it up first). */
+export async function listCashPayments(pool: Pool, query: ListObjects<'order_reference' | 'status' | 'payment_reference'>): Promise<ListResource<CashPaymentResource>> {
+  const { filters } = query;
+  const { states, hasMore } = await listPage<Existing>(pool, {
+    ...query,
+    table: 'cash_payment_views',
+    idColumn: 'cash_payment_id',
+    equals: { status: filters.status, order_reference: filters.order_reference, payment_reference: filters.payment_reference },
+  });
+  return { object: 'list', data: states.map(toCashPaymentResource), has_more: hasMore };
+}

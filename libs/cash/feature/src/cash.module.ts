@@ -8,7 +8,7 @@ import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store'
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { CashPointsStore } from './cash-points.store';
-import { projectCashPaymentEvents } from './cash-payment-projection';
+import { listCashPayments, projectCashPaymentEvents } from './cash-payment-projection';
 import { relayCashPaymentEvents } from './cash-payment-relay';
 import { CashPaymentNumbers, CashPaymentSweeps } from './cash-payment-store';
 import { CashPaymentsService, type CashConfig } from './cash-payments.service';
@@ -33,7 +33,7 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly sweeper: Sweeper;
 
   constructor(
-    @Inject(PG_POOL) pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
@@ -83,6 +83,11 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
     });
     this.bus.handle('cash.cash-payments.create', (m) => s.create(m));
     this.bus.handle('cash.cash-payments.retrieve', (m) => s.retrieve(m));
+    // Read your writes: a cash payment is listed as soon as its create has been answered.
+    this.bus.handle('cash.list', async (m) => {
+      await this.projection.catchUp();
+      return listCashPayments(this.pool, m);
+    });
     this.bus.handle('cash.cash-payments.cancel', (m) => s.cancel(m));
     this.bus.handle('cash.cash-payments.pay', (m) => s.pay(m));
     this.bus.handle('cash.cash-payments.find-by-reference', ({ reference }) => s.findByReference(reference));

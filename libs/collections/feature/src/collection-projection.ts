@@ -1,6 +1,10 @@
-import type { PoolClient } from 'pg';
-import type { Collection, CollectionEvent } from '@pay/collections-domain';
+import type { Pool, PoolClient } from 'pg';
+import { collectionDecider, toCollectionResource, type Collection, type CollectionEvent } from '@pay/collections-domain';
+import type { CollectionResource, ListObjects, ListResource } from '@pay/contracts';
 import type { RecordedEvent } from '@pay/event-store';
+import { listPage } from '@pay/platform';
+
+type Existing = Exclude<Collection, { status: 'none' }>;
 
 export const COLLECTION_EVENT_PREFIX = 'Collection';
 
@@ -12,21 +16,38 @@ export async function projectCollectionEvents(events: RecordedEvent[], tx: PoolC
   for (const recorded of events) {
     const event = recorded.data as CollectionEvent;
     if (event.type === 'CollectionCreated') {
+      const state = collectionDecider.evolve(collectionDecider.initialState, event);
       await tx.query({
         name: 'collection-view-insert',
-        text: `INSERT INTO collection_views (collection_id, integrator_id, status, revision, updated_at)
-               VALUES ($1, $2, 'awaiting_collection', $3, now()) ON CONFLICT (collection_id) DO NOTHING`,
-        values: [event.collectionId, event.integratorId, recorded.revision.toString()],
+        text: `INSERT INTO collection_views (collection_id, integrator_id, status, order_reference, created_at, state, revision, updated_at)
+               VALUES ($1, $2, 'awaiting_collection', $3, $4, $5, $6, now()) ON CONFLICT (collection_id) DO NOTHING`,
+        values: [event.collectionId, event.integratorId, event.orderReference, event.createdAt, JSON.stringify(state), recorded.revision.toString()],
       });
       continue;
     }
+    const { rows } = await tx.query<{ state: Existing; revision: string }>({
+      name: 'collection-view-read',
+      text: 'SELECT state, revision FROM collection_views WHERE collection_id = $1',
+      values: [event.collectionId],
+    });
+    if (!rows[0]) throw new Error(`collection view ${event.collectionId}: ${event.type} before its creation`);
+    if (BigInt(rows[0].revision) >= recorded.revision) continue;
     const { status, settling, movements, overdue } = summary(event);
     await tx.query({
       name: 'collection-view-update',
       text: `UPDATE collection_views SET status = COALESCE($2, status), settling = COALESCE($3, settling), pending_movements = pending_movements + $4,
-               overdue_notified = overdue_notified OR $5, due_at = COALESCE($6, due_at), revision = $7, updated_at = now()
+               overdue_notified = overdue_notified OR $5, due_at = COALESCE($6, due_at), state = $8, revision = $7, updated_at = now()
              WHERE collection_id = $1 AND revision < $7`,
-      values: [event.collectionId, status, settling, movements, overdue, event.type === 'CollectionCollected' ? event.dueAt : null, recorded.revision.toString()],
+      values: [
+        event.collectionId,
+        status,
+        settling,
+        movements,
+        overdue,
+        event.type === 'CollectionCollected' ? event.dueAt : null,
+        recorded.revision.toString(),
+        JSON.stringify(collectionDecider.evolve(rows[0].state, event)),
+      ],
     });
   }
 }
@@ -64,3 +85,15 @@ const summary = (event: Exclude<CollectionEvent, { type: 'CollectionCreated' }>)
     }
   }
 };
+
+/** The integrator's collections, newest first, from the projection (the caller catches it up first). */
+export async function listCollections(pool: Pool, query: ListObjects<'order_reference' | 'status'>, now: Date): Promise<ListResource<CollectionResource>> {
+  const { filters } = query;
+  const { states, hasMore } = await listPage<Existing>(pool, {
+    ...query,
+    table: 'collection_views',
+    idColumn: 'collection_id',
+    equals: { status: filters.status, order_reference: filters.order_reference },
+  });
+  return { object: 'list', data: states.map((state) => toCollectionResource(state, now)), has_more: hasMore };
+}

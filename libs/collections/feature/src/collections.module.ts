@@ -5,7 +5,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
-import { COLLECTION_EVENT_PREFIX, projectCollectionEvents } from './collection-projection';
+import { COLLECTION_EVENT_PREFIX, listCollections, projectCollectionEvents } from './collection-projection';
 import { relayCollectionEvents } from './collection-relay';
 import { CollectionSweeps, CollectionsService, type CollectionsConfig } from './collections.service';
 
@@ -39,7 +39,7 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
-    @Inject(PG_POOL) pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(COLLECTIONS_CONFIG) config: CollectionsConfig,
   ) {
     this.service = new CollectionsService(store, bus, clock, config);
@@ -78,6 +78,11 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
     const s = this.service;
     this.bus.handle('collections.create', (m) => s.create(m));
     this.bus.handle('collections.retrieve', (m) => s.retrieve(m));
+    // Read your writes: a collection is listed as soon as its create has been answered.
+    this.bus.handle('collections.list', async (m) => {
+      await this.projection.catchUp();
+      return listCollections(this.pool, m, this.clock.now());
+    });
     this.bus.handle('collections.confirm-handover', (m) => s.confirmHandover(m));
     this.bus.handle('collections.validate-deposit', (m) => s.validateDeposit(m));
     this.bus.handle('collections.resolve-deposit', (m) => s.resolveDeposit(m));

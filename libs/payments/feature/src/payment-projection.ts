@@ -1,50 +1,64 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import type { ListObjects, ListResource, PaymentResource } from '@pay/contracts';
 import type { RecordedEvent } from '@pay/event-store';
-import type { Payment, PaymentEvent } from '@pay/payments-domain';
+import { listPage } from '@pay/platform';
+import { paymentDecider, toPaymentResource, type Payment, type PaymentEvent } from '@pay/payments-domain';
+
+type Existing = Exclude<Payment, { status: 'none' }>;
 
 /**
  * Projects payment events into payment_views, in the subscription's transaction (with its checkpoint).
- * A row only moves forward: an event older than the row's revision is ignored.
+ * The row keeps the folded state (what the list answers) and the columns the list filters and the
+ * sweeps query. A row only moves forward: an event at or below the row's revision is ignored.
  */
 export async function projectPaymentEvents(events: RecordedEvent[], tx: PoolClient): Promise<void> {
   for (const recorded of events) {
     const event = recorded.data as PaymentEvent;
+    const revision = recorded.revision.toString();
     if (event.type === 'PaymentCreated') {
+      const state = paymentDecider.evolve(paymentDecider.initialState, event);
       await tx.query({
         name: 'payment-view-insert',
-        text: `INSERT INTO payment_views (payment_id, integrator_id, status, expires_at, revision, updated_at)
-               VALUES ($1, $2, 'pending', $3, $4, now()) ON CONFLICT (payment_id) DO NOTHING`,
-        values: [event.paymentId, event.integratorId, event.expiresAt, recorded.revision.toString()],
+        text: `INSERT INTO payment_views (payment_id, integrator_id, status, expires_at, order_reference, merchant_connection, created_at, state, revision, updated_at)
+               VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (payment_id) DO NOTHING`,
+        values: [event.paymentId, event.integratorId, event.expiresAt, event.orderReference, event.merchantConnection, event.createdAt, JSON.stringify(state), revision],
       });
       continue;
     }
-    const { status, authorizing } = summary(event);
+    const { rows } = await tx.query<{ state: Existing; revision: string }>({
+      name: 'payment-view-read',
+      text: 'SELECT state, revision FROM payment_views WHERE payment_id = $1',
+      values: [event.paymentId],
+    });
+    const row = rows[0];
+    if (!row) throw new Error(`payment view ${event.paymentId}: ${event.type} before its creation`);
+    if (BigInt(row.revision) >= recorded.revision) continue;
+    const state = paymentDecider.evolve(row.state, event);
+    if (state.status === 'none') throw new Error(`payment view ${event.paymentId}: no state after ${event.type}`);
     await tx.query({
       name: 'payment-view-update',
-      text: `UPDATE payment_views SET status = $2, authorizing = $3, revision = $4, updated_at = now()
-             WHERE payment_id = $1 AND revision < $4`,
-      values: [event.paymentId, status, authorizing, recorded.revision.toString()],
+      text: `UPDATE payment_views SET status = $2, authorizing = $3, state = $4, revision = $5, updated_at = now()
+             WHERE payment_id = $1 AND revision < $5`,
+      values: [event.paymentId, state.status, isAuthorizing(state), JSON.stringify(state), revision],
     });
   }
 }
 
-const summary = (event: Exclude<PaymentEvent, { type: 'PaymentCreated' }>): { status: Exclude<Payment['status'], 'none'>; authorizing: boolean } => {
-  switch (event.type) {
-    case 'PaymentAuthorizationStarted':
-      return { status: 'pending', authorizing: true };
-    case 'PaymentSucceeded':
-      return { status: 'succeeded', authorizing: false };
-    case 'PaymentDeclined':
-      return { status: 'declined', authorizing: false };
-    case 'PaymentCanceled':
-      return { status: 'canceled', authorizing: false };
-    case 'PaymentExpired':
-      return { status: 'expired', authorizing: false };
-    default: {
-      const unknown: never = event;
-      throw new Error(`unknown payment event ${JSON.stringify(unknown)}`);
-    }
-  }
-};
+/** A customer's authorization whose ledger step has started and whose outcome is not recorded. */
+const isAuthorizing = (state: Existing): boolean => state.status === 'pending' && state.authorization !== null;
 
 export const PAYMENT_EVENT_PREFIX = 'Payment';
+
+/** The integrator's payments, newest first, from the projection (the caller catches it up first). */
+export async function listPayments(pool: Pool, query: ListObjects<PaymentListFilter>): Promise<ListResource<PaymentResource>> {
+  const { filters } = query;
+  const { states, hasMore } = await listPage<Existing>(pool, {
+    ...query,
+    table: 'payment_views',
+    idColumn: 'payment_id',
+    equals: { status: filters.status, order_reference: filters.order_reference, merchant_connection: filters.merchant_connection },
+  });
+  return { object: 'list', data: states.map(toPaymentResource), has_more: hasMore };
+}
+
+type PaymentListFilter = 'order_reference' | 'status' | 'merchant_connection';

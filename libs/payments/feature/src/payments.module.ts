@@ -5,7 +5,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
-import { PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
+import { listPayments, PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
 import { relayPaymentEvents } from './payment-relay';
 import { PaymentSweeps, PaymentsService, type PaymentsConfig } from './payments.service';
 
@@ -29,7 +29,7 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
-    @Inject(PG_POOL) pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(PAYMENTS_CONFIG) config: PaymentsConfig,
   ) {
     this.service = new PaymentsService(store, bus, clock, config);
@@ -71,6 +71,11 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('payments.cancel', (m) => s.cancel(m));
     this.bus.handle('payments.decline', (m) => s.decline(m));
     this.bus.handle('payments.authorize', (m) => s.authorize(m));
+    // Read your writes: a payment is listed as soon as its create has been answered.
+    this.bus.handle('payments.list', async (m) => {
+      await this.projection.catchUp();
+      return listPayments(this.pool, m);
+    });
     this.bus.handle('payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
       return { applied: await this.sweeper.applyDeadlines() };

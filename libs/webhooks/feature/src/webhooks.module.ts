@@ -47,7 +47,7 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
       if (!(await store.deleteEndpoint(integratorId, id, this.clock.now()))) throw notFound('webhook endpoint', id);
       return { id, object: 'webhook_endpoint', deleted: true };
     });
-    this.bus.handle('webhooks.events.list', ({ integratorId, limit, startingAfter }) => store.listEvents(integratorId, limit, startingAfter));
+    this.bus.handle('webhooks.events.list', (query) => store.listEvents(query));
     this.bus.handle('webhooks.events.retrieve', async ({ integratorId, id }) => {
       const event = await store.findEvent(integratorId, id);
       if (!event) throw notFound('event', id);

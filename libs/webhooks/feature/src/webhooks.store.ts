@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
-import type { DeliveryResource, EventResource, IntegrationEvent, ListResource, WebhookEndpointResource } from '@pay/contracts';
+import type { DeliveryResource, EventResource, IntegrationEvent, ListObjects, ListResource, WebhookEndpointResource } from '@pay/contracts';
 import { newId } from '@pay/kernel';
+import { listPage } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
 export interface EndpointRow {
@@ -97,13 +98,16 @@ export class WebhooksStore {
     return rows[0] && (JSON.parse(rows[0].body) as EventResource);
   }
 
-  async listEvents(integratorId: string, limit: number, startingAfter?: string): Promise<ListResource<EventResource>> {
-    const beforeSeq = startingAfter === undefined ? null : await this.seqOf('wh_events', integratorId, startingAfter);
-    const { rows } = await this.pool.query<{ body: string }>(
-      `SELECT body FROM wh_events WHERE integrator_id = $1 AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
-      [integratorId, beforeSeq, limit + 1],
-    );
-    return toPage(rows.map((row) => JSON.parse(row.body) as EventResource), limit);
+  /** Newest first, with the filters on type, object and creation time. */
+  async listEvents(query: ListObjects<'type' | 'object_id'>): Promise<ListResource<EventResource>> {
+    const { states, hasMore } = await listPage<string>(this.pool, {
+      ...query,
+      table: 'wh_events',
+      idColumn: 'id',
+      valueColumn: 'body',
+      equals: { type: query.filters.type, object_id: query.filters.object_id },
+    });
+    return { object: 'list', data: states.map((body) => JSON.parse(body) as EventResource), has_more: hasMore };
   }
 
   /** New deliveries of an existing event to the integrator's current matching endpoints. */

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type CashPaymentResource } from '@pay/contracts';
+import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type ListResource } from '@pay/contracts';
 import { DAY_MS, MINUTE_MS, type Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
 
 /** Contract section 2: `expires_at` at least 5 minutes and at most 30 days ahead of the service clock. */
@@ -87,6 +88,14 @@ export class CashPaymentsController {
           expiresAt,
         }),
     );
+  }
+
+  /** Newest first, own cash payments only; filters by order, status, payment reference and creation time. */
+  @Get()
+  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<CashPaymentResource>> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    const page = parseListQuery(query, ['order_reference', 'status', 'payment_reference'] as const, { oneOf: { status: CASH_PAYMENT_STATUSES }, createdRange: true });
+    return this.gateway.bus.request('cash.list', { integratorId, ...page });
   }
 
   @Get(':id')

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type CollectionResource } from '@pay/contracts';
+import { COLLECTION_STATUSES, ServiceError, type CollectionResource, type ListResource } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, type Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
 
 export class CreateCollectionBody {
@@ -61,6 +62,14 @@ export class CollectionsController {
           beneficiaryConnection: input.beneficiary_connection,
         }),
     );
+  }
+
+  /** Newest first, own collections only; filters by order, status and creation time. */
+  @Get()
+  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<CollectionResource>> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    const page = parseListQuery(query, ['order_reference', 'status'] as const, { oneOf: { status: COLLECTION_STATUSES }, createdRange: true });
+    return this.gateway.bus.request('collections.list', { integratorId, ...page });
   }
 
   @Get(':id')

@@ -4,13 +4,30 @@ export const LIST_LIMIT_DEFAULT = 10;
 export const LIST_LIMIT_MAX = 100;
 const ID = /^[a-z]{2,5}_[0-9A-Za-z]{1,64}$/;
 
-/** `limit` (1 to 100, default 10) and `starting_after` (an id), plus the filters a list allows (contract section 5). */
-export function parseListQuery<F extends string>(
-  query: unknown,
-  filters: readonly F[] = [],
-): { limit: number; startingAfter?: string; filters: Partial<Record<F, string>> } {
+export interface ListQuery<F extends string> {
+  limit: number;
+  startingAfter?: string;
+  filters: Partial<Record<F, string>>;
+  /** ISO times, when the list takes `created_gte` / `created_lt`. */
+  createdGte?: string;
+  createdLt?: string;
+}
+
+export interface ListQueryOptions<F extends string> {
+  /** For the filters that take one of a set of values (statuses, event types), the set. */
+  oneOf?: Partial<Record<F, readonly string[]>>;
+  /** Whether the list takes `created_gte` and `created_lt`. */
+  createdRange?: boolean;
+}
+
+/**
+ * `limit` (1 to 100, default 10) and `starting_after` (an id), plus the filters a list allows: an
+ * unknown parameter, a value outside its set or a time that is not ISO 8601 is invalid_request.
+ */
+export function parseListQuery<F extends string>(query: unknown, filters: readonly F[] = [], options: ListQueryOptions<F> = {}): ListQuery<F> {
   const params = (query ?? {}) as Record<string, unknown>;
-  const allowed = new Set<string>(['limit', 'starting_after', ...filters]);
+  const range = options.createdRange ? (['created_gte', 'created_lt'] as const) : [];
+  const allowed = new Set<string>(['limit', 'starting_after', ...filters, ...range]);
   for (const [name, value] of Object.entries(params)) {
     if (!allowed.has(name)) throw new ServiceError('invalid_request', `unknown parameter: ${name}`, name);
     if (typeof value !== 'string') throw new ServiceError('invalid_request', `${name} must be given once`, name);
@@ -27,8 +44,31 @@ export function parseListQuery<F extends string>(
     const value = params[filter] as string | undefined;
     if (value !== undefined) {
       if (value === '' || value.length > 255) throw new ServiceError('invalid_request', `${filter} must be 1 to 255 characters`, filter);
+      const allowedValues = options.oneOf?.[filter];
+      if (allowedValues !== undefined && !allowedValues.includes(value)) {
+        throw new ServiceError('invalid_request', `${filter} must be one of ${allowedValues.join(', ')}`, filter);
+      }
       chosen[filter] = value;
     }
   }
-  return { limit, ...(startingAfter === undefined ? {} : { startingAfter }), filters: chosen };
+  const createdGte = isoTime(params, 'created_gte');
+  const createdLt = isoTime(params, 'created_lt');
+  return {
+    limit,
+    ...(startingAfter === undefined ? {} : { startingAfter }),
+    filters: chosen,
+    ...(createdGte === undefined ? {} : { createdGte }),
+    ...(createdLt === undefined ? {} : { createdLt }),
+  };
+}
+
+/** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`), normalised to UTC. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function isoTime(params: Record<string, unknown>, name: string): string | undefined {
+  const value = params[name] as string | undefined;
+  if (value === undefined) return undefined;
+  const time = ISO_TIME.test(value) ? new Date(value) : undefined;
+  if (!time || Number.isNaN(time.getTime())) throw new ServiceError('invalid_request', `${name} must be an ISO 8601 time, e.g. 2026-11-22T10:00:00.000Z`, name);
+  return time.toISOString();
 }

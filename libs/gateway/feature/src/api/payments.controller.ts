@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type PaymentResource } from '@pay/contracts';
+import { PAYMENT_STATUSES, ServiceError, type ListResource, type PaymentResource } from '@pay/contracts';
 import type { Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../idempotency/idempotency';
+import { parseListQuery } from './list-query';
 import { IsAmount, IsHttpsUrl, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 
 export const STRING_LENGTH_MAX = 255;
@@ -59,6 +60,14 @@ export class PaymentsController {
           returnUrl: input.return_url,
         }),
     );
+  }
+
+  /** Newest first, own payments only; filters by order, status, merchant connection and creation time. */
+  @Get()
+  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<PaymentResource>> {
+    const { integratorId } = await this.gateway.authenticate(request, reply);
+    const page = parseListQuery(query, ['order_reference', 'status', 'merchant_connection'] as const, { oneOf: { status: PAYMENT_STATUSES }, createdRange: true });
+    return this.gateway.bus.request('payments.list', { integratorId, ...page });
   }
 
   @Get(':id')

@@ -70,8 +70,8 @@ export class EventsController {
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<EventResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
-    const { limit, startingAfter } = parseListQuery(query);
-    return this.gateway.bus.request('webhooks.events.list', { integratorId, limit, ...(startingAfter ? { startingAfter } : {}) });
+    const page = parseListQuery(query, ['type', 'object_id'] as const, { oneOf: { type: EVENT_TYPES }, createdRange: true });
+    return this.gateway.bus.request('webhooks.events.list', { integratorId, ...page });
   }
 
   @Get(':id')

@@ -1,0 +1,59 @@
+import type { Pool } from 'pg';
+import { ServiceError } from '@pay/contracts';
+
+/**
+ * One page of an integrator's objects from a projection table, newest first (by the table's `seq`,
+ * its projection order), with equality filters on indexed columns and a half-open range on
+ * `created_at`. Every list of the API reads its table through this, so that pagination behaves the
+ * same everywhere: `starting_after` must be one of the integrator's objects (of the unfiltered list,
+ * so that an object whose status changed between two pages still works as a cursor).
+ */
+export interface ListPageQuery {
+  /** Projection table and its id column: trusted constants of the calling app, never user input. */
+  table: string;
+  idColumn: string;
+  /** The column that holds each object as the list answers it (default `state`, the folded aggregate). */
+  valueColumn?: string;
+  integratorId: string;
+  limit: number;
+  startingAfter?: string;
+  /** Column → value; an undefined value is no filter. Columns are the caller's constants. */
+  equals: Readonly<Record<string, string | undefined>>;
+  createdGte?: string;
+  createdLt?: string;
+}
+
+/** The page's objects as their projected state (the folded aggregate), and whether more follow. */
+export async function listPage<State>(pool: Pool, query: ListPageQuery): Promise<{ states: State[]; hasMore: boolean }> {
+  const values: unknown[] = [query.integratorId];
+  const where = ['integrator_id = $1'];
+  for (const [column, value] of Object.entries(query.equals)) {
+    if (value === undefined) continue;
+    values.push(value);
+    where.push(`${column} = $${values.length}`);
+  }
+  if (query.createdGte !== undefined) {
+    values.push(query.createdGte);
+    where.push(`created_at >= $${values.length}`);
+  }
+  if (query.createdLt !== undefined) {
+    values.push(query.createdLt);
+    where.push(`created_at < $${values.length}`);
+  }
+  if (query.startingAfter !== undefined) {
+    values.push(await seqOf(pool, query, query.startingAfter));
+    where.push(`seq < $${values.length}`);
+  }
+  values.push(query.limit + 1);
+  const { rows } = await pool.query<{ state: State }>(
+    `SELECT ${query.valueColumn ?? 'state'} AS state FROM ${query.table} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`,
+    values,
+  );
+  return { states: rows.slice(0, query.limit).map((row) => row.state), hasMore: rows.length > query.limit };
+}
+
+const seqOf = async (pool: Pool, query: ListPageQuery, id: string): Promise<string> => {
+  const { rows } = await pool.query<{ seq: string }>(`SELECT seq FROM ${query.table} WHERE integrator_id = $1 AND ${query.idColumn} = $2`, [query.integratorId, id]);
+  if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${id}' is not an id of this list`, 'starting_after');
+  return rows[0].seq;
+};
