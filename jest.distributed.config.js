@@ -19,6 +19,7 @@ module.exports = {
     '**/e2e/hosted-agents.e2e.spec.ts',
     '**/e2e/hostile-input.e2e.spec.ts',
     '**/e2e/lists.e2e.spec.ts',
+    '**/e2e/balances.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

@@ -8,6 +8,7 @@ import type { SupplierPaymentsTopics } from './supplier-payments';
 import { SUPPLIER_PAYMENTS_TOPICS } from './supplier-payments';
 import type {
   BalanceResource,
+  BalanceTransactionResource,
   DeliveryResource,
   WebhookEndpointResource,
   JournalEntryResource,
@@ -98,6 +99,16 @@ export interface ListEntries {
   reference: string;
 }
 
+/** A connection's movements, newest first (the gateway has checked that the connection is the caller's). */
+export interface ListBalanceTransactions {
+  owner: string;
+  limit: number;
+  startingAfter?: string;
+  source?: string;
+  createdGte?: string;
+  createdLt?: string;
+}
+
 // ---- payments ----
 export interface CreatePaymentRequest {
   /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same payment. */
@@ -170,6 +181,9 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
   'ledger.trial-balance': { request: Record<string, never>; reply: TrialBalanceResource };
   'ledger.fee-quote': { request: FeeQuoteRequest; reply: FeeQuote };
+  'ledger.balance-transactions.list': { request: ListBalanceTransactions; reply: ListResource<BalanceTransactionResource> };
+  /** Any connection's movement by id: the gateway answers 404 unless its connection is the caller's. */
+  'ledger.balance-transactions.retrieve': { request: { id: string }; reply: BalanceTransactionResource };
 
   'payments.create': { request: CreatePaymentRequest; reply: PaymentResource };
   'payments.retrieve': { request: PaymentRef; reply: PaymentResource };
@@ -219,6 +233,8 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   'ledger.entries': 'ledger',
   'ledger.trial-balance': 'ledger',
   'ledger.fee-quote': 'ledger',
+  'ledger.balance-transactions.list': 'ledger',
+  'ledger.balance-transactions.retrieve': 'ledger',
   'payments.create': 'payments',
   'payments.retrieve': 'payments',
   'payments.cancel': 'payments',

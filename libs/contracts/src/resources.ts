@@ -58,6 +58,25 @@ export interface BalanceResource {
   available: number;
 }
 
+export const BALANCE_TRANSACTION_TYPES = ['payment', 'cash_payment', 'supplier_payment', 'settlement', 'refund', 'topup', 'adjustment'] as const;
+export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+
+/** One movement of one connection's account: a posting, seen from the connection. */
+export interface BalanceTransactionResource {
+  id: string;
+  object: 'balance_transaction';
+  connection: string;
+  type: BalanceTransactionType;
+  /** The object that caused it (its journal entry's reference). */
+  source: string;
+  /** Signed change of `available`: positive for a credit, negative for a debit. */
+  amount: number;
+  fee_amount: number;
+  currency: Currency;
+  balance_after: number;
+  created_at: string;
+}
+
 export interface TopupResource {
   id: string;
   object: 'topup';

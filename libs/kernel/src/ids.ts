@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   cashPoint: 'cp',
   topup: 'top',
   journalEntry: 'je',
+  balanceTransaction: 'txn',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   businessUser: 'usr',

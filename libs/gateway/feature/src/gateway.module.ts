@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 import { AdminController } from './admin/admin.controller';
+import { BalancesController } from './api/balances.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
 import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
@@ -29,6 +30,7 @@ export class GatewayModule {
         CashPaymentsHostedController,
         SupplierPaymentsController,
         BeneficiariesController,
+        BalancesController,
         CollectionsController,
         WebhookEndpointsController,
         EventsController,

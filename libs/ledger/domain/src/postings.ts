@@ -24,3 +24,16 @@ export const balanceDeltas = (postings: readonly Posting[]): Map<string, number>
   }
   return deltas;
 };
+
+/**
+ * Each posting's account balance right after it, from the balances before the entry (the accounts are
+ * locked): what a balance transaction shows as `balance_after`.
+ */
+export const balancesAfter = (postings: readonly Posting[], before: ReadonlyMap<string, number>): number[] => {
+  const running = new Map(before);
+  return postings.map(({ account, direction, amount }) => {
+    const balance = (running.get(account) ?? 0) + (direction === 'credit' ? amount : -amount);
+    running.set(account, balance);
+    return balance;
+  });
+};

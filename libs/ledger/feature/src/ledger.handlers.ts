@@ -10,4 +10,6 @@ export function registerLedgerHandlers(bus: MessageBus, service: LedgerService):
   bus.handle('ledger.entries', (request) => service.entries(request));
   bus.handle('ledger.trial-balance', () => service.trialBalance());
   bus.handle('ledger.fee-quote', async (request) => service.feeQuote(request));
+  bus.handle('ledger.balance-transactions.list', (request) => service.balanceTransactions.list(request));
+  bus.handle('ledger.balance-transactions.retrieve', ({ id }) => service.balanceTransactions.retrieve(id));
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { InProcessBus } from '@pay/bus';
 import { type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
 import { type Clock, type Currency, newId } from '@pay/kernel';
@@ -233,5 +234,51 @@ describe('ledger reports', () => {
     for (const { total_debits, total_credits } of currencies) expect(total_debits).toBe(total_credits);
     const { rows } = await pool.query<{ sum: number }>('SELECT coalesce(sum(balance), 0)::bigint AS sum FROM ledger_accounts');
     expect(rows[0]?.sum).toBe(0);
+  });
+});
+
+describe('balance transactions: every posting carries its account balance right after it', () => {
+  /** Every posting of the accounts, oldest first, as the balance transactions list reads them. */
+  const historyOf = async (account: string) => {
+    const all = [];
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = await bus.request('ledger.balance-transactions.list', { owner: account, limit: 100, ...(startingAfter ? { startingAfter } : {}) });
+      all.push(...page.data);
+      if (!page.has_more) return all.reverse();
+      startingAfter = page.data.at(-1)!.id;
+    }
+  };
+
+  it('under random concurrent transfers (some refused), balance_after chains and the amounts add up to the balance', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ from: fc.nat(3), to: fc.nat(1), amount: fc.integer({ min: 1, max: 400_000 }) }), { minLength: 1, maxLength: 25 }), async (moves) => {
+        const customers = await Promise.all([0, 1, 2, 3].map(() => customer('XOF', 1_000_000)));
+        const merchants = await Promise.all([0, 1].map(() => merchant('XOF')));
+        await Promise.all(moves.map((m) => transfer(payment(customers[m.from]!, merchants[m.to]!, m.amount, { currency: 'XOF' }))));
+        for (const account of [...customers, ...merchants]) {
+          const history = await historyOf(account);
+          let balance = 0;
+          for (const transaction of history) {
+            balance += transaction.amount;
+            expect(transaction.balance_after).toBe(balance);
+            expect(transaction.balance_after).toBeGreaterThanOrEqual(0);
+          }
+          expect(await available(account)).toBe(balance);
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('the hot fee account chains too, whatever the interleaving', async () => {
+    const history = await historyOf('platform:fees:XOF');
+    expect(history.length).toBeGreaterThan(0);
+    let balance = 0;
+    for (const transaction of history) {
+      balance += transaction.amount;
+      expect(transaction.balance_after).toBe(balance);
+    }
+    expect(await available('platform:fees:XOF')).toBe(balance);
   });
 });

@@ -19,6 +19,7 @@ import {
 import { type Clock, type Currency, iso, newId } from '@pay/kernel';
 import { allowsNegativeBalance, checkOpenAccount, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
 import { type Pool } from 'pg';
+import { BalanceTransactions } from './balance-transactions';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
 import { inTransaction, once, requestHash, storeOutcome } from './transaction';
 
@@ -33,11 +34,16 @@ const ENTRIES_PAGE_MAX = 100;
 
 /** The ledger: accounts, top-ups and balanced, idempotent transfers over PostgreSQL. */
 export class LedgerService {
+  /** Each connection's movements, as integrators read them. */
+  readonly balanceTransactions: BalanceTransactions;
+
   constructor(
     private readonly pool: Pool,
     private readonly clock: Clock,
     private readonly schedule: FeeSchedule,
-  ) {}
+  ) {
+    this.balanceTransactions = new BalanceTransactions(pool);
+  }
 
   /** Idempotent by owner: opening again answers the account; another currency is refused. */
   async openAccount(request: OpenAccount): Promise<BalanceResource> {
@@ -85,7 +91,7 @@ export class LedgerService {
         if (!account) throw notFound('account', owner);
         if (account.currency !== currency) throw currencyMismatch(owner, account.currency, currency);
         const topup: TopupResource = { id: topupId, object: 'topup', account: owner, amount, currency, created_at: iso(now) };
-        await writeEntry(client, { id: newId('journalEntry'), operationId: topupId, reference: topupId, kind: 'topup', createdAt: now, postings, outcome: topup });
+        await writeEntry(client, { id: newId('journalEntry'), operationId: topupId, reference: topupId, kind: 'topup', createdAt: now, postings, outcome: topup }, accounts);
         return topup;
       }),
     );
@@ -122,7 +128,7 @@ export class LedgerService {
         const entryId = newId('journalEntry');
         const { feeAmount, netAmount, debitedAmount } = plan;
         const completed: TransferOutcome = { status: 'completed', entryId, feeAmount, netAmount, debitedAmount, createdAt: iso(now) };
-        await writeEntry(client, { id: entryId, operationId, reference, kind: useCase, createdAt: now, postings: plan.postings, outcome: completed });
+        await writeEntry(client, { id: entryId, operationId, reference, kind: useCase, createdAt: now, postings: plan.postings, outcome: completed }, accounts);
         return completed;
       }),
     );

@@ -1,5 +1,6 @@
 import { type Currency } from '@pay/kernel';
-import { balanceDeltas, type Posting } from '@pay/ledger-domain';
+import { newId } from '@pay/kernel';
+import { balanceDeltas, balancesAfter, type Posting } from '@pay/ledger-domain';
 import { type PoolClient } from 'pg';
 
 export interface LockedAccount {
@@ -33,18 +34,23 @@ export interface NewEntry {
   outcome: unknown;
 }
 
-/** Entry, postings, balances and the operation's outcome in one statement (one round trip). */
-export async function writeEntry(client: PoolClient, entry: NewEntry): Promise<void> {
+/**
+ * Entry, postings, balances and the operation's outcome in one statement (one round trip). Each posting
+ * is a balance transaction with its account's balance right after it, computed from the locked accounts.
+ */
+export async function writeEntry(client: PoolClient, entry: NewEntry, locked: ReadonlyMap<string, LockedAccount>): Promise<void> {
   const deltas = balanceDeltas(entry.postings);
+  const before = new Map([...locked].map(([id, account]) => [id, account.balance]));
   const { rows } = await client.query<{ accounts_updated: number }>({
     name: 'ledger.write-entry',
     text: `
       WITH entry AS (
-        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) VALUES ($1, $2, $3, $4, $5)
+        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING position
       ), postings AS (
-        INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency)
-        SELECT $1, p.seq, p.account_id, p.direction, p.amount, p.currency
-        FROM unnest($6::text[], $7::text[], $8::bigint[], $9::text[]) WITH ORDINALITY AS p (account_id, direction, amount, currency, seq)
+        INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
+        SELECT $1, p.seq, p.account_id, p.direction, p.amount, p.currency, p.txn_id, p.balance_after, (SELECT position FROM entry), $5
+        FROM unnest($6::text[], $7::text[], $8::bigint[], $9::text[], $13::text[], $14::bigint[])
+          WITH ORDINALITY AS p (account_id, direction, amount, currency, txn_id, balance_after, seq)
       ), operation AS (
         UPDATE ledger_operations SET outcome = $10 WHERE operation_id = $2
       ), balances AS (
@@ -66,6 +72,8 @@ export async function writeEntry(client: PoolClient, entry: NewEntry): Promise<v
       entry.outcome,
       [...deltas.keys()],
       [...deltas.values()],
+      entry.postings.map(() => newId('balanceTransaction')),
+      balancesAfter(entry.postings, before),
     ],
   });
   // Callers lock every account first, so a missing one is a bug: fail and roll back.
