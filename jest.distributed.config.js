@@ -20,6 +20,7 @@ module.exports = {
     '**/e2e/hostile-input.e2e.spec.ts',
     '**/e2e/lists.e2e.spec.ts',
     '**/e2e/balances.e2e.spec.ts',
+    '**/e2e/webhook-endpoints.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'settlement.completed',
   // Not a status change: emitted once, the first time a deposit is seen past due_at unvalidated.
   'collection.deposit_overdue',
+  // Not an object's status change: an endpoint the service disabled after failing for 5 days.
+  'webhook_endpoint.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -10,6 +10,7 @@ import type {
   BalanceResource,
   BalanceTransactionResource,
   DeliveryResource,
+  EndpointDeliveryResource,
   WebhookEndpointResource,
   JournalEntryResource,
   ListResource,
@@ -167,6 +168,29 @@ export interface CreateWebhookEndpoint {
   enabledEvents: string[];
 }
 
+export interface UpdateWebhookEndpoint {
+  integratorId: string;
+  id: string;
+  url?: string;
+  enabledEvents?: string[];
+  status?: 'enabled' | 'disabled';
+}
+
+export interface ListEndpointDeliveries {
+  integratorId: string;
+  id: string;
+  limit: number;
+  startingAfter?: string;
+  status?: 'pending' | 'succeeded' | 'failed';
+}
+
+export interface RecoverDeliveries {
+  integratorId: string;
+  id: string;
+  /** ISO time: failed deliveries of events created at or after it are sent again. */
+  since: string;
+}
+
 export interface IntegratorObjectRef {
   integratorId: string;
   id: string;
@@ -199,6 +223,10 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'webhooks.endpoints.list': { request: ListPage; reply: ListResource<WebhookEndpointResource> };
   'webhooks.endpoints.retrieve': { request: IntegratorObjectRef; reply: WebhookEndpointResource };
   'webhooks.endpoints.delete': { request: IntegratorObjectRef; reply: { id: string; object: 'webhook_endpoint'; deleted: true } };
+  'webhooks.endpoints.update': { request: UpdateWebhookEndpoint; reply: WebhookEndpointResource };
+  'webhooks.endpoints.rotate-secret': { request: IntegratorObjectRef; reply: WebhookEndpointResource };
+  'webhooks.endpoints.deliveries': { request: ListEndpointDeliveries; reply: ListResource<EndpointDeliveryResource> };
+  'webhooks.endpoints.recover': { request: RecoverDeliveries; reply: { object: 'recovery'; endpoint: string; redelivered: number } };
   'webhooks.events.list': { request: ListObjects<'type' | 'object_id'>; reply: ListResource<EventResource> };
   'webhooks.events.retrieve': { request: IntegratorObjectRef; reply: EventResource };
   'webhooks.events.redeliver': { request: IntegratorObjectRef; reply: EventResource };
@@ -247,6 +275,10 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   'webhooks.endpoints.list': 'webhooks',
   'webhooks.endpoints.retrieve': 'webhooks',
   'webhooks.endpoints.delete': 'webhooks',
+  'webhooks.endpoints.update': 'webhooks',
+  'webhooks.endpoints.rotate-secret': 'webhooks',
+  'webhooks.endpoints.deliveries': 'webhooks',
+  'webhooks.endpoints.recover': 'webhooks',
   'webhooks.events.list': 'webhooks',
   'webhooks.events.retrieve': 'webhooks',
   'webhooks.events.redeliver': 'webhooks',

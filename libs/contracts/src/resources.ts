@@ -118,14 +118,32 @@ export interface ClockResource {
   now: string;
 }
 
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+
+/** `secret` only in the answers of create and rotate_secret. */
 export interface WebhookEndpointResource {
   id: string;
   object: 'webhook_endpoint';
   url: string;
   enabled_events: string[];
-  secret: string;
-  status: 'enabled';
+  secret?: string;
+  status: WebhookEndpointStatus;
+  /** Why it was disabled: `disabled_by_integrator`, or `failing_for_5_days` when the service disabled it. */
+  disabled_reason: string | null;
   created_at: string;
+}
+
+/** One delivery of an event to one endpoint, as an endpoint's deliveries list shows it. */
+export interface EndpointDeliveryResource {
+  id: string;
+  object: 'webhook_delivery';
+  event: string;
+  endpoint: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  attempts: number;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  last_response_status: number | null;
 }
 
 export interface DeliveryAttemptResource {

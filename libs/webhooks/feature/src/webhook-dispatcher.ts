@@ -129,18 +129,24 @@ export class WebhookDispatcher {
     const send = this.options.send ?? sendWebhook;
     const result: DeliveryResult = await send({
       url: delivery.url,
-      secret: delivery.secret,
+      secret: delivery.secrets[0]!,
+      ...(delivery.secrets[1] === undefined ? {} : { previousSecret: delivery.secrets[1] }),
       eventId: delivery.eventId,
       body: delivery.body,
       sandbox: this.options.sandbox,
     });
     const attemptNumber = delivery.attempts + 1;
     const retryAt = result.ok ? null : nextRetryAt(attemptNumber, this.clock.now());
-    await this.store.recordAttempt(
-      delivery.deliveryId,
+    const disabled = await this.store.recordAttempt(
+      delivery,
       { attemptedAt, statusCode: result.statusCode, latencyMs: Math.round(result.latencyMs), error: result.error },
       result.ok ? { status: 'succeeded' } : retryAt ? { status: 'pending', nextAttemptAt: retryAt } : { status: 'failed' },
+      this.clock.now(),
     );
+    if (disabled) {
+      this.logger.warn(`webhook endpoint ${disabled.id} disabled: every attempt failed for 5 days`);
+      this.wake(); // the integrator's other endpoints are told
+    }
     if (!result.ok && !retryAt) this.logger.warn(`delivery ${delivery.deliveryId} of ${delivery.eventId} failed after ${attemptNumber} attempts`);
   }
 }

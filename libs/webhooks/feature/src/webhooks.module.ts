@@ -7,7 +7,7 @@ import { failpoint, type OffsetClock } from '@pay/kernel';
 import { CLOCK, PG_POOL, type MigrationSet } from '@pay/platform';
 import { checkEndpointUrl, newWebhookSecret } from './delivery';
 import { DISPATCHER_DEFAULTS, WebhookDispatcher } from './webhook-dispatcher';
-import { toEndpointResource, WebhooksStore } from './webhooks.store';
+import { toEndpointResource, WebhooksStore, type EndpointRow } from './webhooks.store';
 
 export const WEBHOOKS_MIGRATIONS: MigrationSet = { name: 'webhooks', dir: join(__dirname, '..', 'migrations') };
 
@@ -42,6 +42,27 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
       const endpoint = await store.findEndpoint(integratorId, id);
       if (!endpoint) throw notFound('webhook endpoint', id);
       return toEndpointResource(endpoint);
+    });
+    this.bus.handle('webhooks.endpoints.update', async ({ integratorId, id, url, enabledEvents, status }) => {
+      if (url !== undefined) await this.checkUrl(url);
+      const endpoint = await store.updateEndpoint(integratorId, id, { ...(url === undefined ? {} : { url }), ...(enabledEvents === undefined ? {} : { enabledEvents }), ...(status === undefined ? {} : { status }) });
+      if (!endpoint) throw notFound('webhook endpoint', id);
+      return toEndpointResource(endpoint);
+    });
+    this.bus.handle('webhooks.endpoints.rotate-secret', async ({ integratorId, id }) => {
+      const endpoint = await store.rotateSecret(integratorId, id, newWebhookSecret(), this.clock.now());
+      if (!endpoint) throw notFound('webhook endpoint', id);
+      return toEndpointResource(endpoint, { withSecret: true });
+    });
+    this.bus.handle('webhooks.endpoints.deliveries', async (query) => {
+      if (!(await store.findEndpoint(query.integratorId, query.id))) throw notFound('webhook endpoint', query.id);
+      return store.endpointDeliveries(query);
+    });
+    this.bus.handle('webhooks.endpoints.recover', async ({ integratorId, id, since }) => {
+      if (!(await store.findEndpoint(integratorId, id))) throw notFound('webhook endpoint', id);
+      const redelivered = await store.recover(id, new Date(since), this.clock.now());
+      if (redelivered > 0) this.dispatcher.wake();
+      return { object: 'recovery' as const, endpoint: id, redelivered };
     });
     this.bus.handle('webhooks.endpoints.delete', async ({ integratorId, id }) => {
       if (!(await store.deleteEndpoint(integratorId, id, this.clock.now()))) throw notFound('webhook endpoint', id);
@@ -83,18 +104,25 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async createEndpoint(request: CreateWebhookEndpoint) {
-    const checked = await checkEndpointUrl(request.url, { sandbox: this.config.sandbox });
-    if (!checked.ok) throw new ServiceError('invalid_request', checked.message, 'url');
-    const endpoint = {
+    await this.checkUrl(request.url);
+    const endpoint: EndpointRow = {
       id: request.endpointId,
       integratorId: request.integratorId,
       url: request.url,
       enabledEvents: request.enabledEvents,
       secret: newWebhookSecret(),
+      status: 'enabled',
+      disabledReason: null,
       createdAt: this.clock.now(),
     };
     await this.store.createEndpoint(endpoint);
-    return toEndpointResource(endpoint);
+    return toEndpointResource(endpoint, { withSecret: true });
+  }
+
+  /** The same URL rules at creation and on every update (https, no private address, SSRF). */
+  private async checkUrl(url: string): Promise<void> {
+    const checked = await checkEndpointUrl(url, { sandbox: this.config.sandbox });
+    if (!checked.ok) throw new ServiceError('invalid_request', checked.message, 'url');
   }
 }
 

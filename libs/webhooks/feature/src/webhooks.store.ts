@@ -1,5 +1,15 @@
 import type { Pool, PoolClient } from 'pg';
-import type { DeliveryResource, EventResource, IntegrationEvent, ListObjects, ListResource, WebhookEndpointResource } from '@pay/contracts';
+import type {
+  DeliveryResource,
+  EndpointDeliveryResource,
+  EventResource,
+  IntegrationEvent,
+  ListEndpointDeliveries,
+  ListObjects,
+  ListResource,
+  WebhookEndpointResource,
+  WebhookEndpointStatus,
+} from '@pay/contracts';
 import { newId } from '@pay/kernel';
 import { listPage } from '@pay/platform';
 import { notInList, toPage } from './pagination';
@@ -10,8 +20,16 @@ export interface EndpointRow {
   url: string;
   enabledEvents: string[];
   secret: string;
+  status: WebhookEndpointStatus;
+  disabledReason: string | null;
   createdAt: Date;
 }
+
+/** After a rotation, deliveries are signed with the previous secret too, for this long (service clock). */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+/** An endpoint whose every attempt failed for this long (service clock) is disabled, as Stripe and Svix do. */
+export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+export const FAILING_FOR_5_DAYS = 'failing_for_5_days';
 
 /** A delivery claimed for one attempt, with what the attempt needs. */
 export interface ClaimedDelivery {
@@ -19,7 +37,8 @@ export interface ClaimedDelivery {
   eventId: string;
   endpointId: string;
   url: string;
-  secret: string;
+  /** The endpoint's secret, and its previous one during the 24 hours after a rotation. */
+  secrets: string[];
   body: string;
   attempts: number;
 }
@@ -35,7 +54,8 @@ export interface AttemptRecord {
 export type AfterAttempt = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
 
 /** Deliveries that match an event: the integrator's live endpoints that want its type. */
-const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE e.integrator_id = $1 AND e.deleted_at IS NULL AND ('*' = ANY (e.enabled_events) OR $2 = ANY (e.enabled_events))`;
+const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE e.integrator_id = $1 AND e.deleted_at IS NULL AND e.status = 'enabled'
+  AND ('*' = ANY (e.enabled_events) OR $2 = ANY (e.enabled_events))`;
 
 export class WebhooksStore {
   constructor(private readonly pool: Pool) {}
@@ -72,25 +92,101 @@ export class WebhooksStore {
     return this.transaction(async (tx) => {
       const { rowCount } = await tx.query('UPDATE wh_endpoints SET deleted_at = $3 WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL', [id, integratorId, now]);
       if (rowCount === 0) return false;
-      await tx.query(`UPDATE wh_deliveries SET status = 'canceled', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [id]);
+      await cancelPending(tx, id);
       return true;
+    });
+  }
+
+  /**
+   * Changes URL, event types or status. Disabling cancels the endpoint's pending deliveries: a disabled
+   * endpoint is sent nothing, and the events of the disabled period are not sent later.
+   */
+  async updateEndpoint(integratorId: string, id: string, change: { url?: string; enabledEvents?: string[]; status?: WebhookEndpointStatus }): Promise<EndpointRow | undefined> {
+    return this.transaction(async (tx) => {
+      const { rows } = await tx.query<EndpointDbRow>(
+        `UPDATE wh_endpoints SET url = COALESCE($3, url), enabled_events = COALESCE($4, enabled_events), status = COALESCE($5, status),
+           disabled_reason = CASE WHEN $5::text IS NULL THEN disabled_reason WHEN $5 = 'disabled' THEN 'disabled_by_integrator' ELSE NULL END,
+           failing_since = CASE WHEN $5 = 'enabled' THEN NULL ELSE failing_since END
+         WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL RETURNING *`,
+        [id, integratorId, change.url ?? null, change.enabledEvents ?? null, change.status ?? null],
+      );
+      if (rows[0]?.status === 'disabled') await cancelPending(tx, id);
+      return rows[0] && toEndpoint(rows[0]);
+    });
+  }
+
+  /** A new secret; the previous one keeps signing (beside it) for PREVIOUS_SECRET_TTL_MS. */
+  async rotateSecret(integratorId: string, id: string, secret: string, now: Date): Promise<EndpointRow | undefined> {
+    const { rows } = await this.pool.query<EndpointDbRow>(
+      `UPDATE wh_endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3
+       WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL RETURNING *`,
+      [id, integratorId, secret, new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS)],
+    );
+    return rows[0] && toEndpoint(rows[0]);
+  }
+
+  /** An endpoint's deliveries, newest first, optionally of one status. */
+  async endpointDeliveries(query: ListEndpointDeliveries): Promise<ListResource<EndpointDeliveryResource>> {
+    const values: unknown[] = [query.id];
+    let cursor = '';
+    if (query.startingAfter !== undefined) {
+      const { rows } = await this.pool.query<{ created_at: Date }>('SELECT created_at FROM wh_deliveries WHERE id = $1 AND endpoint_id = $2', [query.startingAfter, query.id]);
+      if (!rows[0]) throw notInList(query.startingAfter);
+      values.push(rows[0].created_at, query.startingAfter);
+      cursor = `AND (d.created_at, d.id) < ($2, $3)`;
+    }
+    // 'delivering' is an attempt in flight: still pending to the integrator.
+    const statuses = query.status === undefined ? null : query.status === 'pending' ? ['pending', 'delivering'] : [query.status];
+    values.push(statuses, query.limit + 1);
+    const { rows } = await this.pool.query<EndpointDeliveryDbRow>(
+      `SELECT d.id, d.event_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, last.attempted_at AS last_attempt_at, last.status_code AS last_response_status
+       FROM wh_deliveries d
+       LEFT JOIN LATERAL (SELECT a.attempted_at, a.status_code FROM wh_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) last ON true
+       WHERE d.endpoint_id = $1 ${cursor} AND ($${values.length - 1}::text[] IS NULL OR d.status = ANY ($${values.length - 1}::text[]))
+       ORDER BY d.created_at DESC, d.id DESC LIMIT $${values.length}`,
+      values,
+    );
+    return toPage(rows.map(toEndpointDeliveryResource), query.limit);
+  }
+
+  /**
+   * Sends again every failed delivery of the endpoint whose event was created at or after `since`: one
+   * new delivery per event, none for an event that already has one pending, so a repeat adds nothing.
+   */
+  async recover(endpointId: string, since: Date, now: Date): Promise<number> {
+    return this.transaction(async (tx) => {
+      const { rows } = await tx.query<{ event_id: string }>(
+        `SELECT DISTINCT d.event_id FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id
+         WHERE d.endpoint_id = $1 AND d.status = 'failed' AND ev.created_at >= $2
+           AND NOT EXISTS (SELECT 1 FROM wh_deliveries p WHERE p.endpoint_id = $1 AND p.event_id = d.event_id AND p.status IN ('pending', 'delivering'))`,
+        [endpointId, since],
+      );
+      if (rows.length === 0) return 0;
+      await tx.query(
+        `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
+         SELECT d.id, d.event_id, $1, 'redeliver', 'pending', $2, $2 FROM unnest($3::text[], $4::text[]) AS d (id, event_id)`,
+        [endpointId, now, rows.map(() => newId('webhookDelivery')), rows.map((r) => r.event_id)],
+      );
+      return rows.length;
     });
   }
 
   // ---- events ----
   /** Stores the event and its deliveries in one transaction; a repeat of the same event id changes nothing. */
   async recordEvent(event: IntegrationEvent, now: Date): Promise<boolean> {
+    return this.transaction((tx) => this.recordEventIn(tx, event, now));
+  }
+
+  private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<boolean> {
     const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: event.createdAt, data: event.data });
-    return this.transaction(async (tx) => {
-      const inserted = await tx.query({
-        name: 'wh-record-event',
-        text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-        values: [event.id, event.integratorId, event.type, event.objectId, event.createdAt, body],
-      });
-      if (inserted.rowCount === 0) return false;
-      await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now);
-      return true;
+    const inserted = await tx.query({
+      name: 'wh-record-event',
+      text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+      values: [event.id, event.integratorId, event.type, event.objectId, event.createdAt, body],
     });
+    if (inserted.rowCount === 0) return false;
+    await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now);
+    return true;
   }
 
   async findEvent(integratorId: string, id: string): Promise<EventResource | undefined> {
@@ -151,7 +247,7 @@ export class WebhooksStore {
                  WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'delivering')
                    AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
                  ORDER BY d.next_attempt_at LIMIT GREATEST($5 - COALESCE(f.n, 0), 0)) c
-               WHERE e.deleted_at IS NULL
+               WHERE e.deleted_at IS NULL AND e.status = 'enabled'
                ORDER BY c.next_attempt_at LIMIT $2),
              claimed AS (
                SELECT d.id FROM wh_deliveries d WHERE d.id IN (SELECT id FROM candidates)
@@ -159,27 +255,65 @@ export class WebhooksStore {
                FOR UPDATE SKIP LOCKED)
              UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $6)
              FROM claimed, wh_events ev, wh_endpoints e
-             WHERE d.id = claimed.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.deleted_at IS NULL
-             RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, e.url, e.secret, ev.body`,
+             WHERE d.id = claimed.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.deleted_at IS NULL AND e.status = 'enabled'
+             RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, e.url, ev.body,
+               CASE WHEN e.previous_secret_until > $1 THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets`,
       values: [now, limit, [...inFlight.keys()], [...inFlight.values()], perEndpointMax, leaseMs / 1000],
     });
-    return rows.map((r) => ({ deliveryId: r.id, eventId: r.event_id, endpointId: r.endpoint_id, url: r.url, secret: r.secret, body: r.body, attempts: r.attempts }));
+    return rows.map((r) => ({ deliveryId: r.id, eventId: r.event_id, endpointId: r.endpoint_id, url: r.url, secrets: r.secrets, body: r.body, attempts: r.attempts }));
   }
 
-  async recordAttempt(deliveryId: string, attempt: AttemptRecord, next: AfterAttempt): Promise<void> {
-    await this.transaction(async (tx) => {
+  /**
+   * Records an attempt and where the delivery goes next. The endpoint's run of failures is tracked on the
+   * service clock (`now`): an endpoint whose attempts have all failed for 5 days is disabled, its pending
+   * deliveries canceled, and the integrator told by a `webhook_endpoint.disabled` event on its other
+   * endpoints. Answers the endpoint when this attempt disabled it.
+   */
+  async recordAttempt(delivery: { deliveryId: string; endpointId: string }, attempt: AttemptRecord, next: AfterAttempt, now: Date): Promise<EndpointRow | undefined> {
+    return this.transaction(async (tx) => {
       await tx.query({
         name: 'wh-insert-attempt',
         text: 'INSERT INTO wh_attempts (delivery_id, attempted_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)',
-        values: [deliveryId, attempt.attemptedAt, attempt.statusCode, attempt.latencyMs, attempt.error],
+        values: [delivery.deliveryId, attempt.attemptedAt, attempt.statusCode, attempt.latencyMs, attempt.error],
       });
       await tx.query({
         name: 'wh-after-attempt',
         text: `UPDATE wh_deliveries SET attempts = attempts + 1, status = CASE WHEN status = 'canceled' THEN status ELSE $2 END,
                next_attempt_at = $3, lease_until = NULL WHERE id = $1`,
-        values: [deliveryId, next.status, next.status === 'pending' ? next.nextAttemptAt : null],
+        values: [delivery.deliveryId, next.status, next.status === 'pending' ? next.nextAttemptAt : null],
       });
+      const { rows } = await tx.query<EndpointDbRow>({
+        name: 'wh-endpoint-health',
+        text: `WITH health AS (
+                 SELECT $1::text AS id, $2::boolean AS succeeded, $3::timestamptz AS now, $3::timestamptz - make_interval(secs => $4::float8) AS threshold, $5::text AS reason)
+               UPDATE wh_endpoints e SET
+                 failing_since = CASE WHEN h.succeeded THEN NULL ELSE COALESCE(e.failing_since, h.now) END,
+                 status = CASE WHEN NOT h.succeeded AND COALESCE(e.failing_since, h.now) <= h.threshold THEN 'disabled' ELSE e.status END,
+                 disabled_reason = CASE WHEN NOT h.succeeded AND COALESCE(e.failing_since, h.now) <= h.threshold THEN h.reason ELSE e.disabled_reason END
+               FROM health h
+               WHERE e.id = h.id AND e.deleted_at IS NULL
+               RETURNING e.*, (NOT h.succeeded AND e.status = 'disabled' AND e.disabled_reason = h.reason AND e.failing_since <= h.threshold) AS disabled_now`,
+        values: [delivery.endpointId, next.status === 'succeeded', now, FAILING_ENDPOINT_DISABLED_AFTER_MS / 1000, FAILING_FOR_5_DAYS],
+      });
+      const row = rows[0] as (EndpointDbRow & { disabled_now: boolean }) | undefined;
+      if (!row?.disabled_now || (await this.alreadyToldDisabled(tx, row.id))) return undefined;
+      await cancelPending(tx, row.id);
+      const endpoint = toEndpoint(row);
+      await this.recordEventIn(tx, {
+        id: newId('event'),
+        type: 'webhook_endpoint.disabled',
+        createdAt: now.toISOString(),
+        integratorId: endpoint.integratorId,
+        objectId: endpoint.id,
+        data: { ...toEndpointResource(endpoint), object_version: 1 },
+      }, now);
+      return endpoint;
     });
+  }
+
+  private async alreadyToldDisabled(tx: PoolClient, endpointId: string): Promise<boolean> {
+    const { rowCount } = await tx.query(`SELECT 1 FROM wh_events WHERE object_id = $1 AND type = 'webhook_endpoint.disabled'`, [endpointId]);
+    return (rowCount ?? 0) > 0;
   }
 
   private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<number> {
@@ -222,8 +356,26 @@ interface EndpointDbRow {
   url: string;
   enabled_events: string[];
   secret: string;
+  status: WebhookEndpointStatus;
+  disabled_reason: string | null;
   created_at: Date;
 }
+
+interface EndpointDeliveryDbRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+}
+
+/** A disabled or deleted endpoint is sent nothing more. */
+const cancelPending = async (tx: PoolClient, endpointId: string): Promise<void> => {
+  await tx.query(`UPDATE wh_deliveries SET status = 'canceled', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+};
 
 interface ClaimedDbRow {
   id: string;
@@ -231,7 +383,7 @@ interface ClaimedDbRow {
   endpoint_id: string;
   attempts: number;
   url: string;
-  secret: string;
+  secrets: string[];
   body: string;
 }
 
@@ -251,17 +403,33 @@ const toEndpoint = (row: EndpointDbRow): EndpointRow => ({
   url: row.url,
   enabledEvents: row.enabled_events,
   secret: row.secret,
+  status: row.status,
+  disabledReason: row.disabled_reason,
   createdAt: row.created_at,
 });
 
-export const toEndpointResource = (endpoint: EndpointRow): WebhookEndpointResource => ({
+/** The endpoint as the API shows it: the secret only where the integrator must store it (create, rotate). */
+export const toEndpointResource = (endpoint: EndpointRow, { withSecret = false } = {}): WebhookEndpointResource => ({
   id: endpoint.id,
   object: 'webhook_endpoint',
   url: endpoint.url,
   enabled_events: endpoint.enabledEvents,
-  secret: endpoint.secret,
-  status: 'enabled',
+  ...(withSecret ? { secret: endpoint.secret } : {}),
+  status: endpoint.status,
+  disabled_reason: endpoint.disabledReason,
   created_at: endpoint.createdAt.toISOString(),
+});
+
+const toEndpointDeliveryResource = (row: EndpointDeliveryDbRow): EndpointDeliveryResource => ({
+  id: row.id,
+  object: 'webhook_delivery',
+  event: row.event_id,
+  endpoint: row.endpoint_id,
+  status: row.status === 'delivering' ? 'pending' : (row.status as EndpointDeliveryResource['status']),
+  attempts: row.attempts,
+  last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
+  next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+  last_response_status: row.last_response_status,
 });
 
 const toDeliveryResource = (row: DeliveryDbRow): DeliveryResource => ({

@@ -16,6 +16,8 @@ export interface WebhookRequest {
   url: string;
   /** whsec_ + base64 key */
   secret: string;
+  /** After a rotation, the previous secret: its signature is sent too, space-separated (Standard Webhooks). */
+  previousSecret?: string;
   eventId: string;
   body: string;
   sandbox: boolean;
@@ -70,7 +72,9 @@ const checkTarget = (raw: string, sandbox: boolean): { ok: true; url: URL } | { 
 const signedHeaders = (request: WebhookRequest, payload: Buffer): OutgoingHttpHeaders => {
   const timestampSeconds = Math.floor((request.now ?? (() => new Date()))().getTime() / 1000);
   // Sign the whole second that goes in the header, and the very bytes that go on the wire.
-  const signature = new Webhook(request.secret).sign(request.eventId, new Date(timestampSeconds * 1000), payload);
+  const signedAt = new Date(timestampSeconds * 1000);
+  const secrets = request.previousSecret === undefined ? [request.secret] : [request.secret, request.previousSecret];
+  const signature = secrets.map((secret) => new Webhook(secret).sign(request.eventId, signedAt, payload)).join(' ');
   return {
     'content-type': 'application/json',
     'content-length': String(payload.length),

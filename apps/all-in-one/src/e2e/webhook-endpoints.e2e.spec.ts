@@ -1,0 +1,200 @@
+import { Webhook } from 'standardwebhooks';
+import { createCustomer, createIntegrator, createPayment, startTestService, type Integrator, type TestService } from './harness';
+import { Receiver } from './receiver';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const DAY_S = 86_400;
+
+/** Webhook endpoints' lifecycle: update and disable, secret rotation, deliveries, recovery, automatic disabling. */
+describe('webhook endpoints lifecycle', () => {
+  let service: TestService;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service.stop();
+    await Promise.all(receivers.map((r) => r.stop()));
+  });
+
+  const receiver = async () => {
+    const started = await new Receiver().start();
+    receivers.push(started);
+    return started;
+  };
+  const register = async (shop: Integrator, url: string, enabledEvents: string[] = ['*']) => {
+    const response = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url, enabled_events: enabledEvents } });
+    expect(response.status).toBe(201);
+    return response.body;
+  };
+  const pay = async (shop: Integrator) => {
+    const payment = await createPayment(service, shop);
+    const customer = await createCustomer(service, 5_000_000);
+    const authorized = await service.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: shop.apiKey, body: { customer } });
+    expect(authorized.body.status).toBe('succeeded');
+    return authorized.body;
+  };
+  const advance = (shop: Integrator, seconds: number) => service.http('POST', '/v1/test_helpers/clock/advance', { key: shop.apiKey, body: { seconds } });
+  /** Waits (generously) until the endpoint's only delivery has `count` attempts recorded. */
+  const attemptsRecorded = async (shop: Integrator, endpointId: string, count: number) => {
+    for (let waited = 0; waited < 20_000; waited += 50) {
+      const { body } = await service.http('GET', `/v1/webhook_endpoints/${endpointId}/deliveries`, { key: shop.apiKey });
+      if (body.data[0]?.attempts >= count) return;
+      await sleep(50);
+    }
+    throw new Error(`delivery to ${endpointId} did not reach ${count} recorded attempts`);
+  };
+  const update = (shop: Integrator, id: string, body: unknown) => service.http('POST', `/v1/webhook_endpoints/${id}`, { key: shop.apiKey, body });
+
+  it('updates url and enabled_events with the same rules as at creation; unknown parameters are refused', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    const endpoint = await register(shop, hook.url, ['payment.succeeded']);
+    const updated = await update(shop, endpoint.id, { url: `${hook.url}/v2`, enabled_events: ['payment.canceled', 'payment.succeeded'] });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ id: endpoint.id, url: `${hook.url}/v2`, enabled_events: ['payment.canceled', 'payment.succeeded'], status: 'enabled' });
+    expect(updated.body.secret).toBeUndefined();
+    expect((await update(shop, endpoint.id, { url: 'http://10.0.0.1/hook' })).body.error).toMatchObject({ code: 'invalid_request', param: 'url' });
+    expect((await update(shop, endpoint.id, { url: 'ftp://example.com' })).status).toBe(400);
+    expect((await update(shop, endpoint.id, { status: 'paused' })).body.error).toMatchObject({ code: 'invalid_request', param: 'status' });
+    expect((await update(shop, endpoint.id, { secret: 'whsec_x' })).body.error).toMatchObject({ code: 'invalid_request', param: 'secret' });
+    const other = await createIntegrator(service);
+    expect((await update(other, endpoint.id, { status: 'disabled' })).status).toBe(404);
+  });
+
+  it('a disabled endpoint is sent nothing, and the events of the disabled period are not sent later', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    const endpoint = await register(shop, hook.url);
+    const disabled = await update(shop, endpoint.id, { status: 'disabled' });
+    expect(disabled.body).toMatchObject({ status: 'disabled', disabled_reason: 'disabled_by_integrator' });
+    const missed = await pay(shop);
+    await sleep(1_500);
+    expect(hook.received).toHaveLength(0);
+    expect((await update(shop, endpoint.id, { status: 'enabled' })).body).toMatchObject({ status: 'enabled', disabled_reason: null });
+    const seen = await pay(shop);
+    await hook.waitFor(1, 20_000);
+    await sleep(1_000);
+    expect(hook.events().map((e) => e.data.id)).toEqual([seen.id]);
+    expect(hook.events().map((e) => e.data.id)).not.toContain(missed.id);
+  });
+
+  it('rotate_secret answers a new secret; for 24 hours deliveries carry both signatures, then only the new one', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    const endpoint = await register(shop, hook.url);
+    const rotated = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: shop.apiKey });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}`, { key: shop.apiKey })).body.secret).toBeUndefined();
+
+    await pay(shop);
+    await hook.waitFor(1, 20_000);
+    const [during] = hook.received;
+    const signatures = String(during!.headers['webhook-signature']).split(' ');
+    expect(signatures).toHaveLength(2);
+    for (const secret of [rotated.body.secret, endpoint.secret]) {
+      expect(() => new Webhook(secret).verify(during!.body, during!.headers as Record<string, string>)).not.toThrow();
+    }
+
+    await advance(shop, DAY_S + 60);
+    await pay(shop);
+    await hook.waitFor(2, 20_000);
+    const after = hook.received[1]!;
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(() => new Webhook(rotated.body.secret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(endpoint.secret).verify(after.body, after.headers as Record<string, string>)).toThrow();
+  });
+
+  it('lists an endpoint’s deliveries with their attempts, filtered by status', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    hook.reply({ status: 500 });
+    const endpoint = await register(shop, hook.url, ['payment.succeeded']);
+    const payment = await pay(shop);
+    await hook.waitFor(1, 20_000);
+    await sleep(500);
+    const pending = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=pending`, { key: shop.apiKey });
+    expect(pending.status).toBe(200);
+    expect(pending.body.data).toEqual([
+      {
+        id: expect.stringMatching(/^whd_/),
+        object: 'webhook_delivery',
+        event: expect.stringMatching(/^evt_/),
+        endpoint: endpoint.id,
+        status: 'pending',
+        attempts: 1,
+        last_attempt_at: expect.any(String),
+        next_attempt_at: expect.any(String),
+        last_response_status: 500,
+      },
+    ]);
+    const event = await service.http('GET', `/v1/events/${pending.body.data[0].event}`, { key: shop.apiKey });
+    expect(event.body.data.id).toBe(payment.id);
+    await advance(shop, 10);
+    await hook.waitFor(2, 20_000);
+    await sleep(500);
+    const succeeded = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=succeeded`, { key: shop.apiKey });
+    expect(succeeded.body.data).toHaveLength(1);
+    expect(succeeded.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 2, last_response_status: 200, next_attempt_at: null });
+    expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=pending`, { key: shop.apiKey })).body.data).toEqual([]);
+    expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=lost`, { key: shop.apiKey })).status).toBe(400);
+  });
+
+  it('recover sends again the failed deliveries of events created since a time, once', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    const failures = Array.from({ length: 8 }, () => ({ status: 503 }));
+    hook.reply(...failures);
+    const endpoint = await register(shop, hook.url, ['payment.succeeded']);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    await pay(shop);
+    await hook.waitFor(1, 20_000);
+    for (const [index, seconds] of [5, 300, 1800, 7200, 18000, 36000, 36000].entries()) {
+      await attemptsRecorded(shop, endpoint.id, index + 1); // its retry is scheduled before the clock moves
+      await advance(shop, seconds + 5);
+      await hook.waitFor(index + 2, 20_000);
+    }
+    await sleep(500);
+    const failed = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=failed`, { key: shop.apiKey });
+    expect(failed.body.data).toHaveLength(1);
+
+    const serviceNow = (await service.http('GET', '/v1/test_helpers/clock', { key: shop.apiKey })).body.now;
+    const none = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since: serviceNow } });
+    expect(none.body).toEqual({ object: 'recovery', endpoint: endpoint.id, redelivered: 0 });
+    const recovered = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since } });
+    expect(recovered.status).toBe(200);
+    expect(recovered.body).toEqual({ object: 'recovery', endpoint: endpoint.id, redelivered: 1 });
+    await hook.waitFor(9, 20_000);
+    expect(hook.events()[8]!.id).toBe(failed.body.data[0].event);
+    expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: {} })).body.error).toMatchObject({ code: 'invalid_request', param: 'since' });
+  });
+
+  it('an endpoint whose every attempt failed for 5 days is disabled, and the integrator is told on its other endpoints', async () => {
+    const shop = await createIntegrator(service);
+    const dead = await receiver();
+    dead.reply(...Array.from({ length: 100 }, () => ({ status: 500 })));
+    const healthy = await receiver();
+    const failing = await register(shop, dead.url, ['payment.succeeded']);
+    await register(shop, healthy.url, ['*']);
+    await pay(shop);
+    await dead.waitFor(1, 20_000);
+    await healthy.waitFor(1, 20_000);
+    for (let day = 0; day < 5; day++) await advance(shop, DAY_S);
+    await pay(shop);
+    await healthy.waitFor(3, 30_000);
+    const told = healthy.events().find((e) => e.type === 'webhook_endpoint.disabled');
+    expect(told).toMatchObject({ type: 'webhook_endpoint.disabled', data: { id: failing.id, status: 'disabled', disabled_reason: 'failing_for_5_days' } });
+    expect(told!.data.secret).toBeUndefined();
+    const retrieved = await service.http('GET', `/v1/webhook_endpoints/${failing.id}`, { key: shop.apiKey });
+    expect(retrieved.body).toMatchObject({ status: 'disabled', disabled_reason: 'failing_for_5_days' });
+    const listed = await service.http('GET', `/v1/events?type=webhook_endpoint.disabled&object_id=${failing.id}`, { key: shop.apiKey });
+    expect(listed.body.data).toHaveLength(1);
+    const attempts = dead.received.length;
+    await pay(shop);
+    await sleep(1_500);
+    expect(dead.received).toHaveLength(attempts);
+  });
+});
