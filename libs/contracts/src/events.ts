@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'collection.collected',
   'collection.deposit_under_review',
   'settlement.completed',
+  'refund.succeeded',
+  'refund.failed',
   // Not a status change: emitted once, the first time a deposit is seen past due_at unvalidated.
   'collection.deposit_overdue',
   // Not an object's status change: an endpoint the service disabled after failing for 5 days.

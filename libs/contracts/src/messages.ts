@@ -15,6 +15,7 @@ import type {
   JournalEntryResource,
   ListResource,
   PaymentResource,
+  RefundResource,
   TopupResource,
   TrialBalanceResource,
 } from './resources';
@@ -57,8 +58,11 @@ export type FeeUseCase = 'payment' | 'cash_payment' | 'supplier_payment' | 'sett
 /** Movements of physical cash between custody accounts (handover, deposit, write-off): never a fee. */
 export type CashMovementKind = 'cash_handover' | 'cash_deposit' | 'cash_write_off';
 
+/** Money returned: a refund moves the amount back from the merchant to the customer, never with a fee. */
+export type ReturnKind = 'refund';
+
 /** What a transfer is for: its journal entry's kind, and for a fee use case the fee rule. */
-export type TransferUseCase = FeeUseCase | CashMovementKind;
+export type TransferUseCase = FeeUseCase | CashMovementKind | ReturnKind;
 
 /**
  * One balanced movement: `amount` leaves `debitOwner`; the fee of `useCase` goes to the platform.
@@ -130,6 +134,16 @@ export interface PaymentRef {
 
 export interface AuthorizePaymentRequest extends PaymentRef {
   customer: { id: string; currency: Currency };
+}
+
+export interface CreateRefund {
+  /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same refund. */
+  refundId: string;
+  integratorId: string;
+  paymentId: string;
+  /** null: all that is still refundable. */
+  amount: number | null;
+  reason: string | null;
 }
 
 /** Sent by the clock owner after the service clock moved: apply every deadline now passed. */
@@ -216,6 +230,9 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'payments.decline': { request: PaymentRef; reply: PaymentResource };
   'payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
   'payments.list': { request: ListObjects<'order_reference' | 'status' | 'merchant_connection'>; reply: ListResource<PaymentResource> };
+  'payments.refunds.create': { request: CreateRefund; reply: RefundResource };
+  'payments.refunds.retrieve': { request: IntegratorObjectRef; reply: RefundResource };
+  'payments.refunds.list': { request: ListObjects<'payment'>; reply: ListResource<RefundResource> };
 
   /** Recording is idempotent by event id: at-least-once publishers may repeat it. */
   'events.record': { request: IntegrationEvent; reply: { recorded: boolean } };
@@ -270,6 +287,9 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   'payments.decline': 'payments',
   'payments.apply-deadlines': 'payments',
   'payments.list': 'payments',
+  'payments.refunds.create': 'payments',
+  'payments.refunds.retrieve': 'payments',
+  'payments.refunds.list': 'payments',
   'events.record': 'webhooks',
   'webhooks.endpoints.create': 'webhooks',
   'webhooks.endpoints.list': 'webhooks',

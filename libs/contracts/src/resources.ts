@@ -18,8 +18,25 @@ export interface PaymentResource {
   return_url: string;
   fee_amount: number | null;
   net_amount: number | null;
+  /** What succeeded refunds returned to the customer so far (0 until a refund). */
+  amount_refunded: number;
   expires_at: string;
   succeeded_at: string | null;
+  created_at: string;
+}
+
+export type RefundStatus = 'succeeded' | 'failed';
+
+export interface RefundResource {
+  id: string;
+  object: 'refund';
+  payment: string;
+  amount: number;
+  currency: Currency;
+  reason: string | null;
+  /** `pending` only while its ledger step is under way: a create answers once it is decided. */
+  status: RefundStatus | 'pending';
+  failure_reason: 'insufficient_balance' | null;
   created_at: string;
 }
 

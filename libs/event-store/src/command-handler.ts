@@ -15,6 +15,11 @@ export interface Handled<Event, State> {
 }
 
 export const COMMAND_RETRIES_MAX = 5;
+/**
+ * A stream that many requests write at once (a payment whose refunds run concurrently): each conflict
+ * lets one writer through, so up to one retry per concurrent writer.
+ */
+export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 
 /** Folds a stream's recorded events into the aggregate's state. */
 export const fold = <Event extends { type: string }, State>(decider: Decider<unknown, Event, State>, recorded: RecordedEvent[]): State =>
@@ -30,7 +35,7 @@ export async function handleCommand<Command, Event extends { type: string }, Sta
   streamId: string,
   decider: Decider<Command, Event, State>,
   command: Command,
-  { expectNew = false }: { expectNew?: boolean } = {},
+  { expectNew = false, retriesMax = COMMAND_RETRIES_MAX }: { expectNew?: boolean; retriesMax?: number } = {},
 ): Promise<Handled<Event, State>> {
   for (let attempt = 1; ; attempt++) {
     // A command that creates its stream is first tried without reading it (one round trip less);
@@ -48,7 +53,7 @@ export async function handleCommand<Command, Event extends { type: string }, Sta
       );
       return { state: events.reduce(decider.evolve, state), events, revision: appended.nextExpectedRevision };
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= COMMAND_RETRIES_MAX) throw error;
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= retriesMax) throw error;
     }
   }
 }

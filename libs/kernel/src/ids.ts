@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   topup: 'top',
   journalEntry: 'je',
   balanceTransaction: 'txn',
+  refund: 're',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   businessUser: 'usr',

@@ -168,3 +168,59 @@ describe('crash between the supplier payment transfer and its success event', ()
     for (const line of trial.currencies) expect(line.total_debits).toBe(line.total_credits);
   });
 });
+
+describe('crash between a refund’s ledger transfer and its success event', () => {
+  const adminKey = `admin_${randomBase62(32)}`;
+  let dataDir: string;
+  const env = () => ({ DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' });
+  let running: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-refund-'));
+  });
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+  });
+
+  it('resumes after restart: the refund succeeded once, the customer credited once', async () => {
+    running = await startServiceProcess({ ...env(), FAILPOINTS: 'refunds.after-ledger-transfer' });
+    const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
+    const integrator = (await admin('POST', '/admin/v1/integrators', { name: 'Refund shop' })).body;
+    const merchant = (await admin('POST', '/admin/v1/connections', { integrator: integrator.id, kind: 'merchant', name: 'M', currency: 'DZD' })).body;
+    const customer = (await admin('POST', '/admin/v1/customers', { name: 'C', phone: '+213555000444', pin: '1234', currency: 'DZD' })).body;
+    expect((await admin('POST', '/admin/v1/topups', { account: customer.id, amount: 1_000_000, currency: 'DZD' })).status).toBe(201);
+    const key = integrator.api_key;
+    const payment = (
+      await running.http('POST', '/v1/payments', {
+        key,
+        headers: { 'Idempotency-Key': 'refund-crash-1' },
+        body: { amount: 1_000_000, currency: 'DZD', order_reference: 'o', merchant_connection: merchant.id, return_url: 'https://shop.example/r' },
+      })
+    ).body;
+    expect((await running.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key, body: { customer: customer.id } })).body.status).toBe('succeeded');
+
+    // The process dies inside the refund request, its money moved but its outcome not recorded.
+    await expect(running.http('POST', '/v1/refunds', { key, headers: { 'Idempotency-Key': 'refund-1' }, body: { payment: payment.id, amount: 400_000 } })).rejects.toThrow();
+    expect(await running.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(running.output()).toContain('failpoint refunds.after-ledger-transfer');
+
+    running = await startServiceProcess(env());
+    const list = await running.http('GET', `/v1/refunds?payment=${payment.id}`, { key });
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0]).toMatchObject({ status: 'succeeded', amount: 400_000 });
+    expect((await running.http('GET', `/v1/payments/${payment.id}`, { key })).body.amount_refunded).toBe(400_000);
+    expect((await admin('GET', `/admin/v1/balances/${customer.id}`)).body.available).toBe(400_000);
+    expect((await admin('GET', `/admin/v1/ledger/entries?reference=${list.body.data[0].id}`)).body.data).toHaveLength(1);
+    // The same request again (same key): the same refund (or, while the dead request's claim on the key
+    // has not expired, 409 idempotency_key_in_use); never a second refund.
+    const again = await running.http('POST', '/v1/refunds', { key, headers: { 'Idempotency-Key': 'refund-1' }, body: { payment: payment.id, amount: 400_000 } });
+    if (again.status === 409) expect(again.body.error.code).toBe('idempotency_key_in_use');
+    else expect(again.body).toMatchObject({ id: list.body.data[0].id, status: 'succeeded' });
+    expect((await admin('GET', `/admin/v1/balances/${customer.id}`)).body.available).toBe(400_000);
+    const trial = (await admin('GET', '/admin/v1/ledger/trial_balance')).body;
+    for (const line of trial.currencies) expect(line.total_debits).toBe(line.total_credits);
+  });
+});

@@ -8,6 +8,7 @@ import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestH
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
 import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
 import { PaymentsController } from './api/payments.controller';
+import { RefundsController } from './api/refunds.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
 import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
 import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
@@ -26,6 +27,7 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [
         PaymentsController,
+        RefundsController,
         CashPaymentsController,
         CashPaymentsHostedController,
         SupplierPaymentsController,

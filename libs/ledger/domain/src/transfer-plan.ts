@@ -33,15 +33,17 @@ export const CASH_MOVEMENT_KINDS = ['cash_handover', 'cash_deposit', 'cash_write
 
 const isFeeUseCase = (useCase: TransferUseCase): useCase is FeeUseCase => (FEE_USE_CASES as readonly string[]).includes(useCase);
 const isCashMovement = (useCase: TransferUseCase): useCase is CashMovementKind => (CASH_MOVEMENT_KINDS as readonly string[]).includes(useCase);
+/** Movements without a fee rule of their own: they take feeMode none. */
+const isFeeless = (useCase: TransferUseCase): boolean => isCashMovement(useCase) || useCase === 'refund';
 
 const checkTransfer = (request: ExecuteTransfer): void => {
   for (const param of ['operationId', 'reference', 'debitOwner', 'creditOwner'] as const) requireId(request[param], param);
-  if (!isFeeUseCase(request.useCase) && !isCashMovement(request.useCase)) throw new ServiceError('invalid_request', 'unknown useCase', 'useCase');
+  if (!isFeeUseCase(request.useCase) && !isFeeless(request.useCase)) throw new ServiceError('invalid_request', 'unknown useCase', 'useCase');
   if (request.feeMode !== 'deducted' && request.feeMode !== 'added' && request.feeMode !== 'none') {
     throw new ServiceError('invalid_request', 'feeMode must be deducted, added or none', 'feeMode');
   }
-  // A cash movement has no fee rule: it moves the cash itself, whole.
-  if (isCashMovement(request.useCase) && request.feeMode !== 'none') throw new ServiceError('invalid_request', 'a cash movement takes feeMode none', 'feeMode');
+  // A cash movement moves the cash itself, whole; a refund returns money, and the platform keeps its fee.
+  if (isFeeless(request.useCase) && request.feeMode !== 'none') throw new ServiceError('invalid_request', `a ${request.useCase} takes feeMode none`, 'feeMode');
   if (request.debitOwner === request.creditOwner) throw new ServiceError('invalid_request', 'an account cannot pay itself', 'creditOwner');
   requireAmountAndCurrency(request.amount, request.currency);
 };

@@ -12,3 +12,4 @@ export const paymentDecider = { decide, evolve, initialState: initialPayment } s
 };
 
 export const paymentStreamId = (paymentId: string): string => `payment-${paymentId}`;
+export * from './refund';

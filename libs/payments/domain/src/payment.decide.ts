@@ -1,6 +1,6 @@
 import { ServiceError } from '@pay/contracts';
 import type { Currency } from '@pay/kernel';
-import type { Payment, PaymentEvent, PaymentTerms } from './payment';
+import { refundableAmount, type Payment, type PaymentEvent, type PaymentTerms } from './payment';
 
 /** Commands on a payment. Time and new ids arrive on the command: decide stays pure. */
 export type PaymentCommand =
@@ -9,7 +9,10 @@ export type PaymentCommand =
   | { type: 'CompleteAuthorization'; paymentId: string; outcome: AuthorizationOutcome; now: Date }
   | { type: 'DeclinePayment'; paymentId: string; now: Date }
   | { type: 'CancelPayment'; paymentId: string; now: Date }
-  | { type: 'ExpirePayment'; paymentId: string; now: Date };
+  | { type: 'ExpirePayment'; paymentId: string; now: Date }
+  /** amount null: all that is still refundable. A refund id already reserved decides nothing (a retry). */
+  | { type: 'ReserveRefund'; paymentId: string; refundId: string; amount: number | null; reason: string | null; now: Date }
+  | { type: 'SettleRefund'; paymentId: string; refundId: string; refunded: boolean };
 
 export type AuthorizationOutcome =
   | { status: 'completed'; entryId: string; feeAmount: number; netAmount: number }
@@ -34,6 +37,10 @@ export const decide = (command: PaymentCommand, state: Payment): PaymentEvent[] 
       return cancel(command, state);
     case 'ExpirePayment':
       return expire(command, state);
+    case 'ReserveRefund':
+      return reserveRefund(command, state);
+    case 'SettleRefund':
+      return settleRefund(command, state);
     default: {
       const unknown: never = command;
       throw new Error(`unknown payment command ${JSON.stringify(unknown)}`);
@@ -108,3 +115,20 @@ const requireOpen = (state: Payment, now: Date, action: string): Pending => {
 };
 
 const isPastDeadline = (state: Pending, now: Date): boolean => now.getTime() >= Date.parse(state.terms.expiresAt);
+
+const reserveRefund = (command: Extract<PaymentCommand, { type: 'ReserveRefund' }>, state: Payment): PaymentEvent[] => {
+  if (state.status === 'none') throw new Error('payment does not exist');
+  if (state.status !== 'succeeded') throw new ServiceError('invalid_status', `the payment is ${state.status}: only a succeeded payment can be refunded`);
+  if (state.pendingRefunds?.[command.refundId]) return [];
+  const refundable = refundableAmount(state);
+  const amount = command.amount ?? refundable;
+  if (amount < 1 || amount > refundable) {
+    throw new ServiceError('invalid_amount', `the amount to refund must be from 1 to ${refundable}, what is still refundable on this payment`, 'amount');
+  }
+  return [{ type: 'PaymentRefundReserved', paymentId: command.paymentId, refundId: command.refundId, amount, reason: command.reason, reservedAt: command.now.toISOString() }];
+};
+
+const settleRefund = (command: Extract<PaymentCommand, { type: 'SettleRefund' }>, state: Payment): PaymentEvent[] => {
+  if (state.status !== 'succeeded' || !state.pendingRefunds?.[command.refundId]) return []; // settled already
+  return [{ type: 'PaymentRefundSettled', paymentId: command.paymentId, refundId: command.refundId, refunded: command.refunded }];
+};

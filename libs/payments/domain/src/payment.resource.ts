@@ -17,6 +17,7 @@ export const toPaymentResource = (state: Exclude<Payment, { status: 'none' }>): 
     return_url: terms.returnUrl,
     fee_amount: state.status === 'succeeded' ? state.feeAmount : null,
     net_amount: state.status === 'succeeded' ? state.netAmount : null,
+    amount_refunded: state.status === 'succeeded' ? (state.amountRefunded ?? 0) : 0,
     expires_at: terms.expiresAt,
     succeeded_at: state.status === 'succeeded' ? state.succeededAt : null,
     created_at: terms.createdAt,

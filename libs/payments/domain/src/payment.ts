@@ -22,7 +22,18 @@ export type PaymentEvent =
   | { type: 'PaymentSucceeded'; paymentId: string; feeAmount: number; netAmount: number; ledgerEntryId: string; succeededAt: string }
   | { type: 'PaymentDeclined'; paymentId: string; reason: PaymentDeclineReason; declinedAt: string }
   | { type: 'PaymentCanceled'; paymentId: string; canceledAt: string }
-  | { type: 'PaymentExpired'; paymentId: string; expiredAt: string };
+  | { type: 'PaymentExpired'; paymentId: string; expiredAt: string }
+  /** Part of a succeeded payment set aside for a refund, before its ledger step: concurrent refunds never exceed the amount. */
+  | { type: 'PaymentRefundReserved'; paymentId: string; refundId: string; amount: number; reason: string | null; reservedAt: string }
+  /** The refund's outcome: refunded (amount_refunded grows) or failed (the reservation is released). */
+  | { type: 'PaymentRefundSettled'; paymentId: string; refundId: string; refunded: boolean };
+
+/** A refund reserved on the payment and not yet settled. */
+export interface RefundReservation {
+  amount: number;
+  reason: string | null;
+  reservedAt: string;
+}
 
 /** A customer's authorization whose ledger transfer is under way (or done, its outcome not yet recorded). */
 export interface Authorization {
@@ -34,7 +45,17 @@ export interface Authorization {
 export type Payment =
   | { status: 'none' }
   | { status: 'pending'; terms: PaymentTerms; authorization: Authorization | null }
-  | { status: 'succeeded'; terms: PaymentTerms; authorization: Authorization; feeAmount: number; netAmount: number; succeededAt: string }
+  | {
+      status: 'succeeded';
+      terms: PaymentTerms;
+      authorization: Authorization;
+      feeAmount: number;
+      netAmount: number;
+      succeededAt: string;
+      /** Refunded so far, and the refunds reserved whose outcome is not settled (absent: none yet). */
+      amountRefunded?: number;
+      pendingRefunds?: Record<string, RefundReservation>;
+    }
   | { status: 'declined'; terms: PaymentTerms; reason: PaymentDeclineReason; declinedAt: string }
   | { status: 'canceled'; terms: PaymentTerms; canceledAt: string }
   | { status: 'expired'; terms: PaymentTerms; expiredAt: string };
@@ -69,9 +90,24 @@ export const evolve = (state: Payment, event: PaymentEvent): Payment => {
     case 'PaymentExpired':
       if (state.status !== 'pending') return state;
       return { status: 'expired', terms: state.terms, expiredAt: event.expiredAt };
+    case 'PaymentRefundReserved': {
+      if (state.status !== 'succeeded') return state;
+      const reservation: RefundReservation = { amount: event.amount, reason: event.reason, reservedAt: event.reservedAt };
+      return { ...state, pendingRefunds: { ...state.pendingRefunds, [event.refundId]: reservation } };
+    }
+    case 'PaymentRefundSettled': {
+      if (state.status !== 'succeeded') return state;
+      const { [event.refundId]: reservation, ...pendingRefunds } = state.pendingRefunds ?? {};
+      if (!reservation) return state;
+      return { ...state, pendingRefunds, amountRefunded: (state.amountRefunded ?? 0) + (event.refunded ? reservation.amount : 0) };
+    }
     default: {
       const unknown: never = event;
       throw new Error(`unknown payment event ${JSON.stringify(unknown)}`);
     }
   }
 };
+
+/** What can still be refunded: the amount less what is refunded and what pending refunds hold. */
+export const refundableAmount = (state: Extract<Payment, { status: 'succeeded' }>): number =>
+  state.terms.amount - (state.amountRefunded ?? 0) - Object.values(state.pendingRefunds ?? {}).reduce((sum, r) => sum + r.amount, 0);

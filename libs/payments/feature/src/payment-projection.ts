@@ -37,12 +37,15 @@ export async function projectPaymentEvents(events: RecordedEvent[], tx: PoolClie
     if (state.status === 'none') throw new Error(`payment view ${event.paymentId}: no state after ${event.type}`);
     await tx.query({
       name: 'payment-view-update',
-      text: `UPDATE payment_views SET status = $2, authorizing = $3, state = $4, revision = $5, updated_at = now()
+      text: `UPDATE payment_views SET status = $2, authorizing = $3, refunding = $6, state = $4, revision = $5, updated_at = now()
              WHERE payment_id = $1 AND revision < $5`,
-      values: [event.paymentId, state.status, isAuthorizing(state), JSON.stringify(state), revision],
+      values: [event.paymentId, state.status, isAuthorizing(state), JSON.stringify(state), revision, isRefunding(state)],
     });
   }
 }
+
+/** Refunds reserved on the payment whose outcome is not settled. */
+const isRefunding = (state: Existing): boolean => state.status === 'succeeded' && Object.keys(state.pendingRefunds ?? {}).length > 0;
 
 /** A customer's authorization whose ledger step has started and whose outcome is not recorded. */
 const isAuthorizing = (state: Existing): boolean => state.status === 'pending' && state.authorization !== null;

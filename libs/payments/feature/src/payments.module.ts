@@ -8,11 +8,13 @@ import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
 import { listPayments, PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
 import { relayPaymentEvents } from './payment-relay';
 import { PaymentSweeps, PaymentsService, type PaymentsConfig } from './payments.service';
+import { listRefunds, projectRefundEvents, REFUND_EVENT_PREFIX } from './refund-projection';
+import { RefundsService, relayRefundEvents } from './refunds.service';
 
 export const PAYMENTS_MIGRATIONS: MigrationSet = { name: 'payments', dir: join(__dirname, '..', 'migrations') };
 const PAYMENTS_CONFIG = Symbol('PaymentsConfig');
 
-/** An authorization started this long ago without an outcome is taken over by the sweep. */
+/** An authorization or a refund started this long ago without an outcome is taken over by the sweep. */
 const STALLED_AUTHORIZATION_MS = 5_000;
 
 /** Wires the payments app to the bus, its projection and its sweeps (deadlines, stalled authorizations). */
@@ -23,6 +25,9 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly sweeps: PaymentSweeps;
   private readonly projection: CatchUpSubscription;
   private readonly relay: CatchUpSubscription;
+  private readonly refunds: RefundsService;
+  private readonly refundProjection: CatchUpSubscription;
+  private readonly refundRelay: CatchUpSubscription;
   private readonly sweeper: Sweeper;
 
   constructor(
@@ -50,12 +55,34 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
       handle: (events) => relayPaymentEvents(store, bus, events),
       onError: (error) => this.logger.warn(`event relay will retry: ${String(error)}`),
     });
+    this.refunds = new RefundsService(store, bus, clock, config.ledgerTimeoutMs);
+    this.refundProjection = new CatchUpSubscription({
+      subscriptionId: 'payments.refund-views',
+      store,
+      pool,
+      typePrefixes: [REFUND_EVENT_PREFIX],
+      handle: projectRefundEvents,
+      onError: (error) => this.logger.error(`refund projection: ${String(error)}`),
+    });
+    this.refundRelay = new CatchUpSubscription({
+      subscriptionId: 'payments.refund-events',
+      store,
+      pool,
+      typePrefixes: [REFUND_EVENT_PREFIX],
+      handle: (events) => relayRefundEvents(store, bus, events),
+      onError: (error) => this.logger.warn(`refund event relay will retry: ${String(error)}`),
+    });
     this.sweeper = new Sweeper(
       {
         due: (now, limit) => this.sweeps.dueForExpiry(now, limit),
         applyDeadline: (id) => this.service.expire(id),
-        stalled: (olderThanMs, limit) => this.sweeps.stalledAuthorizations(olderThanMs, limit),
-        resume: (id) => this.service.finishAuthorization(id),
+        // A payment's authorization, or its refunds reserved and not settled.
+        stalled: (olderThanMs, limit) => this.sweeps.stalled(olderThanMs, limit),
+        resume: async (id) => {
+          const payment = await this.service.finishAuthorization(id);
+          await this.refunds.finishPending(id);
+          return payment;
+        },
       },
       this.projection,
       clock,
@@ -76,18 +103,28 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
       await this.projection.catchUp();
       return listPayments(this.pool, m);
     });
+    this.bus.handle('payments.refunds.create', (m) => this.refunds.create(m));
+    this.bus.handle('payments.refunds.retrieve', ({ integratorId, id }) => this.refunds.retrieve(integratorId, id));
+    this.bus.handle('payments.refunds.list', async (m) => {
+      await this.refundProjection.catchUp();
+      return listRefunds(this.pool, m);
+    });
     this.bus.handle('payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
       return { applied: await this.sweeper.applyDeadlines() };
     });
     await this.projection.start();
     await this.relay.start();
-    // A crash may have left authorizations half done: finish them before serving.
+    await this.refundProjection.start();
+    await this.refundRelay.start();
+    // A crash may have left authorizations or refunds half done: finish them before serving.
     await this.sweeper.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.sweeper.stop();
+    await this.refundRelay.stop();
+    await this.refundProjection.stop();
     await this.relay.stop();
     await this.projection.stop();
   }

@@ -172,11 +172,11 @@ export class PaymentSweeps {
     return rows.map((r) => r.payment_id);
   }
 
-  /** Authorizations started more than `olderThanMs` ago (real time) whose outcome is not recorded. */
-  async stalledAuthorizations(olderThanMs: number, limit: number): Promise<string[]> {
+  /** Authorizations or refunds started more than `olderThanMs` ago (real time) whose outcome is not recorded. */
+  async stalled(olderThanMs: number, limit: number): Promise<string[]> {
     const { rows } = await this.pool.query<{ payment_id: string }>({
-      name: 'payments-stalled-authorizations',
-      text: `SELECT payment_id FROM payment_views WHERE authorizing AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
+      name: 'payments-stalled',
+      text: `SELECT payment_id FROM payment_views WHERE (authorizing OR refunding) AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
       values: [olderThanMs / 1000, limit],
     });
     return rows.map((r) => r.payment_id);
