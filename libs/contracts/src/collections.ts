@@ -75,6 +75,8 @@ export interface CollectionsTopics {
   'collections.resolve-deposit': { request: ResolveDepositRequest; reply: CollectionResource };
   'collections.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
   'collections.list': { request: ListObjects<'order_reference' | 'status'>; reply: ListResource<CollectionResource> };
+  /** Every collection whose cash is collected and not yet settled (finance's cash in transit), oldest first. */
+  'collections.unsettled': { request: { limit: number }; reply: CollectionResource[] };
 }
 
 export const COLLECTIONS_TOPICS = [
@@ -85,4 +87,5 @@ export const COLLECTIONS_TOPICS = [
   'collections.resolve-deposit',
   'collections.apply-deadlines',
   'collections.list',
+  'collections.unsettled',
 ] as const satisfies readonly (keyof CollectionsTopics)[];

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   authentication_required: 401,
   connection_not_authorized: 403,
   beneficiary_not_authorized: 403,
+  /** A valid key without the right to this route (a finance key on anything but the ledger's reads). */
+  forbidden: 403,
   resource_not_found: 404,
   invalid_status: 409,
   idempotency_key_reused: 409,

@@ -8,6 +8,10 @@ import type { SupplierPaymentsTopics } from './supplier-payments';
 import { SUPPLIER_PAYMENTS_TOPICS } from './supplier-payments';
 import type {
   BalanceResource,
+  CashInTransitResource,
+  FeeRevenueResource,
+  LedgerAccountResource,
+  StatementResource,
   BalanceTransactionResource,
   DeliveryResource,
   EndpointDeliveryResource,
@@ -42,6 +46,8 @@ export interface OpenAccount {
 
 export interface GetBalance {
   owner: string;
+  /** ISO time: the balance as it stood then (movements created at or before it). */
+  asOf?: string;
 }
 
 export interface CreateTopup {
@@ -100,8 +106,29 @@ export interface FeeQuote {
   debitedAmount: number;
 }
 
-export interface ListEntries {
-  reference: string;
+/** Entries of one reference, or of one account over a period; oldest first. */
+export type ListEntries =
+  | { reference: string }
+  | { account: string; from?: string; to?: string; limit: number; startingAfter?: string };
+
+export interface ListLedgerAccounts {
+  kind?: string;
+  currency?: string;
+  limit: number;
+  startingAfter?: string;
+}
+
+export interface StatementRequest {
+  account: string;
+  from: string;
+  to: string;
+  limit: number;
+  startingAfter?: string;
+}
+
+export interface Period {
+  from: string;
+  to: string;
 }
 
 /** A connection's movements, newest first (the gateway has checked that the connection is the caller's). */
@@ -217,7 +244,12 @@ export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, Colle
   'ledger.topup': { request: CreateTopup; reply: TopupResource };
   'ledger.transfer': { request: ExecuteTransfer; reply: TransferOutcome };
   'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
-  'ledger.trial-balance': { request: Record<string, never>; reply: TrialBalanceResource };
+  'ledger.trial-balance': { request: { asOf?: string }; reply: TrialBalanceResource };
+  'ledger.accounts.list': { request: ListLedgerAccounts; reply: ListResource<LedgerAccountResource> };
+  'ledger.statement': { request: StatementRequest; reply: StatementResource };
+  'ledger.fee-revenue': { request: Period; reply: FeeRevenueResource };
+  /** The cash custody balances per currency (the collections behind them come from the collections app). */
+  'ledger.cash-custody': { request: Record<string, never>; reply: Omit<CashInTransitResource, 'collections'> };
   'ledger.fee-quote': { request: FeeQuoteRequest; reply: FeeQuote };
   'ledger.balance-transactions.list': { request: ListBalanceTransactions; reply: ListResource<BalanceTransactionResource> };
   /** Any connection's movement by id: the gateway answers 404 unless its connection is the caller's. */
@@ -277,6 +309,10 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   'ledger.transfer': 'ledger',
   'ledger.entries': 'ledger',
   'ledger.trial-balance': 'ledger',
+  'ledger.accounts.list': 'ledger',
+  'ledger.statement': 'ledger',
+  'ledger.fee-revenue': 'ledger',
+  'ledger.cash-custody': 'ledger',
   'ledger.fee-quote': 'ledger',
   'ledger.balance-transactions.list': 'ledger',
   'ledger.balance-transactions.retrieve': 'ledger',

@@ -180,3 +180,51 @@ export interface DeliveryResource {
   next_attempt_at: string | null;
   created_at: string;
 }
+
+// ---- finance (read-only ledger access) ----
+export interface LedgerAccountResource {
+  object: 'ledger_account';
+  id: string;
+  kind: string;
+  currency: Currency;
+  balance: number;
+  created_at: string;
+}
+
+export interface StatementLineResource {
+  entry: string;
+  reference: string;
+  kind: string;
+  created_at: string;
+  direction: 'debit' | 'credit';
+  amount: number;
+  /** The running balance after this line. */
+  balance_after: number;
+}
+
+export interface StatementResource {
+  object: 'statement';
+  account: string;
+  currency: Currency;
+  from: string;
+  to: string;
+  opening_balance: number;
+  closing_balance: number;
+  total_debits: number;
+  total_credits: number;
+  lines: StatementLineResource[];
+  has_more: boolean;
+}
+
+export interface FeeRevenueResource {
+  object: 'fee_revenue';
+  from: string;
+  to: string;
+  currencies: { currency: Currency; total: number; by_use_case: { payment: number; cash_payment: number; supplier_payment: number; settlement: number } }[];
+}
+
+export interface CashInTransitResource {
+  object: 'cash_in_transit';
+  currencies: { currency: Currency; with_carriers: number; at_cash_points: number }[];
+  collections: { id: string; amount: number; currency: Currency; status: string; collected_at: string | null; due_at: string | null; overdue: boolean; point: string | null }[];
+}

@@ -97,3 +97,13 @@ export async function listCollections(pool: Pool, query: ListObjects<'order_refe
   });
   return { object: 'list', data: states.map((state) => toCollectionResource(state, now)), has_more: hasMore };
 }
+
+/** Collections whose cash is collected and not yet settled (finance's cash in transit), oldest first. */
+export async function unsettledCollections(pool: Pool, limit: number, now: Date): Promise<CollectionResource[]> {
+  const { rows } = await pool.query<{ state: Existing }>({
+    name: 'collection-views-unsettled',
+    text: `SELECT state FROM collection_views WHERE status IN ('collected_awaiting_deposit', 'deposit_under_review') ORDER BY seq LIMIT $1`,
+    values: [limit],
+  });
+  return rows.map((row) => toCollectionResource(row.state, now));
+}

@@ -5,7 +5,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
-import { COLLECTION_EVENT_PREFIX, listCollections, projectCollectionEvents } from './collection-projection';
+import { COLLECTION_EVENT_PREFIX, listCollections, projectCollectionEvents, unsettledCollections } from './collection-projection';
 import { relayCollectionEvents } from './collection-relay';
 import { CollectionSweeps, CollectionsService, type CollectionsConfig } from './collections.service';
 
@@ -82,6 +82,10 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('collections.list', async (m) => {
       await this.projection.catchUp();
       return listCollections(this.pool, m, this.clock.now());
+    });
+    this.bus.handle('collections.unsettled', async ({ limit }) => {
+      await this.projection.catchUp();
+      return unsettledCollections(this.pool, limit, this.clock.now());
     });
     this.bus.handle('collections.confirm-handover', (m) => s.confirmHandover(m));
     this.bus.handle('collections.validate-deposit', (m) => s.validateDeposit(m));

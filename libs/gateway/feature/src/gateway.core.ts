@@ -5,7 +5,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
 import type { Currency, OffsetClock } from '@pay/kernel';
 import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
-import { ApiKeyAuthenticator, checkAdminKey } from './auth/auth';
+import { AdminAuthenticator, ApiKeyAuthenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limiter';
 import { DirectoryRepository, type ApiKeyRecord, type Connection } from './directory/directory.repository';
 import { PeopleRepository } from './directory/people.repository';
@@ -38,6 +38,7 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
   readonly people: PeopleRepository;
   readonly handoverCodes: HandoverCodes;
   private readonly authenticator: ApiKeyAuthenticator;
+  private readonly adminAuthenticator: AdminAuthenticator;
   private readonly logger = new Logger('gateway');
   private purgeTimer: NodeJS.Timeout | undefined;
   /** Connections never change once created: each is read from PostgreSQL once. */
@@ -63,6 +64,7 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
     this.people = new PeopleRepository(pool);
     this.handoverCodes = new HandoverCodes(pool);
     this.authenticator = new ApiKeyAuthenticator(this.directory, new RateLimiter(config.rateLimitPerSecond));
+    this.adminAuthenticator = new AdminAuthenticator(config.adminApiKey, this.directory);
   }
 
   onModuleInit(): void {
@@ -80,8 +82,14 @@ export class GatewayCore implements OnModuleInit, OnApplicationShutdown {
     return this.authenticator.authenticate(request, reply);
   }
 
-  authenticateAdmin(request: FastifyRequest): void {
-    checkAdminKey(request, this.config.adminApiKey);
+  /** The admin key; a finance key is 403 forbidden here. */
+  authenticateAdmin(request: FastifyRequest): Promise<void> {
+    return this.adminAuthenticator.admin(request);
+  }
+
+  /** The ledger's reads: the admin key or a finance key. */
+  authenticateFinance(request: FastifyRequest): Promise<void> {
+    return this.adminAuthenticator.financeOrAdmin(request);
   }
 
   forgetKey(keyId: string): void {

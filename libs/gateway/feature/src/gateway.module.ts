@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 import { AdminController } from './admin/admin.controller';
+import { FinanceController } from './admin/finance.controller';
 import { BalancesController } from './api/balances.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
 import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
@@ -41,6 +42,7 @@ export class GatewayModule {
         AgentAppController,
         HandoverCodeController,
         AdminController,
+        FinanceController,
         PeopleController,
         ...(config.sandbox
           ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]

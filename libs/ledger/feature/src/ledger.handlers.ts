@@ -8,7 +8,11 @@ export function registerLedgerHandlers(bus: MessageBus, service: LedgerService):
   bus.handle('ledger.topup', (request) => service.topup(request));
   bus.handle('ledger.transfer', (request) => service.transfer(request));
   bus.handle('ledger.entries', (request) => service.entries(request));
-  bus.handle('ledger.trial-balance', () => service.trialBalance());
+  bus.handle('ledger.trial-balance', (request) => service.trialBalance(request));
+  bus.handle('ledger.accounts.list', (request) => service.finance.accounts(request));
+  bus.handle('ledger.statement', (request) => service.finance.statement(request));
+  bus.handle('ledger.fee-revenue', (request) => service.finance.feeRevenue(request));
+  bus.handle('ledger.cash-custody', () => service.finance.cashCustody());
   bus.handle('ledger.fee-quote', async (request) => service.feeQuote(request));
   bus.handle('ledger.balance-transactions.list', (request) => service.balanceTransactions.list(request));
   bus.handle('ledger.balance-transactions.retrieve', ({ id }) => service.balanceTransactions.retrieve(id));

@@ -20,6 +20,7 @@ import { type Clock, type Currency, iso, newId } from '@pay/kernel';
 import { allowsNegativeBalance, checkOpenAccount, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
 import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
+import { FinanceReads } from './finance-reads';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
 import { inTransaction, once, requestHash, storeOutcome } from './transaction';
 
@@ -36,6 +37,8 @@ const ENTRIES_PAGE_MAX = 100;
 export class LedgerService {
   /** Each connection's movements, as integrators read them. */
   readonly balanceTransactions: BalanceTransactions;
+  /** What finance reads: statements, balances as of a time, fee revenue, cash custody. */
+  readonly finance: FinanceReads;
 
   constructor(
     private readonly pool: Pool,
@@ -43,6 +46,7 @@ export class LedgerService {
     private readonly schedule: FeeSchedule,
   ) {
     this.balanceTransactions = new BalanceTransactions(pool);
+    this.finance = new FinanceReads(pool);
   }
 
   /** Idempotent by owner: opening again answers the account; another currency is refused. */
@@ -63,10 +67,11 @@ export class LedgerService {
     return { object: 'balance', owner: request.owner, currency: account.currency, available: account.balance };
   }
 
-  async getBalance({ owner }: GetBalance): Promise<BalanceResource> {
+  async getBalance({ owner, asOf }: GetBalance): Promise<BalanceResource> {
     const account = await this.findAccount(owner);
     if (!account) throw notFound('account', String(owner));
-    return { object: 'balance', owner, currency: account.currency, available: account.balance };
+    const available = asOf === undefined ? account.balance : await this.finance.balanceAsOf(owner, asOf);
+    return { object: 'balance', owner, currency: account.currency, available };
   }
 
   private async findAccount(id: string): Promise<AccountRow | undefined> {
@@ -134,8 +139,10 @@ export class LedgerService {
     );
   }
 
-  /** Entries of one reference (an object id), oldest first. */
-  async entries({ reference }: ListEntries): Promise<ListResource<JournalEntryResource>> {
+  /** Entries of one reference (an object id), or of one account over a period, oldest first. */
+  async entries(query: ListEntries): Promise<ListResource<JournalEntryResource>> {
+    if (!('reference' in query)) return this.finance.entriesOfAccount(query);
+    const { reference } = query;
     const { rows } = await this.pool.query<{ id: string; reference: string; kind: string; created_at: Date; postings: PostingResource[] }>({
       name: 'ledger.entries-by-reference',
       text: `
@@ -153,7 +160,8 @@ export class LedgerService {
   }
 
   /** Total debits and credits of every posting, per currency: equal when the books balance. */
-  async trialBalance(): Promise<TrialBalanceResource> {
+  async trialBalance({ asOf }: { asOf?: string } = {}): Promise<TrialBalanceResource> {
+    if (asOf !== undefined) return this.finance.trialBalanceAsOf(asOf);
     const { rows } = await this.pool.query<{ currency: Currency; total_debits: number; total_credits: number }>({
       name: 'ledger.trial-balance',
       text: `

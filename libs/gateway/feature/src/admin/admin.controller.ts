@@ -1,23 +1,19 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   notFound,
   ServiceError,
-  type BalanceResource,
   type CollectionResource,
   type ConnectionKind,
   type ConnectionResource,
   type CustomerResource,
-  type JournalEntryResource,
-  type ListResource,
   type TopupResource,
-  type TrialBalanceResource,
 } from '@pay/contracts';
-import { AMOUNT_MAX_MINOR, CURRENCIES, newId, type Currency } from '@pay/kernel';
+import { AMOUNT_MAX_MINOR, newId, type Currency } from '@pay/kernel';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
 import { GatewayCore } from '../gateway.core';
-import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody, validateQuery } from '../http/validation';
+import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -54,10 +50,6 @@ class TopupBody {
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
 }
 
-class EntriesQuery {
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) reference?: string;
-}
-
 /**
  * A back-office resolution of a deposit under review: `accept_received` (no other field), or
  * `correct` with the recounted `amount_received` (an integer from 0, minor units).
@@ -68,14 +60,6 @@ class ResolveDepositBody {
 }
 
 const LEDGER_OWNER = /^(cus|conn|ben)_[A-Za-z0-9]{1,64}$/;
-/**
- * Accounts whose balance finance may read: an owner's, a cash point's in one currency (`cp_…:<CUR>`),
- * or the platform's by name (`platform:cash_in_transit:DZD`).
- */
-const BALANCE_ACCOUNT = new RegExp(
-  `^((cus|conn|ben)_[A-Za-z0-9]{1,64}|cp_[A-Za-z0-9]{1,64}:(${CURRENCIES.join('|')})|platform:(fees|funding|cash|cash_in_transit):(${CURRENCIES.join('|')}))$`,
-);
-const CASH_POINT_ID = /^cp_[A-Za-z0-9]{1,64}$/;
 
 /**
  * The admin API (contract section 7): the back office, and the stand-in for the service's own business
@@ -88,16 +72,26 @@ export class AdminController {
   @Post('integrators')
   @HttpCode(201)
   async createIntegrator(@Req() request: FastifyRequest, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const { name } = validateBody(NameBody, body);
     const { integrator, apiKey, apiKeyId } = await this.gateway.directory.createIntegrator(name, this.now());
     return { ...integrator, api_key: apiKey, api_key_id: apiKeyId };
   }
 
+  /** A read-only key for finance: every GET of the ledger and balances, nothing else. Shown only here. */
+  @Post('finance_keys')
+  @HttpCode(201)
+  async createFinanceKey(@Req() request: FastifyRequest, @Body() body: unknown) {
+    await this.gateway.authenticateAdmin(request);
+    const { name } = validateBody(NameBody, body);
+    const { keyId, secret } = await this.gateway.directory.createFinanceKey(name, this.now());
+    return { id: keyId, object: 'api_key', role: 'finance', name, api_key: secret, status: 'active' };
+  }
+
   @Post('integrators/:id/api_keys')
   @HttpCode(201)
   async createApiKey(@Req() request: FastifyRequest, @Param('id') integratorId: string, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     requireEmptyBody(body);
     if (!(await this.gateway.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
     const { keyId, secret } = await this.gateway.directory.createApiKey(integratorId, this.now());
@@ -107,7 +101,7 @@ export class AdminController {
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
   async revokeApiKey(@Req() request: FastifyRequest, @Param('id') keyId: string, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     requireEmptyBody(body);
     const revoked = await this.gateway.directory.revokeKey(keyId, this.now());
     if (!revoked) throw notFound('API key', keyId);
@@ -118,7 +112,7 @@ export class AdminController {
   @Post('connections')
   @HttpCode(201)
   async createConnection(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ConnectionResource> {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(ConnectionBody, body);
     if (!(await this.gateway.directory.integratorExists(input.integrator))) {
       throw new ServiceError('invalid_request', `no such integrator: '${input.integrator}'`, 'integrator');
@@ -132,7 +126,7 @@ export class AdminController {
   @Post('customers')
   @HttpCode(201)
   async createCustomer(@Req() request: FastifyRequest, @Body() body: unknown): Promise<CustomerResource> {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(CustomerBody, body);
     const id = newId('customer');
     await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
@@ -142,7 +136,7 @@ export class AdminController {
   @Post('beneficiaries')
   @HttpCode(201)
   async createBeneficiary(@Req() request: FastifyRequest, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(BeneficiaryBody, body);
     const business = await this.gateway.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
@@ -158,7 +152,7 @@ export class AdminController {
   @Post('beneficiaries/:id/revoke')
   @HttpCode(200)
   async revokeBeneficiary(@Req() request: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     requireEmptyBody(body);
     return this.gateway.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
   }
@@ -166,7 +160,7 @@ export class AdminController {
   @Post('cash_points')
   @HttpCode(201)
   async createCashPoint(@Req() request: FastifyRequest, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(CashPointBody, body);
     return this.gateway.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
   }
@@ -179,23 +173,13 @@ export class AdminController {
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
   ): Promise<TopupResource> {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(TopupBody, body);
     if (!LEDGER_OWNER.test(input.account)) throw new ServiceError('invalid_request', 'account must be a cus_, conn_ or ben_ id', 'account');
     const key = checkIdempotencyKey(idempotencyKey);
     return this.gateway.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/topups', body, objectKind: 'topup', reply }, (topupId) =>
       this.gateway.bus.request('ledger.topup', { topupId, owner: input.account, amount: input.amount, currency: input.currency }),
     );
-  }
-
-  @Get('balances/:owner')
-  async balance(@Req() request: FastifyRequest, @Param('owner') owner: string): Promise<BalanceResource> {
-    this.gateway.authenticateAdmin(request);
-    if (CASH_POINT_ID.test(owner)) {
-      throw new ServiceError('invalid_request', `a cash point holds one account per currency: ask for ${owner}:<currency>, e.g. ${owner}:DZD`, 'owner');
-    }
-    if (!BALANCE_ACCOUNT.test(owner)) throw notFound('account', owner);
-    return this.gateway.bus.request('ledger.get-balance', { owner });
   }
 
   /**
@@ -206,7 +190,7 @@ export class AdminController {
   @Post('collections/:id/resolve_deposit')
   @HttpCode(200)
   async resolveDeposit(@Req() request: FastifyRequest, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(ResolveDepositBody, body);
     if (input.resolution === 'accept_received') {
       if (input.amount_received !== undefined) throw new ServiceError('invalid_request', 'accept_received takes no amount_received', 'amount_received');
@@ -214,20 +198,6 @@ export class AdminController {
     }
     if (input.amount_received === undefined) throw new ServiceError('invalid_request', 'amount_received is required to correct the count', 'amount_received');
     return this.gateway.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: 30_000 });
-  }
-
-  @Get('ledger/entries')
-  async entries(@Req() request: FastifyRequest, @Query() query: unknown): Promise<ListResource<JournalEntryResource>> {
-    this.gateway.authenticateAdmin(request);
-    const { reference } = validateQuery(EntriesQuery, query);
-    if (reference === undefined) throw new ServiceError('invalid_request', 'reference is required', 'reference');
-    return this.gateway.bus.request('ledger.entries', { reference });
-  }
-
-  @Get('ledger/trial_balance')
-  async trialBalance(@Req() request: FastifyRequest): Promise<TrialBalanceResource> {
-    this.gateway.authenticateAdmin(request);
-    return this.gateway.bus.request('ledger.trial-balance', {});
   }
 
   private now(): Date {

@@ -40,7 +40,7 @@ export class PeopleController {
   @Post('business_users')
   @HttpCode(201)
   async createBusinessUser(@Req() request: FastifyRequest, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(BusinessUserBody, body);
     const business = await this.gateway.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
@@ -52,7 +52,7 @@ export class PeopleController {
   @Post('agents')
   @HttpCode(201)
   async createAgent(@Req() request: FastifyRequest, @Body() body: unknown) {
-    this.gateway.authenticateAdmin(request);
+    await this.gateway.authenticateAdmin(request);
     const input = validateBody(AgentBody, body);
     try {
       await this.gateway.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });

@@ -18,6 +18,8 @@ export interface ListQueryOptions<F extends string> {
   oneOf?: Partial<Record<F, readonly string[]>>;
   /** Whether the list takes `created_gte` and `created_lt`. */
   createdRange?: boolean;
+  /** What an id of this list looks like (default: a prefixed id such as `pay_…`). */
+  idPattern?: RegExp;
 }
 
 /**
@@ -38,7 +40,7 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
     throw new ServiceError('invalid_request', `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`, 'limit');
   }
   const startingAfter = params['starting_after'] as string | undefined;
-  if (startingAfter !== undefined && !ID.test(startingAfter)) throw new ServiceError('invalid_request', 'starting_after must be an id of this list', 'starting_after');
+  if (startingAfter !== undefined && !(options.idPattern ?? ID).test(startingAfter)) throw new ServiceError('invalid_request', 'starting_after must be an id of this list', 'starting_after');
   const chosen: Partial<Record<F, string>> = {};
   for (const filter of filters) {
     const value = params[filter] as string | undefined;
@@ -65,7 +67,7 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
 /** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`), normalised to UTC. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-function isoTime(params: Record<string, unknown>, name: string): string | undefined {
+export function isoTime(params: Record<string, unknown>, name: string): string | undefined {
   const value = params[name] as string | undefined;
   if (value === undefined) return undefined;
   const time = ISO_TIME.test(value) ? new Date(value) : undefined;

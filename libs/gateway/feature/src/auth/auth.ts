@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
-import type { ApiKeyRecord, DirectoryRepository } from '../directory/directory.repository';
+import { FINANCE_KEY_PREFIX, type ApiKeyRecord, type DirectoryRepository } from '../directory/directory.repository';
 import type { RateLimiter } from './rate-limiter';
 
 const KEY_CACHE_TTL_MS = 2_000;
@@ -62,9 +62,39 @@ export class ApiKeyAuthenticator {
   }
 }
 
-/** The admin API key, compared in constant time; an integrator key there is 401 too. */
-export const checkAdminKey = (request: FastifyRequest, adminApiKey: string): void => {
-  const given = Buffer.from(bearerToken(request));
+/** Whether the bearer is the admin API key, compared in constant time. */
+const isAdminKey = (token: string, adminApiKey: string): boolean => {
+  const given = Buffer.from(token);
   const expected = Buffer.from(adminApiKey);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthenticated('the admin API key is required');
+  return given.length === expected.length && timingSafeEqual(given, expected);
 };
+
+/**
+ * The back office's keys. The admin key may call every /admin/v1 route; a finance key only the ledger's
+ * reads (`forbidden` elsewhere); an integrator key or anything else is 401.
+ */
+export class AdminAuthenticator {
+  constructor(
+    private readonly adminApiKey: string,
+    private readonly directory: DirectoryRepository,
+  ) {}
+
+  /** Admin key only: a valid finance key is 403 forbidden, anything else 401. */
+  async admin(request: FastifyRequest): Promise<void> {
+    const token = bearerToken(request);
+    if (isAdminKey(token, this.adminApiKey)) return;
+    if (await this.isFinanceKey(token)) throw new ServiceError('forbidden', 'a finance key may only read the ledger (GET /admin/v1/ledger/…, balances)');
+    throw unauthenticated('the admin API key is required');
+  }
+
+  /** The ledger's reads: the admin key or a finance key. */
+  async financeOrAdmin(request: FastifyRequest): Promise<void> {
+    const token = bearerToken(request);
+    if (isAdminKey(token, this.adminApiKey) || (await this.isFinanceKey(token))) return;
+    throw unauthenticated('the admin API key or a finance key is required');
+  }
+
+  private isFinanceKey(token: string): Promise<boolean> {
+    return token.startsWith(FINANCE_KEY_PREFIX) ? this.directory.isActiveFinanceKey(token) : Promise.resolve(false);
+  }
+}

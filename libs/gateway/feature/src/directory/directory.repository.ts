@@ -26,6 +26,8 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 
 /** API keys are 32 random base62 characters after `sk_` (~190 bits): a fast hash is enough to store them. */
 export const newApiKeySecret = (): string => `sk_${randomBase62(32)}`;
+export const FINANCE_KEY_PREFIX = 'fk_';
+const newFinanceKeySecret = (): string => `${FINANCE_KEY_PREFIX}${randomBase62(32)}`;
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -74,15 +76,37 @@ export class DirectoryRepository {
   async findActiveKey(secret: string): Promise<ApiKeyRecord | undefined> {
     const { rows } = await this.pool.query<{ id: string; integrator_id: string }>({
       name: 'gw-find-active-key',
-      text: `SELECT id, integrator_id FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active'`,
+      text: `SELECT id, integrator_id FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active' AND role = 'integrator'`,
       values: [sha256(secret)],
     });
     const row = rows[0];
     return row && { keyId: row.id, integratorId: row.integrator_id };
   }
 
-  async revokeKey(keyId: string, now: Date): Promise<{ id: string; integratorId: string; createdAt: string; revokedAt: string } | undefined> {
-    const { rows } = await this.pool.query<{ id: string; integrator_id: string; created_at: Date; revoked_at: Date }>(
+  /** A read-only key for finance (the ledger's reads); the secret is shown once, by the caller. */
+  async createFinanceKey(name: string, now: Date): Promise<{ keyId: string; secret: string }> {
+    const keyId = newId('apiKey');
+    const secret = newFinanceKeySecret();
+    await this.pool.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4)`, [
+      keyId,
+      sha256(secret),
+      now,
+      name,
+    ]);
+    return { keyId, secret };
+  }
+
+  async isActiveFinanceKey(secret: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'gw-find-finance-key',
+      text: `SELECT 1 FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active' AND role = 'finance'`,
+      values: [sha256(secret)],
+    });
+    return (rowCount ?? 0) > 0;
+  }
+
+  async revokeKey(keyId: string, now: Date): Promise<{ id: string; integratorId: string | null; createdAt: string; revokedAt: string } | undefined> {
+    const { rows } = await this.pool.query<{ id: string; integrator_id: string | null; created_at: Date; revoked_at: Date }>(
       `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
        RETURNING id, integrator_id, created_at, revoked_at`,
       [keyId, now],

@@ -1,0 +1,179 @@
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { stringify } from 'csv-stringify/sync';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  notFound,
+  ServiceError,
+  type BalanceResource,
+  type CashInTransitResource,
+  type FeeRevenueResource,
+  type JournalEntryResource,
+  type LedgerAccountResource,
+  type ListResource,
+  type StatementResource,
+  type TrialBalanceResource,
+} from '@pay/contracts';
+import { CURRENCIES } from '@pay/kernel';
+import { isoTime, parseListQuery } from '../api/list-query';
+import { GatewayCore } from '../gateway.core';
+
+/**
+ * Accounts whose balance finance may read: an owner's, a cash point's in one currency (`cp_…:<CUR>`),
+ * or the platform's by name (`platform:cash_in_transit:DZD`).
+ */
+const BALANCE_ACCOUNT = new RegExp(
+  `^((cus|conn|ben)_[A-Za-z0-9]{1,64}|cp_[A-Za-z0-9]{1,64}:(${CURRENCIES.join('|')})|platform:(fees|funding|cash|cash_in_transit):(${CURRENCIES.join('|')}))$`,
+);
+const CASH_POINT_ID = /^cp_[A-Za-z0-9]{1,64}$/;
+/** Any ledger account id: an owner's id, `cp_…:<CUR>` or `platform:<kind>:<CUR>`. */
+const ACCOUNT_ID = /^[A-Za-z0-9_:]{1,100}$/;
+const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit'] as const;
+export const STATEMENT_LIMIT_DEFAULT = 100;
+export const STATEMENT_LIMIT_MAX = 1000;
+/** Collections listed behind the cash in transit: the oldest this many (the totals cover all). */
+const CASH_IN_TRANSIT_COLLECTIONS_MAX = 1000;
+
+/**
+ * Finance's read-only access to the ledger (admin key or a finance key): balances and the trial
+ * balance as of a time, accounts, statements, entries, fee revenue and cash in transit; CSV for
+ * entries, statements and fee revenue with `Accept: text/csv`.
+ */
+@Controller('admin/v1')
+export class FinanceController {
+  constructor(private readonly gateway: GatewayCore) {}
+
+  @Get('balances/:owner')
+  async balance(@Req() request: FastifyRequest, @Param('owner') owner: string, @Query() query: unknown): Promise<BalanceResource> {
+    await this.gateway.authenticateFinance(request);
+    const { as_of: asOf } = timeParams(query, [], ['as_of']);
+    if (CASH_POINT_ID.test(owner)) {
+      throw new ServiceError('invalid_request', `a cash point holds one account per currency: ask for ${owner}:<currency>, e.g. ${owner}:DZD`, 'owner');
+    }
+    if (!BALANCE_ACCOUNT.test(owner)) throw notFound('account', owner);
+    return this.gateway.bus.request('ledger.get-balance', { owner, ...(asOf === undefined ? {} : { asOf }) });
+  }
+
+  @Get('ledger/trial_balance')
+  async trialBalance(@Req() request: FastifyRequest, @Query() query: unknown): Promise<TrialBalanceResource> {
+    await this.gateway.authenticateFinance(request);
+    const { as_of: asOf } = timeParams(query, [], ['as_of']);
+    return this.gateway.bus.request('ledger.trial-balance', asOf === undefined ? {} : { asOf });
+  }
+
+  @Get('ledger/accounts')
+  async accounts(@Req() request: FastifyRequest, @Query() query: unknown): Promise<ListResource<LedgerAccountResource>> {
+    await this.gateway.authenticateFinance(request);
+    const { limit, startingAfter, filters } = parseListQuery(query, ['kind', 'currency'] as const, { oneOf: { kind: ACCOUNT_KINDS, currency: CURRENCIES }, idPattern: ACCOUNT_ID });
+    return this.gateway.bus.request('ledger.accounts.list', { limit, ...(startingAfter === undefined ? {} : { startingAfter }), ...filters });
+  }
+
+  @Get('ledger/accounts/:id/statement')
+  async statement(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') account: string, @Query() query: unknown): Promise<StatementResource | string> {
+    await this.gateway.authenticateFinance(request);
+    const { from, to, limit, starting_after: startingAfter } = timeParams(query, ['from', 'to'], [], ['limit', 'starting_after']);
+    const statement = await this.gateway.bus.request('ledger.statement', {
+      account,
+      ...period(from, to),
+      limit: statementLimit(limit),
+      ...(startingAfter === undefined ? {} : { startingAfter }),
+    });
+    if (!wantsCsv(request)) return statement;
+    return csv(reply, ['entry', 'reference', 'kind', 'created_at', 'direction', 'amount', 'balance_after'], statement.lines.map((l) => [l.entry, l.reference, l.kind, l.created_at, l.direction, l.amount, l.balance_after]));
+  }
+
+  /** By `reference` (an object id), or by `account` over an optional period; oldest first. */
+  @Get('ledger/entries')
+  async entries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<JournalEntryResource> | string> {
+    await this.gateway.authenticateFinance(request);
+    const params = timeParams(query, [], ['from', 'to'], ['reference', 'account', 'limit', 'starting_after']);
+    const { reference, account } = params;
+    if ((reference === undefined) === (account === undefined)) throw new ServiceError('invalid_request', 'give reference (an object id) or account', reference === undefined ? 'reference' : 'account');
+    const entries =
+      reference !== undefined
+        ? await this.gateway.bus.request('ledger.entries', { reference })
+        : await this.gateway.bus.request('ledger.entries', {
+            account: account!,
+            ...(params.from === undefined ? {} : { from: params.from }),
+            ...(params.to === undefined ? {} : { to: params.to }),
+            limit: listLimit(params.limit),
+            ...(params.starting_after === undefined ? {} : { startingAfter: params.starting_after }),
+          });
+    if (!wantsCsv(request)) return entries;
+    const rows = entries.data.flatMap((e) => e.postings.map((p) => [e.id, e.reference, e.kind, e.created_at, p.account, p.direction, p.amount, p.currency]));
+    return csv(reply, ['entry', 'reference', 'kind', 'created_at', 'account', 'direction', 'amount', 'currency'], rows);
+  }
+
+  @Get('ledger/fee_revenue')
+  async feeRevenue(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<FeeRevenueResource | string> {
+    await this.gateway.authenticateFinance(request);
+    const { from, to } = timeParams(query, ['from', 'to']);
+    const revenue = await this.gateway.bus.request('ledger.fee-revenue', period(from, to));
+    if (!wantsCsv(request)) return revenue;
+    const rows = revenue.currencies.flatMap((c) => Object.entries(c.by_use_case).map(([useCase, amount]) => [c.currency, useCase, amount]));
+    return csv(reply, ['currency', 'use_case', 'amount'], rows);
+  }
+
+  @Get('ledger/cash_in_transit')
+  async cashInTransit(@Req() request: FastifyRequest, @Query() query: unknown): Promise<CashInTransitResource> {
+    await this.gateway.authenticateFinance(request);
+    timeParams(query, []);
+    const [custody, collections] = await Promise.all([
+      this.gateway.bus.request('ledger.cash-custody', {}),
+      this.gateway.bus.request('collections.unsettled', { limit: CASH_IN_TRANSIT_COLLECTIONS_MAX }),
+    ]);
+    return {
+      ...custody,
+      collections: collections.map((c) => ({
+        id: c.id,
+        amount: c.amount,
+        currency: c.currency,
+        status: c.status,
+        collected_at: c.collected_at,
+        due_at: c.deposit?.due_at ?? null,
+        overdue: c.deposit?.overdue ?? false,
+        point: c.deposit?.point ?? null,
+      })),
+    };
+  }
+}
+
+
+/**
+ * The query's parameters by name: `required` and `optional` ISO times (normalised), and `plain` strings.
+ * Anything else is an unknown parameter.
+ */
+function timeParams(query: unknown, required: readonly string[], optional: readonly string[] = [], plain: readonly string[] = []): Record<string, string | undefined> {
+  const params = { ...((query as object | undefined) ?? {}) } as Record<string, unknown>;
+  const known = new Set([...required, ...optional, ...plain]);
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (!known.has(name)) throw new ServiceError('invalid_request', `unknown parameter: ${name}`, name);
+    if (typeof value !== 'string' || value === '' || value.length > 255) throw new ServiceError('invalid_request', `${name} must be given once, 1 to 255 characters`, name);
+  }
+  for (const name of required) if (params[name] === undefined) throw new ServiceError('invalid_request', `${name} is required (an ISO 8601 time)`, name);
+  for (const name of [...required, ...optional]) out[name] = isoTime(params, name);
+  for (const name of plain) out[name] = params[name] as string | undefined;
+  return out;
+}
+
+const period = (from: string | undefined, to: string | undefined): { from: string; to: string } => {
+  if (from! >= to!) throw new ServiceError('invalid_request', 'from must be before to', 'from');
+  return { from: from!, to: to! };
+};
+
+const boundedInt = (value: string | undefined, fallback: number, max: number, param: string): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d{1,4}$/.test(value) || n < 1 || n > max) throw new ServiceError('invalid_request', `${param} must be an integer from 1 to ${max}`, param);
+  return n;
+};
+const statementLimit = (value: string | undefined) => boundedInt(value, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, 'limit');
+const listLimit = (value: string | undefined) => boundedInt(value, 10, 100, 'limit');
+
+const wantsCsv = (request: FastifyRequest): boolean => /\btext\/csv\b/i.test(request.headers.accept ?? '');
+
+/** A header row, then one row per line or posting. */
+const csv = (reply: FastifyReply, header: string[], rows: unknown[][]): string => {
+  void reply.header('Content-Type', 'text/csv; charset=utf-8');
+  return stringify([header, ...rows]);
+};

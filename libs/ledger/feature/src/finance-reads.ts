@@ -1,0 +1,206 @@
+import type { Pool } from 'pg';
+import {
+  notFound,
+  ServiceError,
+  type CashInTransitResource,
+  type FeeRevenueResource,
+  type JournalEntryResource,
+  type LedgerAccountResource,
+  type ListLedgerAccounts,
+  type ListResource,
+  type Period,
+  type PostingResource,
+  type StatementLineResource,
+  type StatementRequest,
+  type StatementResource,
+  type TrialBalanceResource,
+} from '@pay/contracts';
+import { CURRENCIES, iso, type Currency } from '@pay/kernel';
+
+/**
+ * What finance reads from the ledger: accounts, balances and the trial balance as of a time,
+ * statements, entries by account and period, fee revenue and cash custody. Every query walks an index
+ * on (account, time) or (account, order); none scans the postings of other accounts.
+ */
+export class FinanceReads {
+  constructor(private readonly pool: Pool) {}
+
+  async accounts(query: ListLedgerAccounts): Promise<ListResource<LedgerAccountResource>> {
+    const values: unknown[] = [query.kind ?? null, query.currency ?? null];
+    let cursor = '';
+    if (query.startingAfter !== undefined) {
+      const { rows } = await this.pool.query<{ created_at: Date }>('SELECT created_at FROM ledger_accounts WHERE id = $1', [query.startingAfter]);
+      if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
+      values.push(rows[0].created_at, query.startingAfter);
+      cursor = 'AND (created_at, id) < ($3, $4)';
+    }
+    values.push(query.limit + 1);
+    const { rows } = await this.pool.query<{ id: string; kind: string; currency: Currency; balance: string; created_at: Date }>(
+      `SELECT id, kind, currency, balance, created_at FROM ledger_accounts
+       WHERE ($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR currency = $2) ${cursor}
+       ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
+    const data = rows.slice(0, query.limit).map((r): LedgerAccountResource => ({ object: 'ledger_account', id: r.id, kind: r.kind, currency: r.currency, balance: Number(r.balance), created_at: iso(r.created_at) }));
+    return { object: 'list', data, has_more: rows.length > query.limit };
+  }
+
+  /** The balance as it stood at `asOf`: the movements created at or before it. */
+  async balanceAsOf(account: string, asOf: string): Promise<number> {
+    const { rows } = await this.pool.query<{ balance: string }>({
+      name: 'finance-balance-as-of',
+      text: `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance
+             FROM ledger_postings WHERE account_id = $1 AND created_at <= $2`,
+      values: [account, asOf],
+    });
+    return Number(rows[0]!.balance);
+  }
+
+  async trialBalanceAsOf(asOf: string): Promise<TrialBalanceResource> {
+    const { rows } = await this.pool.query<{ currency: Currency; total_debits: string; total_credits: string }>(
+      `SELECT currency,
+         coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS total_debits,
+         coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS total_credits
+       FROM ledger_postings WHERE created_at <= $1 GROUP BY currency ORDER BY currency`,
+      [asOf],
+    );
+    return { object: 'trial_balance', currencies: rows.map((r) => ({ currency: r.currency, total_debits: Number(r.total_debits), total_credits: Number(r.total_credits) })) };
+  }
+
+  /**
+   * The account's movements created in [from, to], oldest first, with the running balance. A page
+   * opens with the balance before its first line (page one: the balance at `from`, exclusive) and
+   * closes with opening + credits − debits: with no more pages, the balance at `to`.
+   */
+  async statement(request: StatementRequest): Promise<StatementResource> {
+    const account = await this.account(request.account);
+    let after: { created_at: Date; entry_position: string; seq: number } | undefined;
+    if (request.startingAfter !== undefined) {
+      const { rows } = await this.pool.query<{ created_at: Date; entry_position: string; seq: number }>(
+        'SELECT created_at, entry_position, seq FROM ledger_postings WHERE account_id = $1 AND entry_id = $2 AND created_at >= $3 AND created_at <= $4 ORDER BY seq DESC LIMIT 1',
+        [request.account, request.startingAfter, request.from, request.to],
+      );
+      if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${request.startingAfter}' is not an entry of this statement`, 'starting_after');
+      after = rows[0];
+    }
+    // Lines strictly after the cursor (or from `from` on), in statement order.
+    const lowerBound = after
+      ? { text: '(p.created_at, p.entry_position, p.seq) > ($2, $3::bigint, $4::smallint)', values: [after.created_at, after.entry_position, after.seq] }
+      : { text: 'p.created_at >= $2', values: [request.from] };
+    const opening = after ? await this.balanceThrough(request.account, after) : await this.balanceBefore(request.account, request.from);
+    const values = [request.account, ...lowerBound.values];
+    values.push(request.to, request.limit + 1);
+    const { rows } = await this.pool.query<{ entry_id: string; reference: string; kind: string; created_at: Date; direction: 'debit' | 'credit'; amount: string }>(
+      `SELECT p.entry_id, e.reference, e.kind, p.created_at, p.direction, p.amount
+       FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+       WHERE p.account_id = $1 AND ${lowerBound.text} AND p.created_at <= $${values.length - 1}
+       ORDER BY p.created_at, p.entry_position, p.seq LIMIT $${values.length}`,
+      values,
+    );
+    let balance = opening;
+    let totalDebits = 0;
+    let totalCredits = 0;
+    const lines = rows.slice(0, request.limit).map((row): StatementLineResource => {
+      const amount = Number(row.amount);
+      if (row.direction === 'credit') totalCredits += amount;
+      else totalDebits += amount;
+      balance += row.direction === 'credit' ? amount : -amount;
+      return { entry: row.entry_id, reference: row.reference, kind: row.kind, created_at: iso(row.created_at), direction: row.direction, amount, balance_after: balance };
+    });
+    return {
+      object: 'statement',
+      account: request.account,
+      currency: account.currency,
+      from: request.from,
+      to: request.to,
+      opening_balance: opening,
+      closing_balance: balance,
+      total_debits: totalDebits,
+      total_credits: totalCredits,
+      lines,
+      has_more: rows.length > request.limit,
+    };
+  }
+
+  /** Entries that moved the account in [from, to], oldest first, each with all its postings. */
+  async entriesOfAccount(query: { account: string; from?: string; to?: string; limit: number; startingAfter?: string }): Promise<ListResource<JournalEntryResource>> {
+    const values: unknown[] = [query.account, query.from ?? null, query.to ?? null];
+    let cursor = '';
+    if (query.startingAfter !== undefined) {
+      const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM ledger_entries WHERE id = $1', [query.startingAfter]);
+      if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
+      values.push(rows[0].position);
+      cursor = `AND p.entry_position > $${values.length}`;
+    }
+    values.push(query.limit + 1);
+    const { rows } = await this.pool.query<{ id: string; reference: string; kind: string; created_at: Date; postings: PostingResource[] }>(
+      `SELECT e.id, e.reference, e.kind, e.created_at,
+         (SELECT json_agg(json_build_object('account', q.account_id, 'direction', q.direction, 'amount', q.amount, 'currency', q.currency) ORDER BY q.seq)
+          FROM ledger_postings q WHERE q.entry_id = e.id) AS postings
+       FROM (SELECT DISTINCT p.entry_id, p.entry_position FROM ledger_postings p
+             WHERE p.account_id = $1 AND ($2::timestamptz IS NULL OR p.created_at >= $2) AND ($3::timestamptz IS NULL OR p.created_at <= $3) ${cursor}
+             ORDER BY p.entry_position LIMIT $${values.length}) moved
+       JOIN ledger_entries e ON e.id = moved.entry_id
+       ORDER BY moved.entry_position`,
+      values,
+    );
+    const data = rows.slice(0, query.limit).map((r): JournalEntryResource => ({ id: r.id, object: 'journal_entry', reference: r.reference, kind: r.kind, created_at: iso(r.created_at), postings: r.postings }));
+    return { object: 'list', data, has_more: rows.length > query.limit };
+  }
+
+  /** Fees credited to the platform in [from, to], per currency and use case (the entry's kind). */
+  async feeRevenue({ from, to }: Period): Promise<FeeRevenueResource> {
+    const { rows } = await this.pool.query<{ currency: Currency; kind: string; total: string }>({
+      name: 'finance-fee-revenue',
+      text: `SELECT p.currency, e.kind, sum(p.amount) AS total
+             FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+             WHERE p.account_id = ANY ($3::text[]) AND p.direction = 'credit' AND p.created_at >= $1 AND p.created_at <= $2
+             GROUP BY p.currency, e.kind`,
+      values: [from, to, CURRENCIES.map((c) => `platform:fees:${c}`)],
+    });
+    const currencies = [...new Set(rows.map((r) => r.currency))].sort().map((currency) => {
+      const byUseCase = { payment: 0, cash_payment: 0, supplier_payment: 0, settlement: 0 };
+      for (const row of rows.filter((r) => r.currency === currency)) {
+        if (row.kind in byUseCase) byUseCase[row.kind as keyof typeof byUseCase] += Number(row.total);
+      }
+      const total = rows.filter((r) => r.currency === currency).reduce((sum, r) => sum + Number(r.total), 0);
+      return { currency, total, by_use_case: byUseCase };
+    });
+    return { object: 'fee_revenue', from, to, currencies };
+  }
+
+  /** Collected cash not yet settled: with carriers (in transit) and at cash points, per currency. */
+  async cashCustody(): Promise<Omit<CashInTransitResource, 'collections'>> {
+    const { rows } = await this.pool.query<{ currency: Currency; with_carriers: string; at_cash_points: string }>(
+      `SELECT currency,
+         coalesce(sum(balance) FILTER (WHERE kind = 'platform_cash_in_transit'), 0) AS with_carriers,
+         coalesce(sum(balance) FILTER (WHERE kind = 'cash_point'), 0) AS at_cash_points
+       FROM ledger_accounts WHERE kind IN ('platform_cash_in_transit', 'cash_point') GROUP BY currency ORDER BY currency`,
+    );
+    return { object: 'cash_in_transit', currencies: rows.map((r) => ({ currency: r.currency, with_carriers: Number(r.with_carriers), at_cash_points: Number(r.at_cash_points) })) };
+  }
+
+  private async account(id: string): Promise<{ currency: Currency }> {
+    const { rows } = await this.pool.query<{ currency: Currency }>('SELECT currency FROM ledger_accounts WHERE id = $1', [id]);
+    if (!rows[0]) throw notFound('ledger account', id);
+    return rows[0];
+  }
+
+  private async balanceBefore(account: string, time: string): Promise<number> {
+    const { rows } = await this.pool.query<{ balance: string }>(
+      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance FROM ledger_postings WHERE account_id = $1 AND created_at < $2`,
+      [account, time],
+    );
+    return Number(rows[0]!.balance);
+  }
+
+  /** The running balance through one posting, in statement order (time, then the order entries applied). */
+  private async balanceThrough(account: string, line: { created_at: Date; entry_position: string; seq: number }): Promise<number> {
+    const { rows } = await this.pool.query<{ balance: string }>(
+      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance FROM ledger_postings
+       WHERE account_id = $1 AND (created_at, entry_position, seq) <= ($2, $3::bigint, $4::smallint)`,
+      [account, line.created_at, line.entry_position, line.seq],
+    );
+    return Number(rows[0]!.balance);
+  }
+}
