@@ -18,36 +18,40 @@ import { AgentAppController } from './hosted/agent-app.controller';
 import { ApprovalPageController } from './hosted/approval-page.controller';
 import { HandoverCodeController } from './hosted/handover.controller';
 import { PaymentPageController } from './hosted/payment-page.controller';
+import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
 
 @Module({})
 export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
+    const controllers = [
+      PaymentsController,
+      RefundsController,
+      CashPaymentsController,
+      CashPaymentsHostedController,
+      SupplierPaymentsController,
+      BeneficiariesController,
+      BalancesController,
+      CollectionsController,
+      WebhookEndpointsController,
+      EventsController,
+      PaymentPageController,
+      ApprovalPageController,
+      AgentAppController,
+      HandoverCodeController,
+      AdminController,
+      FinanceController,
+      PeopleController,
+      ...(config.sandbox
+        ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
+        : []),
+      ApiDocsController,
+    ];
     return {
       module: GatewayModule,
-      controllers: [
-        PaymentsController,
-        RefundsController,
-        CashPaymentsController,
-        CashPaymentsHostedController,
-        SupplierPaymentsController,
-        BeneficiariesController,
-        BalancesController,
-        CollectionsController,
-        WebhookEndpointsController,
-        EventsController,
-        PaymentPageController,
-        ApprovalPageController,
-        AgentAppController,
-        HandoverCodeController,
-        AdminController,
-        FinanceController,
-        PeopleController,
-        ...(config.sandbox
-          ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
-          : [])],
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, GatewayCore],
+      controllers,
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, { provide: GATEWAY_CONTROLLERS, useValue: controllers }, GatewayCore],
     };
   }
 }

@@ -14,6 +14,7 @@ import { AMOUNT_MAX_MINOR, newId, type Currency } from '@pay/kernel';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
 import { GatewayCore } from '../gateway.core';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { JsonBody } from '../openapi/describe';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -69,6 +70,7 @@ const LEDGER_OWNER = /^(cus|conn|ben)_[A-Za-z0-9]{1,64}$/;
 export class AdminController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(NameBody)
   @Post('integrators')
   @HttpCode(201)
   async createIntegrator(@Req() request: FastifyRequest, @Body() body: unknown) {
@@ -79,6 +81,7 @@ export class AdminController {
   }
 
   /** A read-only key for finance: every GET of the ledger and balances, nothing else. Shown only here. */
+  @JsonBody(NameBody)
   @Post('finance_keys')
   @HttpCode(201)
   async createFinanceKey(@Req() request: FastifyRequest, @Body() body: unknown) {
@@ -109,6 +112,7 @@ export class AdminController {
     return { id: revoked.id, object: 'api_key', integrator: revoked.integratorId, status: 'revoked', created_at: revoked.createdAt, revoked_at: revoked.revokedAt };
   }
 
+  @JsonBody(ConnectionBody)
   @Post('connections')
   @HttpCode(201)
   async createConnection(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ConnectionResource> {
@@ -123,6 +127,7 @@ export class AdminController {
     return this.gateway.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now());
   }
 
+  @JsonBody(CustomerBody)
   @Post('customers')
   @HttpCode(201)
   async createCustomer(@Req() request: FastifyRequest, @Body() body: unknown): Promise<CustomerResource> {
@@ -133,6 +138,7 @@ export class AdminController {
     return this.gateway.directory.createCustomer({ id, ...input }, this.now());
   }
 
+  @JsonBody(BeneficiaryBody)
   @Post('beneficiaries')
   @HttpCode(201)
   async createBeneficiary(@Req() request: FastifyRequest, @Body() body: unknown) {
@@ -157,6 +163,7 @@ export class AdminController {
     return this.gateway.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
   }
 
+  @JsonBody(CashPointBody)
   @Post('cash_points')
   @HttpCode(201)
   async createCashPoint(@Req() request: FastifyRequest, @Body() body: unknown) {
@@ -165,6 +172,7 @@ export class AdminController {
     return this.gateway.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
   }
 
+  @JsonBody(TopupBody)
   @Post('topups')
   @HttpCode(201)
   async createTopup(
@@ -187,6 +195,7 @@ export class AdminController {
    * the amount received as the gross; `{"resolution": "correct", "amount_received": N}` records the
    * recount (the exact amount settles, any other stays under review). Not under review: invalid_status.
    */
+  @JsonBody(ResolveDepositBody)
   @Post('collections/:id/resolve_deposit')
   @HttpCode(200)
   async resolveDeposit(@Req() request: FastifyRequest, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {

@@ -16,6 +16,7 @@ import {
 import { CURRENCIES } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { GatewayCore } from '../gateway.core';
+import { LIST_QUERY, QueryParams } from '../openapi/describe';
 
 /**
  * Accounts whose balance finance may read: an owner's, a cash point's in one currency (`cp_…:<CUR>`),
@@ -42,6 +43,7 @@ const CASH_IN_TRANSIT_COLLECTIONS_MAX = 1000;
 export class FinanceController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @QueryParams('as_of')
   @Get('balances/:owner')
   async balance(@Req() request: FastifyRequest, @Param('owner') owner: string, @Query() query: unknown): Promise<BalanceResource> {
     await this.gateway.authenticateFinance(request);
@@ -53,6 +55,7 @@ export class FinanceController {
     return this.gateway.bus.request('ledger.get-balance', { owner, ...(asOf === undefined ? {} : { asOf }) });
   }
 
+  @QueryParams('as_of')
   @Get('ledger/trial_balance')
   async trialBalance(@Req() request: FastifyRequest, @Query() query: unknown): Promise<TrialBalanceResource> {
     await this.gateway.authenticateFinance(request);
@@ -60,6 +63,7 @@ export class FinanceController {
     return this.gateway.bus.request('ledger.trial-balance', asOf === undefined ? {} : { asOf });
   }
 
+  @QueryParams('kind', 'currency', ...LIST_QUERY)
   @Get('ledger/accounts')
   async accounts(@Req() request: FastifyRequest, @Query() query: unknown): Promise<ListResource<LedgerAccountResource>> {
     await this.gateway.authenticateFinance(request);
@@ -67,6 +71,7 @@ export class FinanceController {
     return this.gateway.bus.request('ledger.accounts.list', { limit, ...(startingAfter === undefined ? {} : { startingAfter }), ...filters });
   }
 
+  @QueryParams('from!', 'to!', ...LIST_QUERY)
   @Get('ledger/accounts/:id/statement')
   async statement(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') account: string, @Query() query: unknown): Promise<StatementResource | string> {
     await this.gateway.authenticateFinance(request);
@@ -82,6 +87,7 @@ export class FinanceController {
   }
 
   /** By `reference` (an object id), or by `account` over an optional period; oldest first. */
+  @QueryParams('reference', 'account', 'from', 'to', ...LIST_QUERY)
   @Get('ledger/entries')
   async entries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<JournalEntryResource> | string> {
     await this.gateway.authenticateFinance(request);
@@ -103,6 +109,7 @@ export class FinanceController {
     return csv(reply, ['entry', 'reference', 'kind', 'created_at', 'account', 'direction', 'amount', 'currency'], rows);
   }
 
+  @QueryParams('from!', 'to!')
   @Get('ledger/fee_revenue')
   async feeRevenue(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<FeeRevenueResource | string> {
     await this.gateway.authenticateFinance(request);

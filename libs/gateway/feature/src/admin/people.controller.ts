@@ -6,6 +6,7 @@ import { STRING_LENGTH_MAX } from '../api/payments.controller';
 import type { AgentRole } from '../directory/people.repository';
 import { GatewayCore } from '../gateway.core';
 import { validateBody } from '../http/validation';
+import { JsonBody } from '../openapi/describe';
 
 const LOGIN = /^[A-Za-z0-9._@+-]{3,100}$/;
 const LOGIN_MESSAGE = { message: 'login must be 3 to 100 letters, digits or . _ @ + -' };
@@ -37,6 +38,7 @@ const loginTaken = (login: string) => new ServiceError('invalid_request', `the l
 export class PeopleController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(BusinessUserBody)
   @Post('business_users')
   @HttpCode(201)
   async createBusinessUser(@Req() request: FastifyRequest, @Body() body: unknown) {
@@ -49,6 +51,7 @@ export class PeopleController {
     return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
   }
 
+  @JsonBody(AgentBody)
   @Post('agents')
   @HttpCode(201)
   async createAgent(@Req() request: FastifyRequest, @Body() body: unknown) {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound, ServiceError, type BalanceResource, type BalanceTransactionResource, type ListResource } from '@pay/contracts';
 import { GatewayCore } from '../gateway.core';
 import { parseListQuery } from './list-query';
+import { LIST_QUERY, QueryParams } from '../openapi/describe';
 
 /** An integrator reads the accounts of its own connections: balances and the movements behind them. */
 @Controller('v1')
@@ -17,6 +18,7 @@ export class BalancesController {
   }
 
   /** Newest first; `connection` is required, `source` (an object id) and the creation time filter. */
+  @QueryParams('connection!', 'source', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get('balance_transactions')
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<BalanceTransactionResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);

@@ -5,6 +5,7 @@ import type { BeneficiaryResource } from '@pay/contracts';
 import { GatewayCore } from '../gateway.core';
 import { validateQuery } from '../http/validation';
 import { STRING_LENGTH_MAX } from './payments.controller';
+import { QueryParams } from '../openapi/describe';
 
 class BeneficiaryQuery {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payer_connection!: string;
@@ -18,6 +19,7 @@ class BeneficiaryQuery {
 export class BeneficiariesController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @QueryParams('payer_connection!')
   @Get(':id')
   async retrieve(
     @Req() request: FastifyRequest,

@@ -7,6 +7,7 @@ import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
 /** Contract section 2: `expires_at` at least 5 minutes and at most 30 days ahead of the service clock. */
 export const CASH_EXPIRES_AT_MIN_AHEAD_MS = 5 * MINUTE_MS;
@@ -60,6 +61,7 @@ export const checkExpiresAt = (body: unknown, now: Date): void => {
 export class CashPaymentsController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(CreateCashPaymentBody)
   @Post()
   @HttpCode(201)
   async create(
@@ -91,6 +93,7 @@ export class CashPaymentsController {
   }
 
   /** Newest first, own cash payments only; filters by order, status, payment reference and creation time. */
+  @QueryParams('order_reference', 'status', 'payment_reference', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<CashPaymentResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
@@ -124,6 +127,7 @@ export class CashPaymentsTestHelpersController {
   constructor(private readonly gateway: GatewayCore) {}
 
   /** The cash agent validates the cash at a cash point: the exact amount only (else invalid_amount, nothing changes). */
+  @JsonBody(PayCashBody)
   @Post(':id/pay')
   @HttpCode(200)
   async pay(

@@ -7,6 +7,7 @@ import { GatewayCore } from '../gateway.core';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
 export class CreateCollectionBody {
   @IsDefined() @IsAmount() amount!: number;
@@ -34,6 +35,7 @@ export class CollectionsController {
    * caller's own wholesaler connection, else connection_not_authorized), then its currency.
    * Idempotency-Key is honoured when sent, not required.
    */
+  @JsonBody(CreateCollectionBody)
   @Post()
   @HttpCode(201)
   async create(
@@ -65,6 +67,7 @@ export class CollectionsController {
   }
 
   /** Newest first, own collections only; filters by order, status and creation time. */
+  @QueryParams('order_reference', 'status', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<CollectionResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
@@ -100,6 +103,7 @@ export class CollectionsTestHelpersController {
     return this.gateway.bus.request('collections.confirm-handover', { integratorId, collectionId });
   }
 
+  @JsonBody(ValidateDepositBody)
   @Post(':id/validate_deposit')
   @HttpCode(200)
   async validateDeposit(

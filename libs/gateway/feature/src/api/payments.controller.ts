@@ -7,6 +7,7 @@ import { GatewayCore } from '../gateway.core';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../idempotency/idempotency';
 import { parseListQuery } from './list-query';
 import { IsAmount, IsHttpsUrl, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
 export const STRING_LENGTH_MAX = 255;
 
@@ -34,6 +35,7 @@ export const checkIdempotencyKey = (key: string | undefined): string | undefined
 export class PaymentsController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(CreatePaymentBody)
   @Post()
   @HttpCode(201)
   async create(
@@ -63,6 +65,7 @@ export class PaymentsController {
   }
 
   /** Newest first, own payments only; filters by order, status, merchant connection and creation time. */
+  @QueryParams('order_reference', 'status', 'merchant_connection', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<PaymentResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);

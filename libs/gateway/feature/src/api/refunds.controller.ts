@@ -7,6 +7,7 @@ import { GatewayCore } from '../gateway.core';
 import { IsAmount, validateBody } from '../http/validation';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
 export class CreateRefundBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payment!: string;
@@ -20,6 +21,7 @@ export class RefundsController {
   constructor(private readonly gateway: GatewayCore) {}
 
   /** `201` with the refund, `succeeded` or `failed` (insufficient_balance: nothing moved). */
+  @JsonBody(CreateRefundBody)
   @Post()
   @HttpCode(201)
   async create(
@@ -45,6 +47,7 @@ export class RefundsController {
     );
   }
 
+  @QueryParams('payment', ...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<RefundResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);

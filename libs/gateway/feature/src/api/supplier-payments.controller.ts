@@ -7,6 +7,7 @@ import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
 export const DESCRIPTION_LENGTH_MAX = 1000;
 
@@ -30,6 +31,7 @@ const isStatus = (value: string): value is SupplierPaymentStatus => (SUPPLIER_PA
 export class SupplierPaymentsController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(CreateSupplierPaymentBody)
   @Post()
   @HttpCode(201)
   async create(
@@ -60,6 +62,7 @@ export class SupplierPaymentsController {
   }
 
   /** Newest first; used after a time-out to find whether a payment exists for an invoice. */
+  @QueryParams('invoice_reference', 'status', ...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<SupplierPaymentResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);

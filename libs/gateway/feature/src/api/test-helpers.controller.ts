@@ -6,6 +6,7 @@ import { iso } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { STRING_LENGTH_MAX } from './payments.controller';
+import { JsonBody } from '../openapi/describe';
 
 class AuthorizeBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) customer!: string;
@@ -26,6 +27,7 @@ class AdvanceBody {
 export class TestHelpersController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(AuthorizeBody)
   @Post('payments/:id/authorize')
   @HttpCode(200)
   async authorize(
@@ -61,6 +63,7 @@ export class TestHelpersController {
   }
 
   /** Moves the service clock forward, then has every app apply the deadlines now passed, before answering. */
+  @JsonBody(AdvanceBody)
   @Post('clock/advance')
   @HttpCode(200)
   async advance(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown): Promise<ClockResource> {

@@ -6,6 +6,7 @@ import { GatewayCore } from '../gateway.core';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey } from './payments.controller';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
 export const URL_LENGTH_MAX = 2048;
 
@@ -31,6 +32,7 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export class WebhookEndpointsController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
   async create(
@@ -54,6 +56,7 @@ export class WebhookEndpointsController {
     );
   }
 
+  @QueryParams(...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<WebhookEndpointResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
@@ -68,6 +71,7 @@ export class WebhookEndpointsController {
   }
 
   /** Changes url, enabled_events or status; a disabled endpoint is sent nothing (nor later the events of that time). */
+  @JsonBody(UpdateEndpointBody)
   @Post(':id')
   @HttpCode(200)
   async update(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
@@ -91,6 +95,7 @@ export class WebhookEndpointsController {
     return this.gateway.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
   }
 
+  @QueryParams('status', ...LIST_QUERY)
   @Get(':id/deliveries')
   async deliveries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Query() query: unknown): Promise<ListResource<EndpointDeliveryResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);
@@ -105,6 +110,7 @@ export class WebhookEndpointsController {
   }
 
   /** Sends again every failed delivery of the endpoint whose event was created at or after `since`. */
+  @JsonBody(RecoverBody)
   @Post(':id/recover')
   @HttpCode(200)
   async recover(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Body() body: unknown) {

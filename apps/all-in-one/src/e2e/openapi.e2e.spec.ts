@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeRoutes, GatewayModule } from '@pay/gateway-feature';
+import { launchBrowser, screenshot } from './browser';
+import { createIntegrator, idempotencyKey, paymentBody, startTestService, type TestService } from './harness';
+
+/**
+ * The real OpenAPI validator (@seriousme/openapi-schema-validator, the official 3.1 schema and its
+ * rules). It is an ES module only: it runs in a child Node process on the document written to a file.
+ */
+function validateOpenApi(document: unknown): unknown {
+  const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+  writeFileSync(file, JSON.stringify(document));
+  const script = `import { Validator } from '@seriousme/openapi-schema-validator';
+    const result = await new Validator().validate(${JSON.stringify(file)});
+    process.stdout.write(JSON.stringify(result));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+}
+
+/** The API description: an OpenAPI 3.1 document generated from the code, and a reference rendered from it. */
+describe('GET /openapi.json and GET /docs', () => {
+  let service: TestService;
+  let document: any;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    const response = await service.http('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    document = response.body;
+  });
+  afterAll(() => service.stop());
+
+  it('is a valid OpenAPI 3.1 document, served without a key', async () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(validateOpenApi(document)).toEqual({ valid: true });
+  });
+
+  it('describes every route of /v1 and /admin/v1 the application registers, with its method', () => {
+    const controllers = GatewayModule.forRoot({ sandbox: true, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x' }).controllers as never;
+    const routes = describeRoutes(controllers).filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/admin/v1/'));
+    expect(routes.length).toBeGreaterThan(50);
+    for (const route of routes) {
+      const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+      expect({ route: `${route.method} ${path}`, described: Boolean(document.paths[path]?.[route.method.toLowerCase()]) }).toEqual({ route: `${route.method} ${path}`, described: true });
+    }
+  });
+
+  it('describes request bodies from the DTOs that validate them, and the error shape', () => {
+    const create = document.paths['/v1/payments'].post;
+    expect(create.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreatePaymentBody');
+    const schema = document.components.schemas.CreatePaymentBody;
+    expect(Object.keys(schema.properties).sort()).toEqual(['amount', 'currency', 'merchant_connection', 'order_reference', 'return_url']);
+    expect(schema.properties.currency).toMatchObject({ enum: ['DZD', 'MAD', 'TND', 'XOF'] });
+    expect(schema.properties.amount).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }));
+    expect(document.paths['/v1/payments'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['status', 'limit', 'starting_after', 'created_gte']));
+    expect(document.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  it('what the service answers matches the document: statuses declared, errors in the described shape', async () => {
+    const shop = await createIntegrator(service);
+    const answers = [
+      { method: 'post', path: '/v1/payments', response: await service.http('POST', '/v1/payments', { key: shop.apiKey, body: paymentBody(shop.merchant), headers: { 'Idempotency-Key': idempotencyKey() } }) },
+      { method: 'post', path: '/v1/payments', response: await service.http('POST', '/v1/payments', { key: shop.apiKey, body: { amount: 'x' }, headers: { 'Idempotency-Key': idempotencyKey() } }) },
+      { method: 'get', path: '/v1/payments', response: await service.http('GET', '/v1/payments', { key: shop.apiKey }) },
+      { method: 'get', path: '/v1/payments/{id}', response: await service.http('GET', '/v1/payments/pay_unknown00000000000000000', { key: shop.apiKey }) },
+      { method: 'get', path: '/admin/v1/ledger/trial_balance', response: await service.http('GET', '/admin/v1/ledger/trial_balance') },
+    ];
+    for (const { method, path, response } of answers) {
+      const declared = document.paths[path][method].responses[String(response.status)];
+      expect({ path, status: response.status, declared: Boolean(declared) }).toEqual({ path, status: response.status, declared: true });
+      if (response.status >= 400) {
+        expect(Object.keys(response.body)).toEqual(['error']);
+        expect(Object.keys(response.body.error).every((k) => ['code', 'message', 'param'].includes(k))).toBe(true);
+        expect(document.components.schemas.Error.properties.error.properties.code.enum).toContain(response.body.error.code);
+      }
+    }
+  });
+
+  it('GET /docs renders the reference in Chromium, from bundled assets', async () => {
+    const page = await service.http('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const browser = await launchBrowser();
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(`${service.url}/docs`);
+      await tab.waitForSelector('.opblock', { timeout: 30_000 });
+      expect(await tab.locator('.opblock').count()).toBeGreaterThan(50);
+      expect(await tab.textContent('body')).toContain('/v1/payments');
+      await screenshot(tab, 'api-docs');
+    } finally {
+      await browser.close();
+    }
+  });
+});
