@@ -24,6 +24,7 @@ module.exports = {
     '**/e2e/refunds.e2e.spec.ts',
     '**/e2e/finance.e2e.spec.ts',
     '**/e2e/openapi.e2e.spec.ts',
+    '**/e2e/reconciliation.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

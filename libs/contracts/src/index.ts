@@ -5,3 +5,4 @@ export * from './events';
 export * from './cash';
 export * from './supplier-payments';
 export * from './collections';
+export * from './reconciliation';

@@ -1,6 +1,7 @@
 import type { Currency } from '@pay/kernel';
 import type { CashTopics } from './cash';
 import { CASH_TOPICS } from './cash';
+import type { ReconciliationTopics } from './reconciliation';
 import type { CollectionsTopics } from './collections';
 import { COLLECTIONS_TOPICS } from './collections';
 import type { EventResource, IntegrationEvent } from './events';
@@ -238,7 +239,7 @@ export interface IntegratorObjectRef {
 }
 
 /** Each app's topics; the cash, supplier-payments and collections apps keep theirs in their own file. */
-export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, CollectionsTopics {
+export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, CollectionsTopics, ReconciliationTopics {
   'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
   'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
   'ledger.topup': { request: CreateTopup; reply: TopupResource };
@@ -303,6 +304,11 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   ...owned('cash', CASH_TOPICS),
   ...owned('supplier-payments', SUPPLIER_PAYMENTS_TOPICS),
   ...owned('collections', COLLECTIONS_TOPICS),
+  'payments.expected-movements': 'payments',
+  'cash.expected-movements': 'cash',
+  'supplier-payments.expected-movements': 'supplier-payments',
+  'collections.expected-movements': 'collections',
+  'ledger.movements': 'ledger',
   'ledger.open-account': 'ledger',
   'ledger.get-balance': 'ledger',
   'ledger.topup': 'ledger',

@@ -16,3 +16,4 @@ export const cashPaymentStreamId = (cashPaymentId: string): string => `cash-paym
 
 /** Type prefix of every cash payment event (the subscriptions' filter). */
 export const CASH_PAYMENT_EVENT_PREFIX = 'CashPayment';
+export * from './expected-movements';

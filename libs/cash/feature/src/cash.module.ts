@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound } from '@pay/contracts';
-import { CASH_PAYMENT_EVENT_PREFIX } from '@pay/cash-domain';
+import { CASH_PAYMENT_EVENT_PREFIX, expectedCashPaymentMovements, type CashPayment } from '@pay/cash-domain';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
-import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
+import { CLOCK, EVENT_STORE, PG_POOL, statesAfter, type MigrationSet } from '@pay/platform';
 import { CashPointsStore } from './cash-points.store';
 import { listCashPayments, projectCashPaymentEvents } from './cash-payment-projection';
 import { relayCashPaymentEvents } from './cash-payment-relay';
@@ -87,6 +87,11 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('cash.list', async (m) => {
       await this.projection.catchUp();
       return listCashPayments(this.pool, m);
+    });
+    this.bus.handle('cash.expected-movements', async ({ afterSeq, limit }) => {
+      await this.projection.catchUp();
+      const { states, nextAfterSeq } = await statesAfter<Exclude<CashPayment, { status: 'none' }>>(this.pool, 'cash_payment_views', afterSeq, limit);
+      return { items: states.map(expectedCashPaymentMovements), nextAfterSeq };
     });
     this.bus.handle('cash.cash-payments.cancel', (m) => s.cancel(m));
     this.bus.handle('cash.cash-payments.pay', (m) => s.pay(m));

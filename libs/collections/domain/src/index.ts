@@ -12,3 +12,4 @@ export const collectionDecider = { decide, evolve, initialState: initialCollecti
 };
 
 export const collectionStreamId = (collectionId: string): string => `collection-${collectionId}`;
+export * from './expected-movements';

@@ -4,7 +4,8 @@ import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
-import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
+import { expectedCollectionMovements, type Collection } from '@pay/collections-domain';
+import { CLOCK, EVENT_STORE, PG_POOL, statesAfter, type MigrationSet } from '@pay/platform';
 import { COLLECTION_EVENT_PREFIX, listCollections, projectCollectionEvents, unsettledCollections } from './collection-projection';
 import { relayCollectionEvents } from './collection-relay';
 import { CollectionSweeps, CollectionsService, type CollectionsConfig } from './collections.service';
@@ -86,6 +87,11 @@ class CollectionsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('collections.unsettled', async ({ limit }) => {
       await this.projection.catchUp();
       return unsettledCollections(this.pool, limit, this.clock.now());
+    });
+    this.bus.handle('collections.expected-movements', async ({ afterSeq, limit }) => {
+      await this.projection.catchUp();
+      const { states, nextAfterSeq } = await statesAfter<Exclude<Collection, { status: 'none' }>>(this.pool, 'collection_views', afterSeq, limit);
+      return { items: states.map(expectedCollectionMovements), nextAfterSeq };
     });
     this.bus.handle('collections.confirm-handover', (m) => s.confirmHandover(m));
     this.bus.handle('collections.validate-deposit', (m) => s.validateDeposit(m));

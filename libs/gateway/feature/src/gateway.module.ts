@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 import { AdminController } from './admin/admin.controller';
 import { FinanceController } from './admin/finance.controller';
+import { ReconciliationController } from './admin/reconciliation.controller';
 import { BalancesController } from './api/balances.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
 import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
@@ -42,6 +43,7 @@ export class GatewayModule {
       HandoverCodeController,
       AdminController,
       FinanceController,
+      ReconciliationController,
       PeopleController,
       ...(config.sandbox
         ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]

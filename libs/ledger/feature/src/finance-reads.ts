@@ -5,6 +5,7 @@ import {
   type CashInTransitResource,
   type FeeRevenueResource,
   type JournalEntryResource,
+  type LedgerMovementsPage,
   type LedgerAccountResource,
   type ListLedgerAccounts,
   type ListResource,
@@ -203,4 +204,25 @@ export class FinanceReads {
     );
     return Number(rows[0]!.balance);
   }
+}
+
+/** What the ledger moved, by reference (top-ups aside), a page of references at a time in their order. */
+export async function movementsByReference(pool: Pool, afterReference: string | null, limit: number): Promise<LedgerMovementsPage> {
+  const { rows: references } = await pool.query<{ reference: string }>(
+    `SELECT DISTINCT reference FROM ledger_entries WHERE kind <> 'topup' AND ($1::text IS NULL OR reference > $1) ORDER BY reference LIMIT $2`,
+    [afterReference, limit],
+  );
+  const page = references.map((r) => r.reference);
+  const { rows } = await pool.query<{ reference: string; account_id: string; delta: string }>(
+    `SELECT e.reference, p.account_id, sum(CASE WHEN p.direction = 'credit' THEN p.amount ELSE -p.amount END) AS delta
+     FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+     WHERE e.reference = ANY ($1::text[]) AND e.kind <> 'topup' GROUP BY e.reference, p.account_id`,
+    [page],
+  );
+  const byReference: Record<string, Record<string, number>> = {};
+  for (const row of rows) {
+    const delta = Number(row.delta);
+    if (delta !== 0) (byReference[row.reference] ??= {})[row.account_id] = delta;
+  }
+  return { byReference, nextAfterReference: page.length === limit ? page[page.length - 1]! : null };
 }

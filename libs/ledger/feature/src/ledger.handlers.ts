@@ -13,6 +13,7 @@ export function registerLedgerHandlers(bus: MessageBus, service: LedgerService):
   bus.handle('ledger.statement', (request) => service.finance.statement(request));
   bus.handle('ledger.fee-revenue', (request) => service.finance.feeRevenue(request));
   bus.handle('ledger.cash-custody', () => service.finance.cashCustody());
+  bus.handle('ledger.movements', ({ afterReference, limit }) => service.movements(afterReference, limit));
   bus.handle('ledger.fee-quote', async (request) => service.feeQuote(request));
   bus.handle('ledger.balance-transactions.list', (request) => service.balanceTransactions.list(request));
   bus.handle('ledger.balance-transactions.retrieve', ({ id }) => service.balanceTransactions.retrieve(id));

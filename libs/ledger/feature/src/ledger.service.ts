@@ -6,6 +6,7 @@ import {
   type FeeQuoteRequest,
   type GetBalance,
   type JournalEntryResource,
+  type LedgerMovementsPage,
   type ListEntries,
   type ListResource,
   notFound,
@@ -20,7 +21,7 @@ import { type Clock, type Currency, iso, newId } from '@pay/kernel';
 import { allowsNegativeBalance, checkOpenAccount, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
 import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
-import { FinanceReads } from './finance-reads';
+import { FinanceReads, movementsByReference } from './finance-reads';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
 import { inTransaction, once, requestHash, storeOutcome } from './transaction';
 
@@ -137,6 +138,11 @@ export class LedgerService {
         return completed;
       }),
     );
+  }
+
+  /** What moved, by reference: what reconciliation compares with the objects' histories. */
+  movements(afterReference: string | null, limit: number): Promise<LedgerMovementsPage> {
+    return movementsByReference(this.pool, afterReference, limit);
   }
 
   /** Entries of one reference (an object id), or of one account over a period, oldest first. */

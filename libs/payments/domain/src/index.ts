@@ -13,3 +13,4 @@ export const paymentDecider = { decide, evolve, initialState: initialPayment } s
 
 export const paymentStreamId = (paymentId: string): string => `payment-${paymentId}`;
 export * from './refund';
+export * from './expected-movements';

@@ -4,7 +4,8 @@ import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
-import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
+import { CLOCK, EVENT_STORE, PG_POOL, statesAfter, type MigrationSet } from '@pay/platform';
+import { expectedPaymentMovements, expectedRefundMovements, type Payment, type Refund } from '@pay/payments-domain';
 import { listPayments, PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
 import { relayPaymentEvents } from './payment-relay';
 import { PaymentSweeps, PaymentsService, type PaymentsConfig } from './payments.service';
@@ -108,6 +109,15 @@ class PaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('payments.refunds.list', async (m) => {
       await this.refundProjection.catchUp();
       return listRefunds(this.pool, m);
+    });
+    // Reconciliation: what each payment's and each refund's history says moved.
+    this.bus.handle('payments.expected-movements', async ({ afterSeq, limit }) => {
+      await this.projection.catchUp();
+      await this.refundProjection.catchUp();
+      const payments = await statesAfter<Exclude<Payment, { status: 'none' }>>(this.pool, 'payment_views', afterSeq, limit);
+      const refundIds = payments.states.flatMap((p) => (p.status === 'succeeded' ? [p.terms.paymentId] : []));
+      const { rows } = await this.pool.query<{ state: Exclude<Refund, { status: 'none' }> }>('SELECT state FROM refund_views WHERE payment = ANY ($1::text[])', [refundIds]);
+      return { items: [...payments.states.map(expectedPaymentMovements), ...rows.map((r) => expectedRefundMovements(r.state))], nextAfterSeq: payments.nextAfterSeq };
     });
     this.bus.handle('payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);

@@ -15,3 +15,4 @@ export const supplierPaymentStreamId = (supplierPaymentId: string): string => `s
 
 /** Domain event types all start with this: the prefix the projection and the relay subscribe to. */
 export const SUPPLIER_PAYMENT_EVENT_PREFIX = 'SupplierPayment';
+export * from './expected-movements';

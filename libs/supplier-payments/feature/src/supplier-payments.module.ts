@@ -5,8 +5,8 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound } from '@pay/contracts';
 import { CatchUpSubscription, Sweeper, type EventStore } from '@pay/event-store';
 import type { OffsetClock } from '@pay/kernel';
-import { CLOCK, EVENT_STORE, PG_POOL, type MigrationSet } from '@pay/platform';
-import { SUPPLIER_PAYMENT_EVENT_PREFIX } from '@pay/supplier-payments-domain';
+import { CLOCK, EVENT_STORE, PG_POOL, statesAfter, type MigrationSet } from '@pay/platform';
+import { expectedSupplierPaymentMovements, SUPPLIER_PAYMENT_EVENT_PREFIX, type SupplierPayment } from '@pay/supplier-payments-domain';
 import { BeneficiariesStore, toAdminBeneficiaryResource } from './beneficiaries.store';
 import { projectSupplierPaymentEvents, SupplierPaymentViews } from './supplier-payment-projection';
 import { relaySupplierPaymentEvents } from './supplier-payment-relay';
@@ -36,7 +36,7 @@ class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly sweeper: Sweeper;
 
   constructor(
-    @Inject(PG_POOL) pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
@@ -87,6 +87,11 @@ class SupplierPaymentsRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('supplier-payments.list', async (m) => {
       await this.projection.catchUp();
       return this.views.list(m);
+    });
+    this.bus.handle('supplier-payments.expected-movements', async ({ afterSeq, limit }) => {
+      await this.projection.catchUp();
+      const { states, nextAfterSeq } = await statesAfter<Exclude<SupplierPayment, { status: 'none' }>>(this.pool, 'sp_supplier_payment_views', afterSeq, limit);
+      return { items: states.map(expectedSupplierPaymentMovements), nextAfterSeq };
     });
     this.bus.handle('supplier-payments.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);

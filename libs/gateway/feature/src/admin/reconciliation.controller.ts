@@ -1,0 +1,42 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { AccountDeltas, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
+import { GatewayCore } from '../gateway.core';
+import { requireEmptyBody } from '../http/validation';
+import { reconcile, type ReconciliationReport } from './reconciliation';
+
+/** Objects, or ledger references, fetched per request while reconciling. */
+const RECONCILIATION_PAGE = 500;
+const EXPECTED_MOVEMENT_TOPICS = ['payments.expected-movements', 'cash.expected-movements', 'supplier-payments.expected-movements', 'collections.expected-movements'] as const;
+/** A reconciliation reads every object and reference: it may take longer than a request. */
+const RECONCILIATION_TIMEOUT_MS = 60_000;
+
+/** The proof that the ledger and the event-sourced objects agree (admin key). */
+@Controller('admin/v1/ledger')
+export class ReconciliationController {
+  constructor(private readonly gateway: GatewayCore) {}
+
+  @Post('reconciliations')
+  @HttpCode(200)
+  async reconcile(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ReconciliationReport> {
+    await this.gateway.authenticateAdmin(request);
+    requireEmptyBody(body);
+    const expected: ExpectedMovements[] = [];
+    for (const topic of EXPECTED_MOVEMENT_TOPICS) {
+      for (let afterSeq: string | null = null; ; ) {
+        const page: ExpectedMovementsPage = await this.gateway.bus.request(topic, { afterSeq, limit: RECONCILIATION_PAGE }, { timeoutMs: RECONCILIATION_TIMEOUT_MS });
+        expected.push(...page.items);
+        if (page.nextAfterSeq === null) break;
+        afterSeq = page.nextAfterSeq;
+      }
+    }
+    const ledger: Record<string, AccountDeltas> = {};
+    for (let afterReference: string | null = null; ; ) {
+      const page: LedgerMovementsPage = await this.gateway.bus.request('ledger.movements', { afterReference, limit: RECONCILIATION_PAGE }, { timeoutMs: RECONCILIATION_TIMEOUT_MS });
+      Object.assign(ledger, page.byReference);
+      if (page.nextAfterReference === null) break;
+      afterReference = page.nextAfterReference;
+    }
+    return reconcile(expected, ledger);
+  }
+}
