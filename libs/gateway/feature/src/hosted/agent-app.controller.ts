@@ -98,7 +98,7 @@ export class AgentAppController {
     if (!form || !sameToken(form.get('csrf'), readCookie(request, SIGN_IN_CSRF_COOKIE))) return csrfRejected(reply);
     const loginName = (form.get('login') ?? '').trim().slice(0, 200);
     const login = `agent:${loginName}`;
-    if (await this.gateway.signIns.isLocked(login)) return redirect(reply, `${APP}?error=locked`);
+    if (!(await this.gateway.signIns.attempt(login))) return redirect(reply, `${APP}?error=locked`);
     const agent = loginName ? await this.gateway.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined;
     if (!agent) {
       const locked = await this.gateway.signIns.failed(login);
@@ -237,7 +237,7 @@ export class AgentAppController {
       const collection = await this.findCollection_((form.get('collection') ?? '').trim());
       if (!collection) return `${APP}?error=collection_unknown`;
       const attempts = `handover:${collection.id}`;
-      if (await this.gateway.signIns.isLocked(attempts)) return `${APP}?error=handover_locked`;
+      if (!(await this.gateway.signIns.attempt(attempts))) return `${APP}?error=handover_locked`;
       if (!(await this.gateway.handoverCodes.matches(collection.id, (form.get('code') ?? '').slice(0, 20)))) {
         return `${APP}?error=${(await this.gateway.signIns.failed(attempts)) ? 'handover_locked' : 'handover_code'}`;
       }

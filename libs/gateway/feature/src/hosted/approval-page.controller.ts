@@ -67,7 +67,7 @@ export class ApprovalPageController {
     if (!payment) return reply.send(sendPage(reply, page('Supplier payment not found', '<h1>Supplier payment not found</h1>'), 404));
     const loginName = (form.get('login') ?? '').trim().slice(0, 200);
     const login = `business_user:${loginName}`;
-    if (await this.gateway.signIns.isLocked(login)) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
+    if (!(await this.gateway.signIns.attempt(login))) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
     const user = loginName ? await this.gateway.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined;
     if (!user) {
       const locked = await this.gateway.signIns.failed(login);

@@ -50,7 +50,7 @@ export class PaymentPageController {
     if (!payment) return reply.send(sendPage(reply, page('Payment not found', '<h1>Payment not found</h1>'), 404));
     const phone = (form.get('phone') ?? '').trim();
     const login = `customer:${phone}`;
-    if (await this.gateway.signIns.isLocked(login)) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
+    if (!(await this.gateway.signIns.attempt(login))) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
     const customer = /^\+?[0-9 ]{4,20}$/.test(phone) ? await this.gateway.directory.signInCustomer(phone, form.get('pin') ?? '', payment.currency) : undefined;
     if (!customer) {
       const locked = await this.gateway.signIns.failed(login);

@@ -3,33 +3,51 @@ import type { Pool } from 'pg';
 export const SIGN_IN_FAILURES_MAX = 5;
 export const SIGN_IN_LOCK_MS = 15 * 60_000;
 
-/** Five wrong PINs or passwords in a row lock the login for 15 minutes (real time). */
+/**
+ * Five wrong PINs, passwords or codes in a row lock the login for 15 minutes (real time). Every attempt
+ * is counted, in one statement, before its secret is checked: of 200 parallel guesses, five are
+ * checked and the rest refused. A lock is never shortened; a success clears the count.
+ */
 export class SignInLimiter {
   constructor(private readonly pool: Pool) {}
 
-  async isLocked(login: string): Promise<boolean> {
-    const { rows } = await this.pool.query('SELECT 1 FROM gw_sign_in_attempts WHERE login = $1 AND locked_until > now()', [login]);
-    return rows.length > 0;
+  /**
+   * Counts an attempt and answers whether its secret may be checked: false while the login is locked,
+   * and for every attempt beyond the fifth since the last success (which locks it).
+   */
+  async attempt(login: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ locked: boolean }>({
+      name: 'gw-sign-in-attempt',
+      text: `INSERT INTO gw_sign_in_attempts AS a (login, failures) VALUES ($1, 1)
+             ON CONFLICT (login) DO UPDATE SET
+               failures = CASE WHEN a.locked_until <= now() THEN 1 ELSE a.failures + 1 END,
+               locked_until = CASE
+                 WHEN a.locked_until <= now() THEN NULL
+                 WHEN a.locked_until > now() THEN a.locked_until
+                 WHEN a.failures + 1 > $2 THEN now() + make_interval(secs => $3)
+                 ELSE NULL END,
+               updated_at = now()
+             RETURNING locked_until IS NOT NULL AS locked`,
+      values: [login, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS / 1000],
+    });
+    return !rows[0]!.locked;
   }
 
-  /** Returns true when this failure locked the login. */
+  /** The attempt's secret was wrong; true when the login is now locked (the fifth failure in a row). */
   async failed(login: string): Promise<boolean> {
-    const { rows } = await this.pool.query<{ failures: number }>(
-      `INSERT INTO gw_sign_in_attempts (login, failures) VALUES ($1, 1)
-       ON CONFLICT (login) DO UPDATE SET failures = CASE WHEN gw_sign_in_attempts.locked_until <= now() THEN 1 ELSE gw_sign_in_attempts.failures + 1 END,
-         locked_until = NULL, updated_at = now()
-       RETURNING failures`,
-      [login],
-    );
-    if ((rows[0]?.failures ?? 0) < SIGN_IN_FAILURES_MAX) return false;
-    await this.pool.query(`UPDATE gw_sign_in_attempts SET locked_until = now() + make_interval(secs => $2), failures = 0 WHERE login = $1`, [
-      login,
-      SIGN_IN_LOCK_MS / 1000,
-    ]);
-    return true;
+    const { rows } = await this.pool.query<{ locked: boolean }>({
+      name: 'gw-sign-in-failed',
+      text: `UPDATE gw_sign_in_attempts SET
+               locked_until = CASE WHEN failures >= $2 THEN GREATEST(coalesce(locked_until, now()), now() + make_interval(secs => $3)) ELSE locked_until END,
+               updated_at = now()
+             WHERE login = $1 RETURNING locked_until > now() AS locked`,
+      values: [login, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS / 1000],
+    });
+    return rows[0]?.locked ?? false;
   }
 
+  /** The attempt's secret was right: the count starts again (a lock set meanwhile stays). */
   async succeeded(login: string): Promise<void> {
-    await this.pool.query('DELETE FROM gw_sign_in_attempts WHERE login = $1', [login]);
+    await this.pool.query('DELETE FROM gw_sign_in_attempts WHERE login = $1 AND (locked_until IS NULL OR locked_until <= now())', [login]);
   }
 }
