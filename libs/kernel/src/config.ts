@@ -5,6 +5,14 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * A start failure an operator fixes (a busy DATA_DIR, an unreachable database): its message says what
+ * and how, and is printed alone, without a stack.
+ */
+export class OperatorError extends Error {
+  override readonly name: string = 'OperatorError';
+}
+
 export class EnvReader {
   readonly problems: string[] = [];
   constructor(private readonly env: NodeJS.ProcessEnv) {}

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { OperatorError } from '@pay/kernel';
 
 export interface RunningDatabase {
   url: string;
@@ -26,6 +27,8 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
   // PostgreSQL refuses to run as root, so it runs as the `postgres` user, who must be able to reach the cluster.
   if (process.getuid?.() === 0) await chmod(root, 0o755);
   const password = await readOrCreateSecret(join(root, 'postgres-password'));
+  // One service per DATA_DIR: a second one must not touch the first one's running database.
+  const releaseLock = await lockDataDir(root);
   await stopStalePostmaster(clusterDir);
 
   const recent: string[] = [];
@@ -57,11 +60,18 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
     if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
     await pg.start();
   } catch (error) {
+    await releaseLock();
     throw new Error(`embedded PostgreSQL did not start in ${clusterDir}: ${String(error ?? '')}\n${recent.join('\n')}`);
   }
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
   await ensureDatabase(url);
-  return { url, stop: () => pg.stop() };
+  return {
+    url,
+    stop: async () => {
+      await pg.stop();
+      await releaseLock();
+    },
+  };
 }
 
 /**
@@ -103,6 +113,34 @@ async function readOrCreateSecret(file: string): Promise<string> {
   const secret = randomBytes(24).toString('hex');
   await writeFile(file, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * Takes `DATA_DIR/service.pid` for this process. Another live process holding it: refused with a clear
+ * error, touching nothing. A pid file left by a dead process (killed, crashed) is taken over.
+ */
+async function lockDataDir(root: string): Promise<() => Promise<void>> {
+  const lockFile = join(root, 'service.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      return async () => {
+        await unlink(lockFile).catch(() => undefined);
+      };
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+        throw new DataDirInUseError(`DATA_DIR ${root} is in use by another instance of the service (pid ${owner}): stop it first, or start this one with another DATA_DIR`);
+      }
+      await unlink(lockFile).catch(() => undefined); // left by a process that is gone
+    }
+  }
+  throw new DataDirInUseError(`DATA_DIR ${root} could not be locked (${lockFile}): another instance may be starting`);
+}
+
+export class DataDirInUseError extends OperatorError {
+  override readonly name = 'DataDirInUseError';
 }
 
 /** A process killed with SIGKILL leaves its postmaster running: stop it (fast shutdown) and wait. */

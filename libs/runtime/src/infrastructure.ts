@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { InProcessBus, KafkaBus, type MessageBus } from '@pay/bus';
 import type { AppName } from '@pay/contracts';
 import { EVENT_STORE_MIGRATIONS, EventStoreDBEventStore, PostgresEventStore, type EventStore } from '@pay/event-store';
-import { OffsetClock } from '@pay/kernel';
+import { OffsetClock, OperatorError } from '@pay/kernel';
 import { createPool, PLATFORM_MIGRATIONS, runMigrations, ServiceClockStore, startEmbeddedPostgres, type MigrationSet, type RunningDatabase } from '@pay/platform';
 import type { HostConfig } from './host-config';
 
@@ -35,7 +35,9 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
   const opened: { close(): Promise<void> }[] = [];
   try {
     // The event store's schema also holds the subscriptions' checkpoints: needed with EventStoreDB too.
-    await runMigrations(database.url, [PLATFORM_MIGRATIONS, EVENT_STORE_MIGRATIONS, ...options.migrations]);
+    await runMigrations(database.url, [PLATFORM_MIGRATIONS, EVENT_STORE_MIGRATIONS, ...options.migrations]).catch((error: unknown) => {
+      throw unreachable(error, config.databaseUrl) ?? error;
+    });
     const pool = createPool(database.url, { max: config.dbPoolMax, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
     opened.push({ close: () => pool.end() });
     const asyncCommitPool = createPool(database.url, { max: ASYNC_COMMIT_POOL_MAX, statementTimeoutMs: STATEMENT_TIMEOUT_MS, asynchronousCommit: true });
@@ -65,4 +67,18 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
     await database.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** A database that cannot be reached, said as an operator needs it: which variable, where, why; no password. */
+function unreachable(error: unknown, databaseUrl: string | undefined): OperatorError | undefined {
+  const code = (error as { code?: string }).code;
+  if (!databaseUrl || !code || !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '28P01', '3D000'].includes(code)) return undefined;
+  let where = 'DATABASE_URL';
+  try {
+    const url = new URL(databaseUrl);
+    where = `DATABASE_URL (${url.hostname}:${url.port || 5432}${url.pathname})`;
+  } catch {
+    /* not a URL: the variable's name is enough */
+  }
+  return new OperatorError(`cannot use the PostgreSQL of ${where}: ${code} ${(error as Error).message.replace(/postgres(ql)?:\/\/[^@\s]*@/g, 'postgres://…@')}. Check that it runs and the URL is right, or unset DATABASE_URL to use the embedded one.`);
 }

@@ -1,4 +1,4 @@
-import { ConfigError } from '@pay/kernel';
+import { ConfigError, OperatorError } from '@pay/kernel';
 
 /**
  * A process's main: start, then stop gracefully on SIGTERM or SIGINT (exit 0). A configuration
@@ -27,6 +27,10 @@ export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
       if (error instanceof ConfigError) {
         process.stderr.write(`${error.message}\n`);
         process.exit(2);
+      }
+      if (error instanceof OperatorError) {
+        process.stderr.write(`failed to start: ${error.message}\n`);
+        process.exit(1);
       }
       process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);

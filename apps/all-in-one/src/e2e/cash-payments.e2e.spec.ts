@@ -373,6 +373,7 @@ describe('Cash checkout: cash payments over HTTP', () => {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      for (const directive of ["frame-ancestors 'none'", "form-action 'self'", "base-uri 'none'"]) expect(page.headers.get('content-security-policy')).toContain(directive);
       const html: string = page.body;
       expect(html).toContain('12\u202f500.00 DZD');
       expect(html).toContain(`${payment.payment_reference.slice(0, 3)} ${payment.payment_reference.slice(3, 6)} ${payment.payment_reference.slice(6)}`);

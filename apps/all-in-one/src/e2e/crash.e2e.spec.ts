@@ -224,3 +224,29 @@ describe('crash between a refund’s ledger transfer and its success event', () 
     for (const line of trial.currencies) expect(line.total_debits).toBe(line.total_credits);
   });
 });
+
+describe('one service per DATA_DIR', () => {
+  it('a second npm start on the same DATA_DIR refuses to start, naming the owner, and the first keeps serving', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pay-lock-'));
+    const env = { DATA_DIR: dataDir, ADMIN_API_KEY: `admin_${randomBase62(32)}`, RATE_LIMIT_PER_SECOND: '0' };
+    const first = await startServiceProcess(env);
+    try {
+      await expect(startServiceProcess(env)).rejects.toThrow(/DATA_DIR .* is in use by another instance of the service \(pid \d+\)/);
+      expect((await first.http('GET', '/ready')).status).toBe(200);
+      expect((await first.http('GET', '/admin/v1/ledger/trial_balance', { key: env.ADMIN_API_KEY })).status).toBe(200);
+    } finally {
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+    }
+    // Stopped cleanly, the lock is released: the next start takes it.
+    const next = await startServiceProcess(env);
+    next.child.kill('SIGTERM');
+    await next.exited;
+  }, 240_000);
+
+  it('an unreachable DATABASE_URL is named, without a stack or its password', async () => {
+    await expect(startServiceProcess({ DATABASE_URL: 'postgres://app:s3cret-pw@127.0.0.1:1/payments', DATA_DIR: await mkdtemp(join(tmpdir(), 'pay-db-')) })).rejects.toThrow(
+      /failed to start: cannot use the PostgreSQL of DATABASE_URL \(127\.0\.0\.1:1\/payments\): ECONNREFUSED/,
+    );
+  }, 120_000);
+});

@@ -5,6 +5,7 @@ import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type Lis
 import { DAY_MS, MINUTE_MS, type Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { HOSTED_PAGE_CSP } from '../hosted/html';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
@@ -142,7 +143,6 @@ export class CashPaymentsTestHelpersController {
   }
 }
 
-const HOSTED_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'";
 
 /**
  * The hosted pages of a cash payment, reached by its unguessable id: instructions (HTML) and the QR
@@ -158,7 +158,7 @@ export class CashPaymentsHostedController {
     void reply
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
-      .header('Content-Security-Policy', HOSTED_CSP)
+      .header('Content-Security-Policy', HOSTED_PAGE_CSP)
       .header('X-Frame-Options', 'DENY')
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer');

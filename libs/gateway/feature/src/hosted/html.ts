@@ -37,12 +37,15 @@ export const hiddenCsrf = (token: string): string => `<input type="hidden" name=
  * Security headers of every hosted page: no scripts at all, forms only to this origin, never framed,
  * never cached, no referrer (the URL names the object).
  */
+/** No scripts, no framing, forms only to this origin: every hosted page, the cash instructions included. */
+export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 export const sendPage = (reply: FastifyReply, html: string, status = 200): string => {
   void reply
     .status(status)
     .header('Content-Type', 'text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+    .header('Content-Security-Policy', HOSTED_PAGE_CSP)
     .header('X-Frame-Options', 'DENY')
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer');
