@@ -1,14 +1,27 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-/** Debian's Chromium (installed by .ci/run), driven by playwright-core: no browser download. */
-export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+/** Debian's Chromium where installed (.ci/run installs it); CHROMIUM_PATH chooses another. */
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * The browser the tests drive with playwright-core, never downloaded: CHROMIUM_PATH, else Debian's
+ * Chromium, else the Chromium that the @sparticuz/chromium npm package ships (unpacked under /tmp on
+ * first use), so that `npm install && npm test` needs nothing but Node.
+ */
+export async function chromiumPath(): Promise<string> {
+  const chosen = process.env['CHROMIUM_PATH'];
+  if (chosen) return chosen;
+  if (existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  const { default: packaged } = (await import('@sparticuz/chromium')) as { default: { executablePath(): Promise<string> } };
+  return packaged.executablePath();
+}
 export const SCREENSHOTS = join(__dirname, '..', '..', '..', '..', 'artifacts', 'screenshots');
 
-export const launchBrowser = (): Promise<Browser> =>
+export const launchBrowser = async (): Promise<Browser> =>
   chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: await chromiumPath(),
     headless: true,
     // As this machine needs: no sandbox as root, and no background traffic to the closed network.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
