@@ -291,7 +291,10 @@ export class WebhooksStore {
                  status = CASE WHEN NOT h.succeeded AND COALESCE(e.failing_since, h.now) <= h.threshold THEN 'disabled' ELSE e.status END,
                  disabled_reason = CASE WHEN NOT h.succeeded AND COALESCE(e.failing_since, h.now) <= h.threshold THEN h.reason ELSE e.disabled_reason END
                FROM health h
+               -- Only a change takes the endpoint's row: the first failure of a run, a success after
+               -- failures, or a failure past the threshold. Every other attempt leaves it alone.
                WHERE e.id = h.id AND e.deleted_at IS NULL
+                 AND CASE WHEN h.succeeded THEN e.failing_since IS NOT NULL ELSE e.failing_since IS NULL OR e.failing_since <= h.threshold END
                RETURNING e.*, (NOT h.succeeded AND e.status = 'disabled' AND e.disabled_reason = h.reason AND e.failing_since <= h.threshold) AS disabled_now`,
         values: [delivery.endpointId, next.status === 'succeeded', now, FAILING_ENDPOINT_DISABLED_AFTER_MS / 1000, FAILING_FOR_5_DAYS],
       });
