@@ -36,7 +36,7 @@ export class Receiver {
         setTimeout(() => {
           this.answered += 1;
           response.writeHead(reply.status, { 'content-type': 'text/plain' }).end('ok');
-        }, reply.delayMs ?? 0);
+        }, reply.delayMs ?? 0).unref();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -50,8 +50,11 @@ export class Receiver {
     this.script.push(...replies);
   }
 
-  /** Resolves once `count` requests in all have arrived (or rejects after `timeoutMs`). */
-  waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+  /**
+   * Resolves once `count` requests in all have arrived (or rejects after `timeoutMs`). The bound is
+   * generous: CI machines are shared and slow, and a wait that succeeds returns at once.
+   */
+  waitFor(count: number, timeoutMs = 60_000): Promise<void> {
     if (this.received.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`receiver got ${this.received.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);

@@ -74,7 +74,7 @@ describe('webhook endpoints lifecycle', () => {
     expect(hook.received).toHaveLength(0);
     expect((await update(shop, endpoint.id, { status: 'enabled' })).body).toMatchObject({ status: 'enabled', disabled_reason: null });
     const seen = await pay(shop);
-    await hook.waitFor(1, 20_000);
+    await hook.waitFor(1);
     await sleep(1_000);
     expect(hook.events().map((e) => e.data.id)).toEqual([seen.id]);
     expect(hook.events().map((e) => e.data.id)).not.toContain(missed.id);
@@ -91,7 +91,7 @@ describe('webhook endpoints lifecycle', () => {
     expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}`, { key: shop.apiKey })).body.secret).toBeUndefined();
 
     await pay(shop);
-    await hook.waitFor(1, 20_000);
+    await hook.waitFor(1);
     const [during] = hook.received;
     const signatures = String(during!.headers['webhook-signature']).split(' ');
     expect(signatures).toHaveLength(2);
@@ -101,7 +101,7 @@ describe('webhook endpoints lifecycle', () => {
 
     await advance(shop, DAY_S + 60);
     await pay(shop);
-    await hook.waitFor(2, 20_000);
+    await hook.waitFor(2);
     const after = hook.received[1]!;
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(() => new Webhook(rotated.body.secret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
@@ -114,7 +114,7 @@ describe('webhook endpoints lifecycle', () => {
     hook.reply({ status: 500 });
     const endpoint = await register(shop, hook.url, ['payment.succeeded']);
     const payment = await pay(shop);
-    await hook.waitFor(1, 20_000);
+    await hook.waitFor(1);
     await sleep(500);
     const pending = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=pending`, { key: shop.apiKey });
     expect(pending.status).toBe(200);
@@ -134,7 +134,7 @@ describe('webhook endpoints lifecycle', () => {
     const event = await service.http('GET', `/v1/events/${pending.body.data[0].event}`, { key: shop.apiKey });
     expect(event.body.data.id).toBe(payment.id);
     await advance(shop, 10);
-    await hook.waitFor(2, 20_000);
+    await hook.waitFor(2);
     await sleep(500);
     const succeeded = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=succeeded`, { key: shop.apiKey });
     expect(succeeded.body.data).toHaveLength(1);
@@ -151,11 +151,11 @@ describe('webhook endpoints lifecycle', () => {
     const endpoint = await register(shop, hook.url, ['payment.succeeded']);
     const since = new Date(Date.now() - 60_000).toISOString();
     await pay(shop);
-    await hook.waitFor(1, 20_000);
+    await hook.waitFor(1);
     for (const [index, seconds] of [5, 300, 1800, 7200, 18000, 36000, 36000].entries()) {
       await attemptsRecorded(shop, endpoint.id, index + 1); // its retry is scheduled before the clock moves
       await advance(shop, seconds + 5);
-      await hook.waitFor(index + 2, 20_000);
+      await hook.waitFor(index + 2);
     }
     await sleep(500);
     const failed = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=failed`, { key: shop.apiKey });
@@ -167,7 +167,7 @@ describe('webhook endpoints lifecycle', () => {
     const recovered = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since } });
     expect(recovered.status).toBe(200);
     expect(recovered.body).toEqual({ object: 'recovery', endpoint: endpoint.id, redelivered: 1 });
-    await hook.waitFor(9, 20_000);
+    await hook.waitFor(9);
     expect(hook.events()[8]!.id).toBe(failed.body.data[0].event);
     expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: {} })).body.error).toMatchObject({ code: 'invalid_request', param: 'since' });
   });
@@ -180,11 +180,11 @@ describe('webhook endpoints lifecycle', () => {
     const failing = await register(shop, dead.url, ['payment.succeeded']);
     await register(shop, healthy.url, ['*']);
     await pay(shop);
-    await dead.waitFor(1, 20_000);
-    await healthy.waitFor(1, 20_000);
+    await dead.waitFor(1);
+    await healthy.waitFor(1);
     for (let day = 0; day < 5; day++) await advance(shop, DAY_S);
     await pay(shop);
-    await healthy.waitFor(3, 30_000);
+    await healthy.waitFor(3);
     const told = healthy.events().find((e) => e.type === 'webhook_endpoint.disabled');
     expect(told).toMatchObject({ type: 'webhook_endpoint.disabled', data: { id: failing.id, status: 'disabled', disabled_reason: 'failing_for_5_days' } });
     expect(told!.data.secret).toBeUndefined();

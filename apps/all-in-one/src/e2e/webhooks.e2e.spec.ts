@@ -193,13 +193,13 @@ describe('events and signed webhooks (contract section 6)', () => {
       const slow = await receiver();
       const fast = await receiver();
       const count = DISPATCHER_DEFAULTS.inFlightPerEndpointMax + 4; // more than the slow endpoint's concurrency
-      slow.reply(...Array.from({ length: 2 * count }, () => ({ status: 200, delayMs: 10_000 })));
+      slow.reply(...Array.from({ length: 2 * count }, () => ({ status: 200, delayMs: 120_000 })));
       await register(shop, slow.url);
       await register(shop, fast.url);
       const customer = await createCustomer(service, 50_000_000);
       for (let i = 0; i < count; i++) await pay(shop, customer);
       // Every event reaches the fast endpoint while the slow one has not answered a single request yet.
-      await fast.waitFor(count, 9_000);
+      await fast.waitFor(count, 60_000);
       expect(slow.answered).toBe(0);
       expect(slow.received.length).toBeGreaterThan(0);
       expect(slow.maxOpen).toBeLessThanOrEqual(DISPATCHER_DEFAULTS.inFlightPerEndpointMax);
