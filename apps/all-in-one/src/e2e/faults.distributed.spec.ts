@@ -11,6 +11,9 @@ import { httpClient, idempotencyKey, PUBLIC_BASE_URL, type Client } from './harn
  * broker goes away during traffic. Money is checked from the ledger: nobody is debited twice, every
  * succeeded payment has exactly one entry, every other none, and the trial balance balances.
  */
+/** A step cut by a crash is finished by then (the stalled-step sweep takes over after 5 s). */
+const RESUMED_WITHIN_MS = 60_000;
+
 describe('distributed topology under faults', () => {
   let topology: DistributedTopology;
   let http: Client;
@@ -48,19 +51,29 @@ describe('distributed topology under faults', () => {
     return { apiKey: integrator.api_key as string, merchant: merchant.id as string, customer: customer.id as string, payments: created };
   };
 
-  /** Every payment's status against its ledger entries: succeeded ⇔ exactly one entry; the balances add up. */
+  /** Each payment's status beside its ledger entries. */
+  const statusAndEntries = (setup: Awaited<ReturnType<typeof setUp>>) =>
+    Promise.all(
+      setup.payments.map(async (payment) => ({
+        id: payment.id as string,
+        status: (await http('GET', `/v1/payments/${payment.id}`, { key: setup.apiKey })).body.status as string,
+        entries: ((await admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}`)).body.data as unknown[]).length,
+      })),
+    );
+
+  /**
+   * Every payment's status against its ledger entries: succeeded ⇔ exactly one entry; the balances add
+   * up. A step the crash cut is finished by the restarted app (start-up recovery, then the stalled-step
+   * sweep if the ledger could not be reached at once): waited for with a generous bound.
+   */
   const expectConsistentMoney = async (setup: Awaited<ReturnType<typeof setUp>>, amount: number) => {
-    let succeeded = 0;
-    for (const payment of setup.payments) {
-      const current = (await http('GET', `/v1/payments/${payment.id}`, { key: setup.apiKey })).body;
-      const entries = (await admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}`)).body.data;
-      expect({ id: payment.id, status: current.status, entries: entries.length }).toEqual({
-        id: payment.id,
-        status: current.status,
-        entries: current.status === 'succeeded' ? 1 : 0,
-      });
-      if (current.status === 'succeeded') succeeded += 1;
+    const consistent = (rows: Awaited<ReturnType<typeof statusAndEntries>>) => rows.every((row) => row.entries === (row.status === 'succeeded' ? 1 : 0));
+    let rows = await statusAndEntries(setup);
+    for (const deadline = Date.now() + RESUMED_WITHIN_MS; !consistent(rows) && Date.now() < deadline; rows = await statusAndEntries(setup)) {
+      await new Promise((r) => setTimeout(r, 500));
     }
+    for (const row of rows) expect(row).toEqual({ ...row, entries: row.status === 'succeeded' ? 1 : 0 });
+    const succeeded = rows.filter((row) => row.status === 'succeeded').length;
     const balance = (await admin('GET', `/admin/v1/balances/${setup.customer}`)).body.available;
     expect(balance).toBe(amount * (setup.payments.length - succeeded));
     const trial = (await admin('GET', '/admin/v1/ledger/trial_balance')).body;
