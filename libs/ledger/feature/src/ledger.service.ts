@@ -88,11 +88,11 @@ export class LedgerService {
   async topup(request: CreateTopup): Promise<TopupResource> {
     const { postings } = planTopup(request);
     const { topupId, owner, amount, currency } = request;
-    const now = this.clock.now();
-    const operation = { id: topupId, hash: requestHash('topup', [topupId, owner, amount, currency]), now };
+    const operation = { id: topupId, hash: requestHash('topup', [topupId, owner, amount, currency]), now: this.clock.now() };
     return inTransaction(this.pool, (client) =>
       once(client, operation, async () => {
         const accounts = await lockAccounts(client, postings.map((p) => p.account));
+        const now = this.clock.now(); // once locked: see transfer
         const account = accounts.get(owner);
         if (!account) throw notFound('account', owner);
         if (account.currency !== currency) throw currencyMismatch(owner, account.currency, currency);
@@ -119,11 +119,13 @@ export class LedgerService {
   async transfer(request: ExecuteTransfer): Promise<TransferOutcome> {
     const plan = planTransfer(request, this.schedule);
     const { operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency } = request;
-    const now = this.clock.now();
     const hash = requestHash('transfer', [operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency]);
     return inTransaction(this.pool, (client) =>
-      once(client, { id: operationId, hash, now }, async (): Promise<TransferOutcome> => {
+      once(client, { id: operationId, hash, now: this.clock.now() }, async (): Promise<TransferOutcome> => {
         const accounts = await lockAccounts(client, plan.postings.map((p) => p.account));
+        // Dated once its accounts are locked: a transfer that waited for another one is dated after it,
+        // so statements and balances as of a time (by created_at) follow the order balances moved.
+        const now = this.clock.now();
         for (const posting of plan.postings) checkParty(accounts.get(posting.account), posting.account, currency);
         const payer = accounts.get(debitOwner) as LockedAccount;
         if (!payer.allowNegative && payer.balance < plan.debitedAmount) {
