@@ -1,3 +1,4 @@
 export * from './database';
 export * from './given-when-then';
 export * from './kafka-mock';
+export * from './decider-model';

@@ -76,7 +76,7 @@ const completeValidation = (command: Extract<CashPaymentCommand, { type: 'Comple
   if (!state.validation) throw new Error(`cash payment ${state.terms.cashPaymentId}: no validation to complete`);
   const { cashPaymentId, amount } = state.terms;
   const { outcome } = command;
-  if (outcome.feeAmount + outcome.netAmount !== amount) {
+  if (outcome.feeAmount < 0 || outcome.netAmount < 0 || outcome.feeAmount + outcome.netAmount !== amount) {
     throw new Error(`cash payment ${cashPaymentId}: fee ${outcome.feeAmount} + net ${outcome.netAmount} is not the amount ${amount}`);
   }
   return [

@@ -78,6 +78,12 @@ describe('cash payment decider', () => {
         cashPaymentDecider.decide({ type: 'CompleteCashValidation', cashPaymentId, outcome: { entryId: 'je_1', feeAmount: 1, netAmount: 1 }, now: at(1) }, fold([created, started])),
       ).toThrow(/not the amount/));
 
+    // Found by the model-based test: fee -1 and net amount + 1 add up to the amount, and were recorded.
+    it('a negative fee (or net) is refused, even when fee + net = amount', () =>
+      expect(() =>
+        cashPaymentDecider.decide({ type: 'CompleteCashValidation', cashPaymentId, outcome: { entryId: 'je_1', feeAmount: -1, netAmount: 1_250_001 }, now: at(1) }, fold([created, started])),
+      ).toThrow(/not the amount/));
+
     it('at or past expires_at (not yet swept): invalid_status, the reference can no longer be paid', () =>
       spec.given([created]).when(validate(at(72))).thenFails('invalid_status'));
 

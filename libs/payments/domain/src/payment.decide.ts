@@ -10,7 +10,7 @@ export type PaymentCommand =
   | { type: 'DeclinePayment'; paymentId: string; now: Date }
   | { type: 'CancelPayment'; paymentId: string; now: Date }
   | { type: 'ExpirePayment'; paymentId: string; now: Date }
-  /** amount null: all that is still refundable. A refund id already reserved decides nothing (a retry). */
+  /** amount null: all that is still refundable. A refund id already reserved (or settled) decides nothing (a retry). */
   | { type: 'ReserveRefund'; paymentId: string; refundId: string; amount: number | null; reason: string | null; now: Date }
   | { type: 'SettleRefund'; paymentId: string; refundId: string; refunded: boolean };
 
@@ -77,7 +77,7 @@ const completeAuthorization = (command: Extract<PaymentCommand, { type: 'Complet
   const at = command.now.toISOString();
   const { outcome } = command;
   if (outcome.status === 'rejected') return [{ type: 'PaymentDeclined', paymentId, reason: outcome.reason, declinedAt: at }];
-  if (outcome.feeAmount + outcome.netAmount !== state.terms.amount) {
+  if (outcome.feeAmount < 0 || outcome.netAmount < 0 || outcome.feeAmount + outcome.netAmount !== state.terms.amount) {
     throw new Error(`payment ${paymentId}: fee ${outcome.feeAmount} + net ${outcome.netAmount} is not the amount ${state.terms.amount}`);
   }
   return [{ type: 'PaymentSucceeded', paymentId, feeAmount: outcome.feeAmount, netAmount: outcome.netAmount, ledgerEntryId: outcome.entryId, succeededAt: at }];
@@ -91,6 +91,8 @@ const declineByCustomer = (command: Extract<PaymentCommand, { type: 'DeclinePaym
 const cancel = (command: Extract<PaymentCommand, { type: 'CancelPayment' }>, state: Payment): PaymentEvent[] => {
   const pending = requirePending(state, 'canceled');
   if (pending.authorization) throw new ServiceError('invalid_status', 'the payment is being authorized and can no longer be canceled');
+  // At its authorization deadline the payment is expired (contract §4), even before the sweep records it.
+  if (isPastDeadline(pending, command.now)) throw new ServiceError('invalid_status', `the payment expired at ${pending.terms.expiresAt} and cannot be canceled`);
   return [{ type: 'PaymentCanceled', paymentId: pending.terms.paymentId, canceledAt: command.now.toISOString() }];
 };
 
@@ -119,7 +121,7 @@ const isPastDeadline = (state: Pending, now: Date): boolean => now.getTime() >= 
 const reserveRefund = (command: Extract<PaymentCommand, { type: 'ReserveRefund' }>, state: Payment): PaymentEvent[] => {
   if (state.status === 'none') throw new Error('payment does not exist');
   if (state.status !== 'succeeded') throw new ServiceError('invalid_status', `the payment is ${state.status}: only a succeeded payment can be refunded`);
-  if (state.pendingRefunds?.[command.refundId]) return [];
+  if (state.pendingRefunds?.[command.refundId] || state.settledRefundIds?.includes(command.refundId)) return [];
   const refundable = refundableAmount(state);
   const amount = command.amount ?? refundable;
   if (amount < 1 || amount > refundable) {

@@ -55,6 +55,8 @@ export type Payment =
       /** Refunded so far, and the refunds reserved whose outcome is not settled (absent: none yet). */
       amountRefunded?: number;
       pendingRefunds?: Record<string, RefundReservation>;
+      /** The refunds whose outcome is settled: the same refund id again is a retry, never a second reservation. */
+      settledRefundIds?: string[];
     }
   | { status: 'declined'; terms: PaymentTerms; reason: PaymentDeclineReason; declinedAt: string }
   | { status: 'canceled'; terms: PaymentTerms; canceledAt: string }
@@ -99,7 +101,12 @@ export const evolve = (state: Payment, event: PaymentEvent): Payment => {
       if (state.status !== 'succeeded') return state;
       const { [event.refundId]: reservation, ...pendingRefunds } = state.pendingRefunds ?? {};
       if (!reservation) return state;
-      return { ...state, pendingRefunds, amountRefunded: (state.amountRefunded ?? 0) + (event.refunded ? reservation.amount : 0) };
+      return {
+        ...state,
+        pendingRefunds,
+        settledRefundIds: [...(state.settledRefundIds ?? []), event.refundId],
+        amountRefunded: (state.amountRefunded ?? 0) + (event.refunded ? reservation.amount : 0),
+      };
     }
     default: {
       const unknown: never = event;

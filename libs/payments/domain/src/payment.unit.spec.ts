@@ -78,6 +78,15 @@ describe('payment decider', () => {
         .when({ type: 'CompleteAuthorization', paymentId, outcome: { status: 'completed', entryId: 'je_1', feeAmount: 18_750, netAmount: 1_231_250 }, now: at(5) })
         .then([]));
 
+    // Found by the model-based test: fee -1 and net amount + 1 add up to the amount, and were recorded.
+    it('a negative fee (or net) is refused, even when fee + net = amount', () =>
+      expect(() =>
+        paymentDecider.decide(
+          { type: 'CompleteAuthorization', paymentId, outcome: { status: 'completed', entryId: 'je_1', feeAmount: -1, netAmount: 1_250_001 }, now: at(1) },
+          [created, started].reduce(paymentDecider.evolve, paymentDecider.initialState),
+        ),
+      ).toThrow(/not the amount/));
+
     it('fee + net different from the amount is refused', () =>
       expect(() =>
         paymentDecider.decide(
@@ -99,6 +108,15 @@ describe('payment decider', () => {
       spec.given(history).when({ type: 'CancelPayment', paymentId, now: at(2) }).thenFails('invalid_status'));
     it('while the customer authorization is under way: invalid_status (money may be moving)', () =>
       spec.given([created, started]).when({ type: 'CancelPayment', paymentId, now: at(2) }).thenFails('invalid_status'));
+    // Found by the model-based test: a pending payment not yet swept was canceled at or after its deadline.
+    it('at expires_at, or 1 ms past it, before the sweep records it: expired, so invalid_status', () => {
+      spec.given([created]).when({ type: 'CancelPayment', paymentId, now: at(30) }).thenFails('invalid_status');
+      spec.given([created]).when({ type: 'CancelPayment', paymentId, now: new Date(at(30).getTime() + 1) }).thenFails('invalid_status');
+    });
+    it('1 ms before expires_at: canceled', () => {
+      const now = new Date(at(30).getTime() - 1);
+      spec.given([created]).when({ type: 'CancelPayment', paymentId, now }).then([{ type: 'PaymentCanceled', paymentId, canceledAt: now.toISOString() }]);
+    });
   });
 
   describe('deadline', () => {

@@ -55,6 +55,12 @@ describe('refunds on the payment decider', () => {
     spec.given([...paid, reserved('re_1', 100), settled('re_1', true)]).when({ type: 'SettleRefund', paymentId, refundId: 're_1', refunded: true }).then([]);
   });
 
+  // Found by the model-based test: once settled, the same refund id was reserved a second time (and could be counted twice).
+  it('a refund id settled already, reserved again (a retry that lost a race with the first): decides nothing', () => {
+    spec.given([...paid, reserved('re_1', 1), settled('re_1', false)]).when(reserve('re_1', null)).then([]);
+    spec.given([...paid, reserved('re_1', 300_000), settled('re_1', true)]).when(reserve('re_1', 300_000)).then([]);
+  });
+
   it('concurrent reservations decided one after the other (as conflicting appends are) never exceed the amount', () => {
     let events: PaymentEvent[] = [...paid];
     let accepted = 0;

@@ -105,6 +105,8 @@ const reject = (command: Command<'RejectSupplierPayment'>, state: SupplierPaymen
 const cancel = (command: Command<'CancelSupplierPayment'>, state: SupplierPayment): SupplierPaymentEvent[] => {
   const awaiting = requireAwaiting(state, 'canceled');
   if (awaiting.approval) throw new ServiceError('invalid_status', 'the supplier payment is being approved and can no longer be canceled');
+  // At the approval deadline the payment is expired (contract §4), even before the sweep records it.
+  if (isPastDeadline(awaiting, command.now)) throw new ServiceError('invalid_status', `the approval deadline passed at ${awaiting.terms.expiresAt}; the payment cannot be canceled`);
   return [{ type: 'SupplierPaymentCanceled', supplierPaymentId: awaiting.terms.supplierPaymentId, canceledAt: command.now.toISOString() }];
 };
 

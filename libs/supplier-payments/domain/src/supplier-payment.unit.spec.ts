@@ -138,6 +138,16 @@ describe('supplier payment decider', () => {
       spec.given([created, started]).when({ type: 'CancelSupplierPayment', supplierPaymentId, now: at(2) }).thenFails('invalid_status'));
     it.each(finals)('on a %s payment: invalid_status', (_status, history) =>
       spec.given(history).when({ type: 'CancelSupplierPayment', supplierPaymentId, now: at(2) }).thenFails('invalid_status'));
+    // Found by the model-based test: a payment awaiting approval, not yet swept, was canceled at or after its approval deadline.
+    it('at the approval deadline, or 1 ms past it, before the sweep records it: expired, so invalid_status', () => {
+      spec.given([created]).when({ type: 'CancelSupplierPayment', supplierPaymentId, now: deadline }).thenFails('invalid_status');
+      spec.given([created]).when({ type: 'CancelSupplierPayment', supplierPaymentId, now: afterDeadline(1) }).thenFails('invalid_status');
+    });
+    it('1 ms before the approval deadline: canceled', () =>
+      spec
+        .given([created])
+        .when({ type: 'CancelSupplierPayment', supplierPaymentId, now: afterDeadline(-1) })
+        .then([{ type: 'SupplierPaymentCanceled', supplierPaymentId, canceledAt: afterDeadline(-1).toISOString() }]));
   });
 
   describe('approval deadline (7 days)', () => {
