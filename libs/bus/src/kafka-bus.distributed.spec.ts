@@ -16,6 +16,10 @@ jest.setTimeout(60_000);
 
 const balance = (owner: string) => ({ object: 'balance', owner, currency: 'DZD', available: owner.length, pending: 0, at: new Date(0) });
 
+/** A handler that runs longer than the session timeout of the suite below. */
+const SHORT_SESSION_TIMEOUT_MS = 6_000;
+const LONG_HANDLER_MS = 10_000;
+
 let onSlowHandlerStarted = () => undefined as void;
 
 /** A ledger serving a few topics, as the ledger app would. */
@@ -26,6 +30,7 @@ function ledgerBus(brokers: string, extra: Partial<KafkaBusOptions> = {}): Kafka
       onSlowHandlerStarted();
       await sleep(1_000);
     }
+    if (owner === 'past-the-session-timeout') await sleep(LONG_HANDLER_MS);
     return balance(owner) as never;
   });
   bus.handle('ledger.open-account', async ({ owner }) => {
@@ -216,3 +221,35 @@ async function eventually(check: () => Promise<void>, withinMs: number): Promise
     }
   }
 }
+
+describe('KafkaBus: a handler that runs past the session timeout', () => {
+  let kafka: KafkaMock;
+  let ledger: KafkaBus;
+  let gateway: KafkaBus;
+
+  beforeAll(async () => {
+    kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
+    ledger = ledgerBus(kafka.bootstrapServers, { sessionTimeoutMs: SHORT_SESSION_TIMEOUT_MS, logLevel: logLevel.ERROR });
+    await ledger.start();
+    gateway = gatewayBus(kafka.bootstrapServers);
+    await gateway.request('ledger.get-balance', { owner: 'warm-up' }, { timeoutMs: 15_000 });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await ledger?.close();
+    await kafka?.stop();
+  });
+
+  it('keeps its member in the group: the reply arrives, and the next requests are served at once (no rebalance)', async () => {
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const long = await gateway.request('ledger.get-balance', { owner: 'past-the-session-timeout' }, { timeoutMs: LONG_HANDLER_MS + 10_000 });
+    expect(long).toMatchObject({ owner: 'past-the-session-timeout' });
+    // Dropped from the group, the member would rejoin only at its next heartbeat, after the handler:
+    // requests would wait for the rebalance, past this timeout.
+    for (let i = 0; i < 5; i += 1) {
+      expect(await gateway.request('ledger.get-balance', { owner: `after_${i}` }, { timeoutMs: 2_000 })).toMatchObject({ owner: `after_${i}` });
+    }
+    errors.mockRestore();
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ClientKafka, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
-import { logLevel, Partitioners } from 'kafkajs';
+import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
 import { isErrorCode, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
@@ -18,6 +18,8 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
  */
 const DEFAULT_SESSION_TIMEOUT_MS = 15_000;
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
+/** While a handler runs, a heartbeat is offered this often (kafkajs throttles to the heartbeat interval). */
+const HANDLER_HEARTBEAT_EVERY_MS = 500;
 /** Connecting and producing: bounded retries (~2 s), well inside a request's deadline. */
 const RETRY = { initialRetryTime: 100, maxRetryTime: 1_000, retries: 5 };
 /**
@@ -286,6 +288,21 @@ export class KafkaBus implements MessageBus {
  * ends a Node process. Here it is logged; the caller gets service_unavailable at its deadline.
  */
 class RequestServer extends ServerKafka {
+  /**
+   * kafkajs heartbeats between messages, not during one: a handler that runs past the session timeout
+   * (a sandbox clock advance waits for the webhook attempts it makes due) would have this member dropped
+   * from its group, and every partition it holds would stall while the group rebalances. It heartbeats
+   * while the handler runs (kafkajs sends at most one per heartbeat interval).
+   */
+  override async handleMessage(payload: EachMessagePayload): Promise<unknown> {
+    const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), HANDLER_HEARTBEAT_EVERY_MS);
+    try {
+      return await super.handleMessage(payload);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
   override async sendMessage(message: OutgoingResponse, replyTopic: string, replyPartition: string | undefined | null, correlationId: string, context: KafkaContext) {
     try {
       return await super.sendMessage(message, replyTopic, replyPartition, correlationId, context);

@@ -12,9 +12,12 @@ describe('events and signed webhooks (contract section 6)', () => {
   beforeAll(async () => {
     service = await startTestService();
   });
+  // Each test's receivers stop with it: a slow one holding its requests must not reach into the next test.
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((r) => r.stop()));
+  });
   afterAll(async () => {
     await service.stop();
-    await Promise.all(receivers.map((r) => r.stop()));
   });
 
   const receiver = async () => {
