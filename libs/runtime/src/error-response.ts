@@ -17,6 +17,9 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return respond(413, 'invalid_request', 'the request body is larger than 1 MB (1,048,576 bytes)');
   }
+  // The message broke off while its body was read (the client went away, or sent what Node's parser refused): a
+  // client's failure, not the service's; the answer rarely reaches anyone.
+  if (fastifyCode === 'ECONNRESET') return respond(400, 'invalid_request', 'the request was aborted before its body was complete');
   if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || fastifyCode === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
     return respond(400, 'invalid_request', 'the request body must be JSON, sent with Content-Type: application/json');
   }

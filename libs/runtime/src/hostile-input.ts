@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
+import { newId } from '@pay/kernel';
 
 /**
  * What the HTTP edge refuses before any service sees a request: JSON nested too deep, strings that
@@ -118,6 +119,35 @@ const segmentBefore = (route: string, name: string): string | undefined => {
 
 /** A value echoed in a message: bounded, and only characters that print. */
 const printable = (value: string): string => value.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line or header,
+ * headers over the size limit, a request not received in time): answered in the contract's shape with
+ * a Request-Id, not Fastify's own `{statusCode, error, message}`, and the connection closed (its
+ * framing can no longer be trusted; without `Connection: close` a client would send its next request
+ * on a socket about to be destroyed).
+ */
+export function clientErrors(error: Error & { code?: string }, socket: { destroyed: boolean; writable: boolean; write(data: string): unknown; destroy(error?: Error): unknown }): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request line and headers are larger than the service accepts']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request was not received in time']
+        : [400, 'Bad Request', 'the request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ error: { code: 'invalid_request', message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112 3.2): checked here, so that its 400 has the contract's shape (Node's own has no body). */
+export function requireHost(request: { raw: { httpVersion: string }; headers: Record<string, unknown> }): void {
+  if (request.raw.httpVersion === '1.1' && request.headers['host'] === undefined) throw new ServiceError('invalid_request', 'the Host header is required (HTTP/1.1)', 'Host');
+}
 
 /**
  * Errors Fastify raises before routing (a URL that is not valid percent-encoding, a bad route

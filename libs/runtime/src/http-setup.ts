@@ -5,7 +5,7 @@ import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
 import { newId } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
-import { checkRequestShape, frameworkErrors, parseJsonBody } from './hostile-input';
+import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
 
 /** 1 MB as the contract counts it. */
 export const BODY_LIMIT_BYTES = 1_048_576;
@@ -22,6 +22,10 @@ export const fastifyOptions = {
   requestTimeout: 30_000,
   // Errors raised before routing (a path that is not valid percent-encoding) in the contract's shape.
   frameworkErrors,
+  // Requests Node's HTTP parser refuses (malformed, headers too large) in the contract's shape too.
+  clientErrorHandler: clientErrors,
+  // Node answers a missing Host with an empty 400 of its own; requireHost answers it in the contract's shape.
+  http: { requireHostHeader: false },
 } as const;
 
 const TEST_HELPERS_PATH = /^\/v1\/test_helpers(\/|\?|$)/;
@@ -32,6 +36,8 @@ export class ContractErrorFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = toErrorResponse(error);
+    // Fastify's fallback 404 (a method no route has, on a path it cannot decode) skips the onRequest hooks.
+    if (!reply.hasHeader('Request-Id')) void reply.header('Request-Id', request.id);
     if (status === 404 && body.error.message === 'no such route' && TEST_HELPERS_PATH.test(request.url)) {
       body.error.message = 'no such route: the test helpers exist only when the service runs with SANDBOX=true';
     }
@@ -47,6 +53,7 @@ export function configureHttp(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Request-Id', request.id);
+    requireHost(request);
   });
   // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
   fastify.removeAllContentTypeParsers();

@@ -1,23 +1,5 @@
-import { RequestMethod } from '@nestjs/common';
-import { GatewayModule } from '@pay/gateway-feature';
 import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
-
-/** Every route of the gateway, read from its controllers' metadata: a route added later is covered here too. */
-function gatewayRoutes(): { method: string; path: string }[] {
-  const controllers = GatewayModule.forRoot({ sandbox: true, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x' }).controllers ?? [];
-  const routes: { method: string; path: string }[] = [];
-  for (const controller of controllers) {
-    const base = String(Reflect.getMetadata('path', controller) ?? '');
-    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-      const handler = controller.prototype[name];
-      const path = Reflect.getMetadata('path', handler);
-      const method = Reflect.getMetadata('method', handler);
-      if (path === undefined || method === undefined) continue;
-      routes.push({ method: RequestMethod[method as RequestMethod]!, path: `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/') });
-    }
-  }
-  return routes;
-}
+import { gatewayRoutes } from './route-table';
 
 /** A plausible id for each path parameter, by the collection it follows. */
 const SAMPLE_IDS: Record<string, string> = {

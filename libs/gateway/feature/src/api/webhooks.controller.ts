@@ -131,6 +131,7 @@ export class WebhookEndpointsController {
 export class EventsController {
   constructor(private readonly gateway: GatewayCore) {}
 
+  @QueryParams('type', 'object_id', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
   async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<EventResource>> {
     const { integratorId } = await this.gateway.authenticate(request, reply);

@@ -323,7 +323,7 @@ const depositRefusal = (collection: CollectionResource, agent: Agent): string | 
   collection.deposit === null ? 'not_collected' : collection.deposit.point !== agent.cashPoint ? 'not_your_point' : undefined;
 
 const message = (error: unknown): string =>
-  typeof error === 'string' && MESSAGES[error] ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
+  typeof error === 'string' && Object.hasOwn(MESSAGES, error) ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
 
 const signOutForm = (session: Session): string =>
   `<form method="post" action="${APP}/sign-out">${hiddenCsrf(session.csrfToken)}<button type="submit" class="secondary">Sign out</button></form>`;

@@ -52,7 +52,7 @@ export class ApprovalPageController {
       [label('Approve before', 'À approuver avant', 'آخر أجل'), escapeHtml(formatDate(payment.expires_at))],
       [label('Status', 'Statut', 'الحالة'), `<span class="status">${escapeHtml(payment.status)}</span>`],
     ]);
-    const message = typeof error === 'string' && MESSAGES[error] ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
+    const message = typeof error === 'string' && Object.hasOwn(MESSAGES, error) ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
     return sendPage(
       reply,
       page(`Supplier payment ${payment.invoice_reference}`, `<h1>Approve a supplier payment</h1>${details}${message}${this.actions(payment, fee, session, request, reply)}`),

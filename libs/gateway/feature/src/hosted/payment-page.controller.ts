@@ -38,7 +38,7 @@ export class PaymentPageController {
       [label('Authorize before', 'À autoriser avant', 'آخر أجل'), escapeHtml(formatDate(payment.expires_at))],
       [label('Status', 'Statut', 'الحالة'), `<span class="status">${escapeHtml(payment.status)}</span>`],
     ]);
-    const message = typeof error === 'string' && MESSAGES[error] ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
+    const message = typeof error === 'string' && Object.hasOwn(MESSAGES, error) ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
     return sendPage(reply, page(`Payment ${payment.order_reference}`, `<h1>Authorize a payment</h1>${details}${message}${this.actions(payment, session, request, reply)}`));
   }
 
@@ -132,10 +132,9 @@ export class PaymentPageController {
 
 export const formOf = (body: unknown): URLSearchParams | undefined => (body instanceof URLSearchParams ? body : undefined);
 
-/** Constant-time comparison of a form's token with the expected one. */
-export const sameToken = (given: string | null | undefined, expected: string | undefined): boolean =>
-  typeof given === 'string' &&
-  typeof expected === 'string' &&
-  given.length > 0 &&
-  given.length === expected.length &&
-  timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+/** Constant-time comparison of a form's token with the expected one (byte lengths: timingSafeEqual throws on unequal ones). */
+export const sameToken = (given: string | null | undefined, expected: string | undefined): boolean => {
+  if (typeof given !== 'string' || typeof expected !== 'string' || given.length === 0) return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
+};

@@ -66,7 +66,8 @@ export class ApiDocsController {
       void reply.header('Content-Type', 'application/javascript; charset=utf-8');
       return INIT_SCRIPT;
     }
-    const type = ASSETS[file];
+    // Own names only: `__proto__` or `constructor` would find Object.prototype's members.
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) throw notFound('file', file);
     void reply.header('Content-Type', type);
     let content = this.assets.get(file);

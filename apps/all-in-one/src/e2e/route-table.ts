@@ -1,0 +1,69 @@
+import { RequestMethod, type Type } from '@nestjs/common';
+import { GatewayModule } from '@pay/gateway-feature';
+
+/** One route the gateway registers, as Nest hands it to Fastify. */
+export interface GatewayRoute {
+  method: string;
+  /** Nest's pattern, e.g. `/v1/payments/:id/cancel`. */
+  path: string;
+  controller: string;
+  handler: string;
+}
+
+/**
+ * Every route of the gateway, read from its controllers' metadata (what Fastify is given), so that a
+ * route added later is covered by every test built on this table without anyone writing a test.
+ * Sandbox on by default: the test helpers are routes too.
+ */
+export function gatewayRoutes({ sandbox = true }: { sandbox?: boolean } = {}): GatewayRoute[] {
+  const controllers = (GatewayModule.forRoot({ sandbox, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x' }).controllers ?? []) as Type[];
+  const routes: GatewayRoute[] = [];
+  for (const controller of controllers) {
+    const base = String(Reflect.getMetadata('path', controller) ?? '');
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const handler = controller.prototype[name];
+      const path = Reflect.getMetadata('path', handler);
+      const method = Reflect.getMetadata('method', handler);
+      if (path === undefined || method === undefined) continue;
+      routes.push({
+        method: RequestMethod[method as RequestMethod]!,
+        path: `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/'),
+        controller: controller.name,
+        handler: name,
+      });
+    }
+  }
+  return routes;
+}
+
+/** A path parameter and the static segment right before it (`payments` for `:id` in `/v1/payments/:id/cancel`). */
+export interface PathParam {
+  name: string;
+  segment: string;
+}
+
+export const pathParams = (path: string): PathParam[] => {
+  const segments = path.split('/');
+  return segments.flatMap((s, i) => (s.startsWith(':') ? [{ name: s.slice(1), segment: segments[i - 1] ?? '' }] : []));
+};
+
+/** The path with each parameter replaced by `value(param)`, percent-encoded unless `raw`. */
+export const fillPath = (path: string, value: (param: PathParam) => string, { raw = false }: { raw?: boolean } = {}): string => {
+  const segments = path.split('/');
+  return segments
+    .map((s, i) => {
+      if (!s.startsWith(':')) return s;
+      const v = value({ name: s.slice(1), segment: segments[i - 1] ?? '' });
+      return raw ? v : encodeURIComponent(v);
+    })
+    .join('/');
+};
+
+/** The OpenAPI path of a Nest pattern (`/v1/payments/{id}`). */
+export const openApiPath = (path: string): string => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+/** Who may call a route, by its place in the URL space. */
+export type RouteAudience = 'integrator' | 'admin' | 'hosted' | 'public';
+
+export const audienceOf = (route: Pick<GatewayRoute, 'path'>): RouteAudience =>
+  route.path.startsWith('/v1/') ? 'integrator' : route.path.startsWith('/admin/v1/') ? 'admin' : route.path.startsWith('/hosted/') ? 'hosted' : 'public';
