@@ -3,13 +3,16 @@
  * Seeds one merchant with `postings` payments (default 100,000) spread over last month, straight into
  * the ledger tables as the ledger itself would write them (balanced entries, balance_after chained per
  * account, balances updated), then times over real HTTP, with a finance key, the merchant's statement
- * (first page, and a page from the middle of the month) and the month's fee revenue, and prints the
- * plans of their queries. Not part of `npm test`: timing belongs to benchmarks.
+ * (first page, and a page from the middle of the month) and the month's fee revenue (the whole month, and
+ * from noon to noon: the bounds farthest from a midnight, where the daily summary is corrected the most
+ * from the postings), and prints the plans of their queries. Not part of `npm test`: timing belongs to
+ * benchmarks.
  */
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { FEE_REVENUE_SQL } from '@pay/ledger-feature';
 import { startEmbeddedPostgres } from '@pay/platform';
 import { expectCall, mapConcurrent } from './http';
 import { fmt, table, type Row } from './report';
@@ -23,6 +26,8 @@ const CUSTOMERS = 20;
 const AMOUNT_STEP = 10_000;
 const FEE_PER_STEP = 150;
 const AMOUNT_STEPS = 50;
+const HALF_DAY_MS = 43_200_000;
+const FEE_ACCOUNTS = ['DZD', 'MAD', 'TND', 'XOF'].map((c) => `platform:fees:${c}`);
 
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 100_000);
@@ -64,12 +69,20 @@ async function main(): Promise<void> {
     const revenue = (await expectCall(service.url, 'GET', revenuePath, 200, finance)).body;
     const dzd = revenue.currencies.find((c: { currency: string }) => c.currency === 'DZD');
     if (dzd?.by_use_case.payment !== seeded.fees) throw new Error(`fee revenue ${JSON.stringify(revenue)}, expected ${seeded.fees} DZD of payments`);
+    const [noonFrom, noonTo] = [new Date(from.getTime() + HALF_DAY_MS), new Date(to.getTime() + 1 - HALF_DAY_MS)];
+    const noonPath = `/admin/v1/ledger/fee_revenue?from=${noonFrom.toISOString()}&to=${noonTo.toISOString()}`;
+    const noon = (await expectCall(service.url, 'GET', noonPath, 200, finance)).body;
+    const noonFees = await feesFromPostings(db, noonFrom, noonTo);
+    if (noon.currencies.find((c: { currency: string }) => c.currency === 'DZD')?.by_use_case.payment !== noonFees) {
+      throw new Error(`fee revenue from noon to noon ${JSON.stringify(noon)}, expected ${noonFees} DZD of payments`);
+    }
 
     const rows: Row[] = [];
     for (const [label, path, check] of [
       ['statement, first page', statementPath, (b: { lines: unknown[] }) => b.lines.length === PAGE],
       ['statement, mid-month page', middlePath, (b: { lines: unknown[] }) => b.lines.length === PAGE],
       ['fee_revenue over the month', revenuePath, (b: { currencies: unknown[] }) => b.currencies.length > 0],
+      ['fee_revenue, noon to noon', noonPath, (b: { currencies: unknown[] }) => b.currencies.length > 0],
     ] as const) {
       const times: number[] = [];
       for (let i = 0; i < SAMPLES; i++) {
@@ -85,7 +98,7 @@ async function main(): Promise<void> {
       rows.push({ figure: `${label}: p99 (ms)`, value: fmt(p99), target: `< ${TARGET_MS}`, pass: p99 < TARGET_MS });
     }
 
-    await explainQueries(db, { merchant, from, to, middleEntry: seeded.middleEntry });
+    await explainQueries(db, { merchant, from, to, noonFrom, noonTo, middleEntry: seeded.middleEntry });
     process.stdout.write(`\nFinance reads on a hot account (${count.toLocaleString('en')} postings over ${from.toISOString().slice(0, 7)}, ${SAMPLES} sequential requests each)\n\n${table(rows)}\n`);
   } finally {
     await db.end();
@@ -104,11 +117,22 @@ interface Seeded {
   fees: number;
 }
 
+/** Fees of payments in [from, to] summed from the postings, as fee revenue was computed before the daily summary. */
+async function feesFromPostings(db: Client, from: Date, to: Date): Promise<number> {
+  const { rows } = await db.query<{ fees: string | null }>(
+    `SELECT sum(p.amount) AS fees FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+     WHERE p.account_id = ANY ($3::text[]) AND p.direction = 'credit' AND p.created_at >= $1 AND p.created_at <= $2 AND e.kind = 'payment'`,
+    [from, to, FEE_ACCOUNTS],
+  );
+  return Number(rows[0]!.fees ?? 0);
+}
+
 /**
  * One transaction, set-based: each customer topped up from platform:funding:DZD the day before the month
  * for exactly what it will pay, then `count` payments evenly over the month, each debiting a customer
  * the amount and crediting the merchant the net and platform:fees:DZD the fee. Entries are written in
  * time order, so their positions follow created_at; balance_after runs per account from its balance.
+ * The fees are added to the daily fee revenue (ledger_fee_revenue_daily), as the ledger's write does.
  * Times are whole milliseconds, as the service writes them (its statement cursors are JS Dates).
  */
 async function seed(db: Client, s: { merchant: string; customers: string[]; count: number; from: Date; to: Date }): Promise<Seeded> {
@@ -161,12 +185,37 @@ async function seed(db: Client, s: { merchant: string; customers: string[]; coun
            FROM ledger_postings p JOIN seed_entries s ON s.id = p.entry_id GROUP BY p.account_id) d
      WHERE a.id = d.account_id`,
   );
-  // The ledger's invariants, checked before committing: books balance, balances end their chains.
+  await db.query(
+    `INSERT INTO ledger_fee_revenue_daily AS f (day, currency, kind, amount, postings)
+     SELECT (p.created_at AT TIME ZONE 'UTC')::date, p.currency, s.kind, sum(p.amount), count(*)
+     FROM ledger_postings p JOIN seed_entries s ON s.id = p.entry_id
+     WHERE p.account_id = ANY ($1::text[]) AND p.direction = 'credit'
+     GROUP BY 1, 2, 3
+     ON CONFLICT (day, currency, kind) DO UPDATE SET amount = f.amount + excluded.amount, postings = f.postings + excluded.postings`,
+    [FEE_ACCOUNTS],
+  );
+  // The ledger's invariants, checked before committing: books balance, balances end their chains, the
+  // daily fee revenue is the fee postings summed per day.
   const { rows: broken } = await db.query(
     `SELECT 'unbalanced' AS problem FROM ledger_postings GROUP BY currency HAVING sum(amount) FILTER (WHERE direction = 'debit') <> sum(amount) FILTER (WHERE direction = 'credit')
      UNION ALL
      SELECT 'balance of ' || a.id FROM ledger_accounts a
-     WHERE a.balance <> coalesce((SELECT balance_after FROM ledger_postings p WHERE p.account_id = a.id ORDER BY entry_position DESC, seq DESC LIMIT 1), 0)`,
+     WHERE a.balance <> coalesce((SELECT balance_after FROM ledger_postings p WHERE p.account_id = a.id ORDER BY entry_position DESC, seq DESC LIMIT 1), 0)
+     UNION ALL
+     SELECT 'fee revenue of ' || d.day FROM (
+       (SELECT day, currency, kind, amount, postings FROM ledger_fee_revenue_daily
+        EXCEPT
+        SELECT (p.created_at AT TIME ZONE 'UTC')::date, p.currency::text, e.kind, sum(p.amount)::bigint, count(*)
+        FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+        WHERE p.account_id = ANY ($1::text[]) AND p.direction = 'credit' GROUP BY 1, 2, 3)
+       UNION ALL
+       (SELECT (p.created_at AT TIME ZONE 'UTC')::date, p.currency::text, e.kind, sum(p.amount)::bigint, count(*)
+        FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+        WHERE p.account_id = ANY ($1::text[]) AND p.direction = 'credit' GROUP BY 1, 2, 3
+        EXCEPT
+        SELECT day, currency, kind, amount, postings FROM ledger_fee_revenue_daily)
+     ) d`,
+    [FEE_ACCOUNTS],
   );
   if (broken.length > 0) throw new Error(`seeding broke the ledger: ${broken.map((r) => r.problem).join(', ')}`);
   const middle = Math.floor(s.count / 2);
@@ -179,12 +228,12 @@ async function seed(db: Client, s: { merchant: string; customers: string[]; coun
   await db.query('COMMIT');
   // As autovacuum would have by the end of a month: statistics, and the visibility map that lets the
   // statement's sums read the index alone.
-  await db.query('VACUUM (ANALYZE) ledger_operations, ledger_entries, ledger_postings, ledger_accounts');
+  await db.query('VACUUM (ANALYZE) ledger_operations, ledger_entries, ledger_postings, ledger_accounts, ledger_fee_revenue_daily');
   return { middleEntry: rows[0]!.id, merchantThroughMiddle: Number(rows[0]!.through), fees: Number(rows[0]!.fees) };
 }
 
 /** The queries behind the three routes, as FinanceReads sends them (same text and parameters). */
-async function explainQueries(db: Client, q: { merchant: string; from: Date; to: Date; middleEntry: string }): Promise<void> {
+async function explainQueries(db: Client, q: { merchant: string; from: Date; to: Date; noonFrom: Date; noonTo: Date; middleEntry: string }): Promise<void> {
   const cursor = (await db.query('SELECT created_at, entry_position, seq FROM ledger_postings WHERE account_id = $1 AND entry_id = $2', [q.merchant, q.middleEntry])).rows[0];
   const statementLines = (lowerBound: string) =>
     `SELECT p.entry_id, e.reference, e.kind, p.created_at, p.direction, p.amount
@@ -208,14 +257,8 @@ async function explainQueries(db: Client, q: { merchant: string; from: Date; to:
       statementLines('(p.created_at, p.entry_position, p.seq) > ($2, $3::bigint, $4::smallint) AND p.created_at <= $5'),
       [q.merchant, cursor.created_at, cursor.entry_position, cursor.seq, q.to],
     ],
-    [
-      'fee_revenue',
-      `SELECT p.currency, e.kind, sum(p.amount) AS total
-       FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
-       WHERE p.account_id = ANY ($3::text[]) AND p.direction = 'credit' AND p.created_at >= $1 AND p.created_at <= $2
-       GROUP BY p.currency, e.kind`,
-      [q.from, q.to, ['DZD', 'MAD', 'TND', 'XOF'].map((c) => `platform:fees:${c}`)],
-    ],
+    ['fee_revenue over the month', FEE_REVENUE_SQL, [q.from.toISOString(), q.to.toISOString(), FEE_ACCOUNTS]],
+    ['fee_revenue, noon to noon', FEE_REVENUE_SQL, [q.noonFrom.toISOString(), q.noonTo.toISOString(), FEE_ACCOUNTS]],
   ];
   for (const [label, sql, values] of plans) {
     const plan = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, values);

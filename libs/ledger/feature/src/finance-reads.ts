@@ -16,7 +16,8 @@ import {
   type StatementResource,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { CURRENCIES, iso, type Currency } from '@pay/kernel';
+import { iso, type Currency } from '@pay/kernel';
+import { FEE_ACCOUNTS } from './ledger.store';
 
 /**
  * What finance reads from the ledger: accounts, balances and the trial balance as of a time,
@@ -151,14 +152,7 @@ export class FinanceReads {
 
   /** Fees credited to the platform in [from, to], per currency and use case (the entry's kind). */
   async feeRevenue({ from, to }: Period): Promise<FeeRevenueResource> {
-    const { rows } = await this.pool.query<{ currency: Currency; kind: string; total: string }>({
-      name: 'finance-fee-revenue',
-      text: `SELECT p.currency, e.kind, sum(p.amount) AS total
-             FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
-             WHERE p.account_id = ANY ($3::text[]) AND p.direction = 'credit' AND p.created_at >= $1 AND p.created_at <= $2
-             GROUP BY p.currency, e.kind`,
-      values: [from, to, CURRENCIES.map((c) => `platform:fees:${c}`)],
-    });
+    const { rows } = await this.pool.query<{ currency: Currency; kind: string; total: string }>({ name: 'finance-fee-revenue', text: FEE_REVENUE_SQL, values: [from, to, FEE_ACCOUNTS] });
     const currencies = [...new Set(rows.map((r) => r.currency))].sort().map((currency) => {
       const byUseCase = { payment: 0, cash_payment: 0, supplier_payment: 0, settlement: 0 };
       for (const row of rows.filter((r) => r.currency === currency)) {
@@ -205,6 +199,59 @@ export class FinanceReads {
     return Number(rows[0]!.balance);
   }
 }
+
+/**
+ * The fee credits of one of the period's reads (period, start or end), each counted with the read's
+ * sign. Its bounds are values of one-row queries (init plans), so that it is a range scan of the index
+ * on (account, time) whatever the statistics; the entry's kind is looked up per posting, where a join
+ * could hash every entry of the ledger.
+ */
+const feePostingsOf = (read: 'period' | 'start' | 'end'): string => `
+    SELECT p.currency, (SELECT e.kind FROM ledger_entries e WHERE e.id = p.entry_id),
+      (SELECT sign FROM reads WHERE read = '${read}') * p.amount, (SELECT sign FROM reads WHERE read = '${read}')
+    FROM ledger_postings p
+    WHERE p.account_id = ANY ($3::text[]) AND p.direction = 'credit'
+      AND p.created_at >= (SELECT low FROM reads WHERE read = '${read}') AND p.created_at < (SELECT high FROM reads WHERE read = '${read}')`;
+
+/**
+ * Fees credited to the fee accounts ($3) in [$1, $2], per currency and kind of entry: exactly the sum of
+ * the fee postings created at or after $1 and at or before $2, read mostly from the daily summary.
+ *
+ * With t = $2 + 1 µs (created_at <= $2 is created_at < t at PostgreSQL's resolution), the period is
+ * [f, t). Each end is moved to its nearest UTC midnight, F and T (F <= T when f < t); then
+ *   fees [f, t) = fees [f, F) + summary days [F, T) + fees [T, t)
+ * where fees over a backward range [a, b) with b < a count as minus the fees of [b, a): the day a bound
+ * falls in is read from the summary and the postings on the far side of the bound are taken away. Each
+ * correction (start, end) reads at most half a day of the fee accounts' postings, and next to nothing
+ * when the bounds are midnights or the last millisecond of a day (…T23:59:59.999Z). A period shorter than
+ * what those two corrections would read is summed from its postings alone (period). A (currency, kind)
+ * is answered when its net number of postings is positive, as the postings alone would answer it.
+ */
+export const FEE_REVENUE_SQL = `
+  WITH bounds AS (
+    SELECT f, t,
+      date_trunc('day', (f AT TIME ZONE 'UTC') + interval '12 hours') AT TIME ZONE 'UTC' AS f_midnight,
+      date_trunc('day', (t AT TIME ZONE 'UTC') + interval '12 hours') AT TIME ZONE 'UTC' AS t_midnight
+    FROM (SELECT $1::timestamptz AS f, $2::timestamptz + interval '1 microsecond' AS t) AS period
+    WHERE f < t
+  ), choice AS (
+    SELECT *, t - f <= greatest(f - f_midnight, f_midnight - f) + greatest(t - t_midnight, t_midnight - t) AS direct FROM bounds
+  ), reads (read, low, high, sign) AS (
+    SELECT 'period', f, t, 1 FROM choice WHERE direct
+    UNION ALL
+    SELECT 'start', least(f, f_midnight), greatest(f, f_midnight), CASE WHEN f < f_midnight THEN 1 ELSE -1 END FROM choice WHERE NOT direct
+    UNION ALL
+    SELECT 'end', least(t_midnight, t), greatest(t_midnight, t), CASE WHEN t_midnight < t THEN 1 ELSE -1 END FROM choice WHERE NOT direct
+  ), parts AS (
+    SELECT s.currency, s.kind, s.amount, s.postings
+    FROM ledger_fee_revenue_daily s
+    WHERE s.day >= (SELECT (f_midnight AT TIME ZONE 'UTC')::date FROM choice WHERE NOT direct)
+      AND s.day < (SELECT (t_midnight AT TIME ZONE 'UTC')::date FROM choice WHERE NOT direct)
+    UNION ALL ${feePostingsOf('period')}
+    UNION ALL ${feePostingsOf('start')}
+    UNION ALL ${feePostingsOf('end')}
+  )
+  SELECT currency, kind, sum(amount) AS total FROM parts GROUP BY currency, kind HAVING sum(postings) > 0`;
 
 /** What the ledger moved, by reference (top-ups aside), a page of references at a time in their order. */
 export async function movementsByReference(pool: Pool, afterReference: string | null, limit: number): Promise<LedgerMovementsPage> {

@@ -1,4 +1,6 @@
 export * from './ledger.migrations';
+// The query behind fee revenue (parameters: from, to, the fee accounts), for the finance bench's plans.
+export { FEE_REVENUE_SQL } from './finance-reads';
 export * from './ledger.service';
 export * from './ledger.handlers';
 export * from './ledger.module';

@@ -136,6 +136,8 @@ export class LedgerService {
         const entryId = newId('journalEntry');
         const { feeAmount, netAmount, debitedAmount } = plan;
         const completed: TransferOutcome = { status: 'completed', entryId, feeAmount, netAmount, debitedAmount, createdAt: iso(now) };
+        // With the entry, the same statement adds a fee credit to its day's fee revenue: only here, on the
+        // operation's first application (a replay answers above, from `once`, and writes nothing).
         await writeEntry(client, { id: entryId, operationId, reference, kind: useCase, createdAt: now, postings: plan.postings, outcome: completed }, accounts);
         return completed;
       }),
