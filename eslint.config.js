@@ -66,3 +66,14 @@ module.exports.push({
   files: ['**/*.spec.ts', '**/e2e/**/*.ts', 'tools/chaos/**/*.ts'],
   rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
 });
+module.exports.push({
+  // The SDK is published on its own: Node built-ins and its own files only (no server code, no dependency).
+  files: ['libs/sdk/**/*.ts'],
+  ignores: ['**/*.spec.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ regex: '^(?!node:|\\.{1,2}/)', message: '@pay/sdk imports only node: built-ins and its own files (it is published without dependencies)' }] },
+    ],
+  },
+});

@@ -1,0 +1,364 @@
+/**
+ * Request parameters and resources of the /v1 API, written for the SDK (it imports nothing of the
+ * server). Amounts are integers in minor units; times are ISO 8601 strings.
+ */
+
+export type Currency = 'DZD' | 'MAD' | 'TND' | 'XOF';
+
+/** A time filter: an ISO 8601 string with a zone, or a Date (sent as its ISO string). */
+export type Time = string | Date;
+
+export interface List<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+}
+
+export interface ListParams {
+  /** 1 to 100, default 10: the size of one page (auto-pagination fetches as many pages as needed). */
+  limit?: number;
+  /** The id of the last object of the previous page. */
+  starting_after?: string;
+}
+
+export interface CreatedRange {
+  /** Inclusive. */
+  created_gte?: Time;
+  /** Exclusive. */
+  created_lt?: Time;
+}
+
+// ---- payments (Pay) ----
+export type PaymentStatus = 'pending' | 'succeeded' | 'declined' | 'canceled' | 'expired';
+
+export interface Payment {
+  id: string;
+  object: 'payment';
+  status: PaymentStatus;
+  decline_reason: 'insufficient_balance' | 'customer_declined' | null;
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  merchant_connection: string;
+  authorization_url: string | null;
+  return_url: string;
+  fee_amount: number | null;
+  net_amount: number | null;
+  amount_refunded: number;
+  expires_at: string;
+  succeeded_at: string | null;
+  created_at: string;
+}
+
+export interface PaymentCreateParams {
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  merchant_connection: string;
+  /** An absolute https:// URL. */
+  return_url: string;
+}
+
+export interface PaymentListParams extends ListParams, CreatedRange {
+  order_reference?: string;
+  status?: PaymentStatus;
+  merchant_connection?: string;
+}
+
+// ---- refunds ----
+export interface Refund {
+  id: string;
+  object: 'refund';
+  payment: string;
+  amount: number;
+  currency: Currency;
+  reason: string | null;
+  status: 'succeeded' | 'failed' | 'pending';
+  failure_reason: 'insufficient_balance' | null;
+  created_at: string;
+}
+
+export interface RefundCreateParams {
+  /** A `pay_…` id. */
+  payment: string;
+  /** Defaults to what is still refundable. */
+  amount?: number;
+  reason?: string;
+}
+
+export interface RefundListParams extends ListParams {
+  payment?: string;
+}
+
+// ---- cash payments ----
+export type CashPaymentStatus = 'awaiting_payment' | 'succeeded' | 'expired' | 'canceled';
+
+export interface CashPayment {
+  id: string;
+  object: 'cash_payment';
+  status: CashPaymentStatus;
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  merchant_connection: string;
+  payment_reference: string;
+  qr_code_url: string;
+  instructions_url: string;
+  expires_at: string;
+  cash_point: string | null;
+  receipt_number: string | null;
+  fee_amount: number | null;
+  net_amount: number | null;
+  paid_at: string | null;
+  created_at: string;
+}
+
+export interface CashPaymentCreateParams {
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  merchant_connection: string;
+  /** 5 minutes to 30 days ahead; default 72 hours. */
+  expires_at?: string;
+}
+
+export interface CashPaymentListParams extends ListParams, CreatedRange {
+  order_reference?: string;
+  status?: CashPaymentStatus;
+  payment_reference?: string;
+}
+
+// ---- supplier payments and beneficiaries ----
+export type SupplierPaymentStatus = 'awaiting_approval' | 'succeeded' | 'rejected' | 'declined' | 'canceled' | 'expired';
+
+export interface SupplierPayment {
+  id: string;
+  object: 'supplier_payment';
+  status: SupplierPaymentStatus;
+  decline_reason: 'insufficient_balance' | 'beneficiary_unavailable' | null;
+  payer_connection: string;
+  beneficiary: string;
+  amount: number;
+  currency: Currency;
+  invoice_reference: string;
+  description: string | null;
+  approval_url: string | null;
+  fee_amount: number | null;
+  expires_at: string;
+  approved_at: string | null;
+  succeeded_at: string | null;
+  created_at: string;
+}
+
+export interface SupplierPaymentCreateParams {
+  payer_connection: string;
+  beneficiary: string;
+  amount: number;
+  currency: Currency;
+  invoice_reference: string;
+  /** At most 1000 characters. */
+  description?: string;
+}
+
+export interface SupplierPaymentListParams extends ListParams {
+  invoice_reference?: string;
+  status?: SupplierPaymentStatus;
+}
+
+export interface Beneficiary {
+  id: string;
+  object: 'beneficiary';
+  account_name: string;
+  status: 'authorized' | 'revoked';
+  created_at: string;
+}
+
+export interface BeneficiaryRetrieveParams {
+  /** Required: the business connection the beneficiary belongs to. */
+  payer_connection: string;
+}
+
+// ---- collections ----
+export type CollectionStatus = 'awaiting_collection' | 'collected_awaiting_deposit' | 'deposit_under_review' | 'settled';
+
+export interface Collection {
+  id: string;
+  object: 'collection';
+  status: CollectionStatus;
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  beneficiary_connection: string;
+  collected_at: string | null;
+  deposit: {
+    point: string;
+    due_at: string;
+    overdue: boolean;
+    deposited_late: boolean;
+    amount_expected: number;
+    amount_received: number | null;
+    validated_at: string | null;
+  } | null;
+  settlement: { gross_amount: number; fee_amount: number; net_amount: number; currency: Currency; settled_at: string } | null;
+  created_at: string;
+}
+
+export interface CollectionCreateParams {
+  amount: number;
+  currency: Currency;
+  order_reference: string;
+  /** A wholesaler connection of yours. */
+  beneficiary_connection: string;
+}
+
+export interface CollectionListParams extends ListParams, CreatedRange {
+  order_reference?: string;
+  status?: CollectionStatus;
+}
+
+export interface HandoverCode {
+  object: 'handover_code';
+  collection: string;
+  code: string;
+}
+
+// ---- balances ----
+export interface Balance {
+  object: 'balance';
+  owner: string;
+  currency: Currency;
+  available: number;
+}
+
+export type BalanceTransactionType = 'payment' | 'cash_payment' | 'supplier_payment' | 'settlement' | 'refund' | 'topup' | 'adjustment';
+
+export interface BalanceTransaction {
+  id: string;
+  object: 'balance_transaction';
+  connection: string;
+  type: BalanceTransactionType;
+  source: string;
+  /** Signed change of `available`. */
+  amount: number;
+  fee_amount: number;
+  currency: Currency;
+  balance_after: number;
+  created_at: string;
+}
+
+export interface BalanceTransactionListParams extends ListParams, CreatedRange {
+  /** Required: one of your connections. */
+  connection: string;
+  /** An object id (`pay_…`, `re_…`, …). */
+  source?: string;
+}
+
+// ---- events and webhook endpoints ----
+export type EventType =
+  | 'payment.succeeded'
+  | 'payment.declined'
+  | 'payment.canceled'
+  | 'payment.expired'
+  | 'cash_payment.succeeded'
+  | 'cash_payment.expired'
+  | 'cash_payment.canceled'
+  | 'supplier_payment.succeeded'
+  | 'supplier_payment.declined'
+  | 'supplier_payment.rejected'
+  | 'supplier_payment.canceled'
+  | 'supplier_payment.expired'
+  | 'collection.collected'
+  | 'collection.deposit_under_review'
+  | 'settlement.completed'
+  | 'refund.succeeded'
+  | 'refund.failed'
+  | 'collection.deposit_overdue'
+  | 'webhook_endpoint.disabled';
+
+export interface Event<D = Record<string, unknown>> {
+  id: string;
+  object: 'event';
+  type: EventType;
+  created_at: string;
+  /** The object as of this change. */
+  data: D;
+}
+
+export interface EventListParams extends ListParams, CreatedRange {
+  type?: EventType;
+  object_id?: string;
+}
+
+export interface EventDelivery {
+  id: string;
+  object: 'webhook_delivery';
+  event: string;
+  webhook_endpoint: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  attempts: { attempted_at: string; status_code: number | null; latency_ms: number; error: string | null }[];
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  enabled_events: ('*' | EventType)[];
+  /** Only in the answers of create and rotateSecret: store it then. */
+  secret?: string;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+export interface WebhookEndpointCreateParams {
+  url: string;
+  /** Default `['*']`. */
+  enabled_events?: ('*' | EventType)[];
+}
+
+export interface WebhookEndpointUpdateParams {
+  url?: string;
+  enabled_events?: ('*' | EventType)[];
+  status?: 'enabled' | 'disabled';
+}
+
+export interface DeletedWebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  deleted: true;
+}
+
+export interface EndpointDelivery {
+  id: string;
+  object: 'webhook_delivery';
+  event: string;
+  endpoint: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  attempts: number;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  last_response_status: number | null;
+}
+
+export interface EndpointDeliveryListParams extends ListParams {
+  status?: 'pending' | 'succeeded' | 'failed';
+}
+
+export interface WebhookEndpointRecoverParams {
+  /** Failed deliveries of events created at or after this time are sent again. */
+  since: Time;
+}
+
+export interface Recovery {
+  object: 'recovery';
+  endpoint: string;
+  redelivered: number;
+}
+
+// ---- sandbox test helpers ----
+export interface Clock {
+  object: 'clock';
+  now: string;
+}
