@@ -1,6 +1,7 @@
 // Lint: typescript-eslint on every project, and Nx module boundaries on two tag axes (STYLE.md):
 // a scope depends on itself and scope:shared only (apps never import each other); domain code
-// depends on util only (no framework, no I/O); only the host composes several scopes.
+// depends on util only (no framework, no I/O); only the host composes several scopes. The example
+// (examples/receiver, scope:example) uses the shared libraries only; the host's e2e specs run it.
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
 
@@ -31,6 +32,9 @@ module.exports = [
             { sourceTag: 'scope:cash', onlyDependOnLibsWithTags: ['scope:cash', 'scope:shared'] },
             { sourceTag: 'scope:supplier-payments', onlyDependOnLibsWithTags: ['scope:supplier-payments', 'scope:shared'] },
             { sourceTag: 'scope:collections', onlyDependOnLibsWithTags: ['scope:collections', 'scope:shared'] },
+            { sourceTag: 'scope:example', onlyDependOnLibsWithTags: ['scope:shared'] },
+            // The integrator's kit (the CLI): the SDK only, as an integrator would (see the import rule below).
+            { sourceTag: 'scope:kit', onlyDependOnLibsWithTags: ['scope:shared'] },
             {
               sourceTag: 'scope:host',
               onlyDependOnLibsWithTags: [
@@ -42,6 +46,7 @@ module.exports = [
                 'scope:supplier-payments',
                 'scope:collections',
                 'scope:shared',
+                'scope:example',
               ],
             },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:util', 'type:testing'] },
@@ -74,6 +79,17 @@ module.exports.push({
     'no-restricted-imports': [
       'error',
       { patterns: [{ regex: '^(?!node:|\\.{1,2}/)', message: '@pay/sdk imports only node: built-ins and its own files (it is published without dependencies)' }] },
+    ],
+  },
+});
+module.exports.push({
+  // The CLI and the quick starts are integrator-side code: Node built-ins, their own files and @pay/sdk, nothing of the server.
+  files: ['libs/cli/**/*.ts', 'examples/quickstart/**/*.ts'],
+  ignores: ['**/*.spec.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ regex: '^(?!node:|\\.{1,2}/|@pay/sdk$)', message: 'the CLI and the quick starts import only node: built-ins, their own files and @pay/sdk' }] },
     ],
   },
 });

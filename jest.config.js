@@ -4,7 +4,7 @@ const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools', '<rootDir>/examples'],
   testMatch: ['**/*.spec.ts'],
   // Fault tests of the distributed topology run with `npm run test:distributed`.
   testPathIgnorePatterns: ['/node_modules/', '\\.distributed\\.spec\\.ts$'],

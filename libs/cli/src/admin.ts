@@ -1,0 +1,27 @@
+/** The few admin calls bootstrap needs (the SDK covers /v1 only): JSON over fetch with the admin key. */
+export class AdminClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly adminKey: string,
+  ) {}
+
+  async post<T = Record<string, unknown>>(path: string, body: object): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${this.adminKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw new Error(`cannot reach the service at ${this.baseUrl} (${(error as Error).message}): is it running (SANDBOX=true npm start)?`);
+    }
+    const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined;
+    if (!response.ok) {
+      const reason = answer?.error ? `${answer.error.code}: ${answer.error.message}` : `HTTP ${response.status}`;
+      throw new Error(`POST ${path} failed (${reason})${response.status === 401 ? ': check the admin key (PAY_ADMIN_KEY or .data/admin-api-key)' : ''}`);
+    }
+    return answer as T;
+  }
+}
