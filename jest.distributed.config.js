@@ -25,6 +25,8 @@ module.exports = {
     '**/e2e/finance.e2e.spec.ts',
     '**/e2e/openapi.e2e.spec.ts',
     '**/e2e/reconciliation.e2e.spec.ts',
+    '**/e2e/logs.e2e.spec.ts',
+    '**/e2e/metrics.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

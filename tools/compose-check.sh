@@ -9,6 +9,8 @@
 #    are scalars; every `$` is a valid interpolation (or escaped as `$$`).
 # 3. kafka-init's REQUEST_TOPICS equal REQUEST_TOPICS of libs/contracts/src/messages.ts (needs node
 #    and node_modules; skipped, and said so, otherwise).
+# 4. deploy/ (tools/deploy-check.ts): Prometheus scrapes every app's /metrics, and the Grafana dashboard
+#    queries only, and shows all, the metric families the code exports.
 #
 # Exits non-zero on a broken file, and prints what it used.
 set -euo pipefail
@@ -213,6 +215,13 @@ JS
 else
   echo "compose-check: neither python3 with PyYAML nor node with a YAML package in node_modules: cannot check $file" >&2
   status=1
+fi
+
+# ---- 4. deploy/: Prometheus scrapes every app, the Grafana dashboard shows every metric family ----
+if [ "$file" = docker-compose.yml ] && [ -n "$contract_topics" ]; then
+  node tools/run.js tools/deploy-check.ts || status=1
+else
+  echo "compose-check: note: deploy/ not compared with the code (node_modules unavailable, or another file)"
 fi
 
 if [ "$status" -eq 0 ]; then echo "compose-check: $file OK"; else echo "compose-check: $file has problems" >&2; fi

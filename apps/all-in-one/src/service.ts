@@ -1,9 +1,9 @@
-import type { LogLevel } from '@nestjs/common';
 import { CASH_MIGRATIONS, CashModule } from '@pay/cash-feature';
 import { COLLECTIONS_MIGRATIONS, CollectionsModule } from '@pay/collections-feature';
 import { GATEWAY_MIGRATIONS, GatewayModule } from '@pay/gateway-feature';
 import { LEDGER_MIGRATIONS, LedgerModule } from '@pay/ledger-feature';
 import { PAYMENTS_MIGRATIONS, paymentsConfig, PaymentsModule } from '@pay/payments-feature';
+import type { LogDestination, LogLevelName } from '@pay/observability';
 import { startInfrastructure, startNestHost } from '@pay/runtime';
 import { SUPPLIER_PAYMENTS_MIGRATIONS, SupplierPaymentsModule } from '@pay/supplier-payments-feature';
 import { WEBHOOKS_MIGRATIONS, WebhooksModule } from '@pay/webhooks-feature';
@@ -17,11 +17,18 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** Overrides LOG_LEVEL (the e2e tests keep to errors). */
+  logLevel?: LogLevelName;
+  /** Where the JSON log lines go instead of stdout (the e2e tests read them). */
+  logDestination?: LogDestination;
+}
+
 /**
  * The embedded default: every app in one process over the in-process bus, on one PostgreSQL (embedded
  * under DATA_DIR unless DATABASE_URL names one). The apps stay separate modules that meet only on the bus.
  */
-export async function startService(config: ServiceConfig, options: { logLevels?: LogLevel[] } = {}): Promise<RunningService> {
+export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningService> {
   const infrastructure = await startInfrastructure(config.host, {
     app: 'all-in-one',
     migrations: [
@@ -49,7 +56,9 @@ export async function startService(config: ServiceConfig, options: { logLevels?:
       ],
       port: config.host.port,
       host: config.host.host,
-      ...(options.logLevels ? { logLevels: options.logLevels } : {}),
+      logLevel: options.logLevel ?? config.host.logLevel,
+      metricsToken: config.host.metricsToken,
+      ...(options.logDestination ? { logDestination: options.logDestination } : {}),
     });
     return { url: host.url, adminApiKey: config.gateway.adminApiKey, databaseUrl: infrastructure.databaseUrl, stop: host.stop };
   } catch (error) {

@@ -2,7 +2,7 @@ import { CASH_MIGRATIONS, CashModule } from '@pay/cash-feature';
 import { EnvReader } from '@pay/kernel';
 import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 
-/** The cash app alone: cash points and cash checkout; /health and /ready on PORT. */
+/** The cash app alone: cash points and cash checkout; /health, /ready and /metrics on PORT. */
 runMain(async () => {
   const read = new EnvReader(process.env);
   const host = readHostConfig(read);
@@ -14,5 +14,7 @@ runMain(async () => {
     modules: [CashModule.forRoot({ publicBaseUrl: host.publicBaseUrl })],
     port: host.port,
     host: host.host,
+    logLevel: host.logLevel,
+    metricsToken: host.metricsToken,
   });
 });

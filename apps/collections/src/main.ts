@@ -2,7 +2,7 @@ import { COLLECTIONS_MIGRATIONS, CollectionsModule } from '@pay/collections-feat
 import { EnvReader } from '@pay/kernel';
 import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 
-/** The collections app alone: marketplace cash reconciliation; /health and /ready on PORT. */
+/** The collections app alone: marketplace cash reconciliation; /health, /ready and /metrics on PORT. */
 runMain(async () => {
   const read = new EnvReader(process.env);
   const host = readHostConfig(read);
@@ -14,5 +14,7 @@ runMain(async () => {
     modules: [CollectionsModule.forRoot({ publicBaseUrl: host.publicBaseUrl })],
     port: host.port,
     host: host.host,
+    logLevel: host.logLevel,
+    metricsToken: host.metricsToken,
   });
 });

@@ -8,5 +8,13 @@ runMain(async () => {
   const host = readHostConfig(read);
   const gateway = readGatewayConfig(read, host);
   const infrastructure = await startInfrastructure(host, { app: 'gateway', migrations: [GATEWAY_MIGRATIONS] });
-  return startNestHost({ name: 'gateway', infrastructure, modules: [GatewayModule.forRoot(gateway)], port: host.port, host: host.host });
+  return startNestHost({
+    name: 'gateway',
+    infrastructure,
+    modules: [GatewayModule.forRoot(gateway)],
+    port: host.port,
+    host: host.host,
+    logLevel: host.logLevel,
+    metricsToken: host.metricsToken,
+  });
 });

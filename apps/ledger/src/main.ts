@@ -2,12 +2,20 @@ import { EnvReader } from '@pay/kernel';
 import { LEDGER_MIGRATIONS, LedgerModule, readFeeSchedule } from '@pay/ledger-feature';
 import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 
-/** The ledger app alone: accounts, transfers and the journal; /health and /ready on PORT. */
+/** The ledger app alone: accounts, transfers and the journal; /health, /ready and /metrics on PORT. */
 runMain(async () => {
   const read = new EnvReader(process.env);
   const host = readHostConfig(read);
   const feeSchedule = readFeeSchedule(read);
   read.done();
   const infrastructure = await startInfrastructure(host, { app: 'ledger', migrations: [LEDGER_MIGRATIONS] });
-  return startNestHost({ name: 'ledger', infrastructure, modules: [LedgerModule.forRoot({ feeSchedule })], port: host.port, host: host.host });
+  return startNestHost({
+    name: 'ledger',
+    infrastructure,
+    modules: [LedgerModule.forRoot({ feeSchedule })],
+    port: host.port,
+    host: host.host,
+    logLevel: host.logLevel,
+    metricsToken: host.metricsToken,
+  });
 });

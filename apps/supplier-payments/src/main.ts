@@ -2,7 +2,7 @@ import { SUPPLIER_PAYMENTS_MIGRATIONS, SupplierPaymentsModule } from '@pay/suppl
 import { EnvReader } from '@pay/kernel';
 import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 
-/** The supplier-payments app alone: beneficiaries and supplier payments; /health and /ready on PORT. */
+/** The supplier-payments app alone: beneficiaries and supplier payments; /health, /ready and /metrics on PORT. */
 runMain(async () => {
   const read = new EnvReader(process.env);
   const host = readHostConfig(read);
@@ -14,5 +14,7 @@ runMain(async () => {
     modules: [SupplierPaymentsModule.forRoot({ publicBaseUrl: host.publicBaseUrl })],
     port: host.port,
     host: host.host,
+    logLevel: host.logLevel,
+    metricsToken: host.metricsToken,
   });
 });

@@ -2,11 +2,19 @@ import { EnvReader } from '@pay/kernel';
 import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 import { WEBHOOKS_MIGRATIONS, WebhooksModule } from '@pay/webhooks-feature';
 
-/** The webhooks app alone: events, endpoints and signed deliveries; /health and /ready on PORT. */
+/** The webhooks app alone: events, endpoints and signed deliveries; /health, /ready and /metrics on PORT. */
 runMain(async () => {
   const read = new EnvReader(process.env);
   const host = readHostConfig(read);
   read.done();
   const infrastructure = await startInfrastructure(host, { app: 'webhooks', migrations: [WEBHOOKS_MIGRATIONS] });
-  return startNestHost({ name: 'webhooks', infrastructure, modules: [WebhooksModule.forRoot({ sandbox: host.sandbox })], port: host.port, host: host.host });
+  return startNestHost({
+    name: 'webhooks',
+    infrastructure,
+    modules: [WebhooksModule.forRoot({ sandbox: host.sandbox })],
+    port: host.port,
+    host: host.host,
+    logLevel: host.logLevel,
+    metricsToken: host.metricsToken,
+  });
 });

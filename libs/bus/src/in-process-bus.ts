@@ -1,11 +1,13 @@
 import { ServiceError, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
 
 type AnyHandler = (message: unknown) => Promise<unknown>;
 
 /**
  * The embedded default: handlers are called in the same process. Messages and replies go through a
- * JSON round trip, so what works here is exactly what can cross Kafka (no shared references, no Dates).
+ * JSON round trip, so what works here is exactly what can cross Kafka (no shared references, no Dates);
+ * the caller's request and correlation ids are handed over with the message, as Kafka headers would.
  */
 export class InProcessBus implements MessageBus {
   private readonly handlers = new Map<string, AnyHandler>();
@@ -26,13 +28,14 @@ export class InProcessBus implements MessageBus {
     this.inFlight += 1;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const reply = handler(roundTrip(message)).then(roundTrip, (error: unknown) => {
+      const context = outgoingContext();
+      const reply = handleInContext(topic, context, () => handler(roundTrip(message))).then(roundTrip, (error: unknown) => {
         throw error instanceof ServiceError ? ServiceError.fromBody(roundTrip<ErrorBody>(error.toBody())) : error;
       });
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ServiceError('service_unavailable', `${topic} did not answer within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(() => reject(requestTimedOut(topic, timeoutMs)), timeoutMs);
       });
-      return (await Promise.race([reply, timeout])) as Reply<T>;
+      return (await timeRequest(topic, Promise.race([reply, timeout]))) as Reply<T>;
     } finally {
       clearTimeout(timer);
       this.inFlight -= 1;

@@ -4,6 +4,8 @@ import { ClientKafka, ServerKafka, type KafkaContext, type KafkaOptions, type Ou
 import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
 import { isErrorCode, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { runOutsideLogContext } from '@pay/observability';
+import { contextFromHeaders, contextHeaders, handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
 
 /** A caller instance owns one partition of each reply topic it reads: at most this many instances per app. */
@@ -92,13 +94,14 @@ export function kafkaTopicsFor(topics: readonly string[], replyPartitions: numbe
 
 /** What crosses a reply topic: the value, or the error a handler answered with. */
 type Envelope = { reply?: unknown } | { error: ErrorBody };
-type WireHandler = (data: unknown) => Promise<string>;
+type WireHandler = (data: unknown, context: KafkaContext) => Promise<string>;
 
 /**
  * The bus over Kafka, through Nest's Kafka transport: ClientKafka sends requests (with correlation
- * id, reply topic and reply partition headers) and reads the reply topics; ServerKafka consumes the
- * request topics of the registered handlers and answers on the reply partition asked for. Same
- * semantics as InProcessBus: JSON both ways, a deadline on every request, errors as ErrorBody.
+ * id, reply topic and reply partition headers, and our request-id and correlation-id headers for the
+ * handler's log lines) and reads the reply topics; ServerKafka consumes the request topics of the
+ * registered handlers and answers on the reply partition asked for. Same semantics as InProcessBus:
+ * JSON both ways, a deadline on every request, errors as ErrorBody.
  */
 export class KafkaBus implements MessageBus {
   private readonly logger: Logger;
@@ -139,7 +142,7 @@ export class KafkaBus implements MessageBus {
     if (!this.callTopics.has(topic)) throw new Error(`${this.options.app} does not call ${topic}: add it to callTopics`);
     if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new Error(`a ${topic} message must be a JSON object`);
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
-    const reply = this.send(topic, message, timeoutMs);
+    const reply = timeRequest(topic, this.send(topic, message, timeoutMs));
     this.requesting.add(reply);
     try {
       return (await reply) as Reply<T>;
@@ -196,7 +199,7 @@ export class KafkaBus implements MessageBus {
   }
 
   private send(topic: RequestTopic, message: object, timeoutMs: number): Promise<unknown> {
-    const record = { key: messageKey(message), value: JSON.stringify(message), headers: {} };
+    const record = { key: messageKey(message), value: JSON.stringify(message), headers: contextHeaders(outgoingContext()) };
     return new Promise<unknown>((resolve, reject) => {
       defer(() => from(this.connectClient()))
         .pipe(
@@ -217,9 +220,12 @@ export class KafkaBus implements MessageBus {
     });
   }
 
-  /** One connection for every request, made on first use; a failed attempt is forgotten so the next request retries. */
+  /**
+   * One connection for every request, made on first use; a failed attempt is forgotten so the next
+   * request retries. Made outside the first request's log context: the consumer it starts outlives it.
+   */
   private connectClient(): Promise<void> {
-    this.clientReady ??= this.client.connect().then(
+    this.clientReady ??= runOutsideLogContext(() => this.client.connect()).then(
       () => {
         this.clientConnected = true;
       },
@@ -234,8 +240,7 @@ export class KafkaBus implements MessageBus {
   }
 
   private timeoutError(topic: RequestTopic, timeoutMs: number): ServiceError {
-    const why = this.clientConnected ? '' : ` (not connected to Kafka at ${this.options.brokers.join(',')})`;
-    return new ServiceError('service_unavailable', `${topic} did not answer within ${timeoutMs} ms${why}`);
+    return requestTimedOut(topic, timeoutMs, this.clientConnected ? '' : ` (not connected to Kafka at ${this.options.brokers.join(',')})`);
   }
 
   private transportError(topic: RequestTopic, error: unknown): ServiceError {
@@ -245,15 +250,18 @@ export class KafkaBus implements MessageBus {
   }
 
   private wireHandler(topic: RequestTopic, handler: (message: unknown) => Promise<unknown>): WireHandler {
-    return async (data) => {
+    return async (data, context) => {
       try {
         if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ServiceError('invalid_request', `a ${topic} message must be a JSON object`);
-        const envelope: Envelope = { reply: await handler(data) };
+        const headers = context.getMessage().headers as Record<string, unknown> | undefined;
+        const reply = await handleInContext(topic, contextFromHeaders(headers), () => handler(data), (error) =>
+          this.logger.error(`${topic} handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+        );
+        const envelope: Envelope = { reply };
         // The JSON text is what crosses; Nest passes strings through untouched (no key/value sniffing).
         return JSON.stringify(envelope);
       } catch (error) {
         if (error instanceof ServiceError) return JSON.stringify({ error: error.toBody() } satisfies Envelope);
-        this.logger.error(`${topic} handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         return JSON.stringify({ error: { code: 'internal_error', message: `${topic} failed unexpectedly` } } satisfies Envelope);
       }
     };

@@ -1,4 +1,6 @@
+import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
+import { trackSubscriptionLag } from '@pay/observability';
 import { advanceCheckpoint, loadCheckpoint } from './checkpoint-store';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
 
@@ -25,7 +27,7 @@ export interface CatchUpSubscriptionOptions {
   retryDelayMsMax?: number;
   /** Runs in the batch's transaction: its writes commit with the checkpoint, or neither does. */
   handle(events: RecordedEvent[], tx: PoolClient): Promise<void>;
-  /** A failed batch (rolled back, retried after the backoff). Default: console.error. */
+  /** A failed batch (rolled back, retried after the backoff). Default: an error log line. */
   onError?(error: unknown): void;
   /**
    * After this many failures in a row (default 5) the batch is retried one event at a time; an event
@@ -33,7 +35,7 @@ export interface CatchUpSubscriptionOptions {
    * reported, and passed over. Transient failures (fewer in a row) are only retried.
    */
   poisonAfterFailures?: number;
-  /** A parked event. Default: console.error. */
+  /** A parked event. Default: an error log line. */
   onPoison?(event: RecordedEvent, error: unknown): void;
 }
 
@@ -71,6 +73,13 @@ export class CatchUpSubscription {
   private unsubscribe: (() => void) | undefined;
   /** Batches never overlap (loop and a catchUp() on a stopped subscription). */
   private exclusive: Promise<unknown> = Promise.resolve();
+  /**
+   * When a read last found nothing more to handle (Date.now() at its start): the subscription's lag is
+   * the time since, reported on every scrape. Counting pending events in PostgreSQL instead would scan
+   * every event after a checkpoint that only moves on the subscription's own types (no index on type).
+   */
+  private caughtUpAt = Date.now();
+  private untrackLag: (() => void) | undefined;
 
   constructor(private readonly options: CatchUpSubscriptionOptions) {
     this.batchSize = options.batchSize ?? BATCH_SIZE_DEFAULT;
@@ -90,6 +99,8 @@ export class CatchUpSubscription {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.caughtUpAt = Date.now();
+    this.untrackLag = trackSubscriptionLag(this.options.subscriptionId, () => (Date.now() - this.caughtUpAt) / 1000);
     this.unsubscribe = this.options.store.onAppended(() => this.wake());
     this.loop = this.run();
   }
@@ -99,6 +110,7 @@ export class CatchUpSubscription {
     if (!this.running) return;
     this.running = false;
     this.unsubscribe?.();
+    this.untrackLag?.();
     this.cancelSleep?.();
     await this.loop;
     this.release(this.waiters.splice(0), new Error(`subscription ${this.options.subscriptionId} stopped`));
@@ -124,7 +136,9 @@ export class CatchUpSubscription {
       const waiting = this.waiters.splice(0);
       try {
         const size = this.currentBatchSize();
+        const readAt = Date.now();
         const handled = await this.nextBatch();
+        if (handled < size) this.caughtUpAt = readAt;
         failures = 0;
         if (this.isolating && handled > 0 && ++this.isolatedPassed >= this.batchSize) this.isolating = false;
         if (handled === size) {
@@ -215,7 +229,7 @@ export class CatchUpSubscription {
     this.failedEvents = [];
     try {
       if (this.options.onPoison) this.options.onPoison(event, error);
-      else console.error(`subscription ${subscriptionId}: event ${event.id} (${event.type}) parked as poison after repeated failures`, error);
+      else logger.error(`subscription ${subscriptionId}: event ${event.id} (${event.type}) parked as poison after repeated failures: ${reasonOf(error)}`);
     } catch {
       // The reporter's failure must not stop the subscription.
     }
@@ -255,12 +269,15 @@ export class CatchUpSubscription {
     const { onError, subscriptionId } = this.options;
     try {
       if (onError) onError(error);
-      else console.error(`subscription ${subscriptionId}: batch failed, retrying`, error);
+      else logger.error(`subscription ${subscriptionId}: batch failed, retrying: ${reasonOf(error)}`);
     } catch {
       // The reporter's failure must not stop the subscription.
     }
   }
 }
+
+const logger = new Logger('subscription');
+const reasonOf = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 async function inTransaction(pool: Pool, work: (tx: PoolClient) => Promise<void>): Promise<void> {
   const client = await pool.connect();

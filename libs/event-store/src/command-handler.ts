@@ -1,3 +1,4 @@
+import { eventStoreAppendConflictsTotal, eventStoreAppendsTotal, record } from '@pay/observability';
 import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store';
 
 /** An aggregate as a decider (STYLE.md): pure decide and evolve, and the state before any event. */
@@ -28,7 +29,8 @@ export const fold = <Event extends { type: string }, State>(decider: Decider<unk
 /**
  * Reads the stream, folds evolve, decides, and appends with the expected revision (no stream when
  * creating). A concurrent writer makes the append fail; the command is then decided again on the new
- * state, a bounded number of times.
+ * state, a bounded number of times. Every append and every conflict is counted (the only path that
+ * appends, whichever adapter is behind the port).
  */
 export async function handleCommand<Command, Event extends { type: string }, State>(
   store: EventStore,
@@ -51,8 +53,10 @@ export async function handleCommand<Command, Event extends { type: string }, Sta
         events.map((event) => ({ type: event.type, data: event })),
         { expectedRevision: current ?? 'no_stream' },
       );
+      record(() => eventStoreAppendsTotal.inc());
       return { state: events.reduce(decider.evolve, state), events, revision: appended.nextExpectedRevision };
     } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) record(() => eventStoreAppendConflictsTotal.inc());
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= retriesMax) throw error;
     }
   }

@@ -35,6 +35,8 @@ export const ID_PREFIXES = {
   businessUser: 'usr',
   agent: 'agt',
   request: 'req',
+  /** A chain of background work (a sweep, a relay) and the bus requests it makes. */
+  correlation: 'cor',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Pool, types } from 'pg';
 
 // bigint columns (int8) arrive as JS numbers: every amount we store is at most 1e11 * 2 and
@@ -19,6 +20,8 @@ export interface PoolOptions {
   asynchronousCommit?: boolean;
 }
 
+const logger = new Logger('postgres');
+
 export function createPool(url: string, { max, statementTimeoutMs, asynchronousCommit = false }: PoolOptions): Pool {
   const pool = new Pool({
     connectionString: url,
@@ -31,6 +34,6 @@ export function createPool(url: string, { max, statementTimeoutMs, asynchronousC
   });
   // An idle connection dropped by the server (restart, failover) is discarded by the pool; without a
   // listener the 'error' event would crash the process.
-  pool.on('error', (error) => process.stderr.write(`postgres: idle connection lost: ${error.message}\n`));
+  pool.on('error', (error) => logger.warn(`idle connection lost: ${error.message}`));
   return pool;
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { EnvReader } from '@pay/kernel';
+import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevelName } from '@pay/observability';
 
 /** What every process reads from its environment, whichever apps it runs. */
 export interface HostConfig {
@@ -15,6 +16,10 @@ export interface HostConfig {
   kafkaBrokers: string[] | undefined;
   /** EventStoreDB for the aggregates' streams instead of PostgreSQL. */
   eventStoreUrl: string | undefined;
+  /** The least severe level written to the log (LOG_LEVEL). */
+  logLevel: LogLevelName;
+  /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; open otherwise (see docs/operations.md). */
+  metricsToken: string | undefined;
 }
 
 export function readHostConfig(read: EnvReader): HostConfig {
@@ -34,5 +39,21 @@ export function readHostConfig(read: EnvReader): HostConfig {
     dbPoolMax: read.int('DB_POOL_MAX', 20, { min: 2, max: 200 }),
     kafkaBrokers,
     eventStoreUrl: read.url('EVENTSTORE_URL', undefined, ['esdb:', 'esdb+discover:']),
+    logLevel: readLogLevel(read),
+    metricsToken: readMetricsToken(read),
   };
+}
+
+function readLogLevel(read: EnvReader): LogLevelName {
+  const level = read.string('LOG_LEVEL', DEFAULT_LOG_LEVEL);
+  if (isLogLevel(level)) return level;
+  read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return DEFAULT_LOG_LEVEL;
+}
+
+function readMetricsToken(read: EnvReader): string | undefined {
+  const token = read.string('METRICS_TOKEN');
+  // The value itself is never echoed: it is a credential.
+  if (token !== undefined && !/^[A-Za-z0-9_-]{16,200}$/.test(token)) read.problems.push('METRICS_TOKEN must be 16 to 200 characters of letters, digits, _ and -');
+  return token;
 }

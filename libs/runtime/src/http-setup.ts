@@ -1,11 +1,13 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
 import { newId } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
 import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
+import { observeRequests } from './request-observability';
 
 /** 1 MB as the contract counts it. */
 export const BODY_LIMIT_BYTES = 1_048_576;
@@ -46,11 +48,13 @@ export class ContractErrorFilter implements ExceptionFilter {
 }
 
 /**
- * Request-Id on every response; JSON bodies parsed safely (no prototype pollution, bounded nesting, only
+ * Request-Id on every response; a log line and metrics per request (first, so that every hook runs in
+ * the request's log context); JSON bodies parsed safely (no prototype pollution, bounded nesting, only
  * storable strings), path and query checked at the edge, errors in the contract's shape.
  */
-export function configureHttp(app: NestFastifyApplication): void {
+export function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  observeRequests(fastify, logger);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Request-Id', request.id);
     requireHost(request);

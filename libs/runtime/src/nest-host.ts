@@ -1,12 +1,15 @@
 import 'reflect-metadata';
-import { Global, Logger, Module, type DynamicModule, type LogLevel, type Provider } from '@nestjs/common';
+import { Global, Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BUS } from '@pay/bus';
+import { createProcessLogger, enableProcessMetrics, useAsHostLogger, type LogDestination, type LogLevelName } from '@pay/observability';
 import { CLOCK, EVENT_STORE, PG_POOL, PG_POOL_ASYNC_COMMIT } from '@pay/platform';
 import { HealthModule } from './health';
 import { configureHttp, fastifyOptions } from './http-setup';
 import type { Infrastructure } from './infrastructure';
+import { MetricsModule } from './metrics-endpoint';
+import { nestLoggerOver } from './nest-logger';
 
 export interface NestHostOptions {
   name: string;
@@ -17,7 +20,12 @@ export interface NestHostOptions {
   providers?: Provider[];
   port: number;
   host: string;
-  logLevels?: LogLevel[];
+  /** LOG_LEVEL (HostConfig.logLevel); the e2e tests pass `error`. */
+  logLevel: LogLevelName;
+  /** Tests keep the log lines here; stdout otherwise. */
+  logDestination?: LogDestination;
+  /** METRICS_TOKEN: when set, /metrics wants it as a bearer token. */
+  metricsToken?: string | undefined;
 }
 
 export interface RunningHost {
@@ -27,17 +35,21 @@ export interface RunningHost {
 
 /**
  * One process: the given app modules over the shared infrastructure, behind one Fastify server (the
- * gateway's API, or only /health and /ready for the other apps). The bus starts serving once every
- * module has registered its handlers, and the server listens after that.
+ * gateway's API, or only /health, /ready and /metrics for the other apps). Logs are JSON lines through
+ * pino. The bus starts serving once every module has registered its handlers, and the server listens
+ * after that.
  */
 export async function startNestHost(options: NestHostOptions): Promise<RunningHost> {
   const { infrastructure } = options;
+  const logger = createProcessLogger({ app: options.name, level: options.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  useAsHostLogger(logger);
+  enableProcessMetrics();
   const app = await NestFactory.create<NestFastifyApplication>(
-    HostModule.compose(infrastructure, options.modules, options.providers ?? []),
+    HostModule.compose(infrastructure, options.modules, options.providers ?? [], options.metricsToken),
     new FastifyAdapter(fastifyOptions),
-    { logger: options.logLevels ?? ['log', 'warn', 'error'], abortOnError: false, bodyParser: false },
+    { logger: nestLoggerOver(logger), abortOnError: false, bodyParser: false },
   );
-  configureHttp(app);
+  configureHttp(app, logger);
   await app.init();
   await infrastructure.bus.start();
   await app.listen(options.port, options.host);
@@ -72,7 +84,7 @@ class InfrastructureModule {
 
 @Module({})
 class HostModule {
-  static compose(infrastructure: Infrastructure, modules: DynamicModule[], providers: Provider[]): DynamicModule {
-    return { module: HostModule, imports: [InfrastructureModule.with(infrastructure, providers), HealthModule, ...modules] };
+  static compose(infrastructure: Infrastructure, modules: DynamicModule[], providers: Provider[], metricsToken: string | undefined): DynamicModule {
+    return { module: HostModule, imports: [InfrastructureModule.with(infrastructure, providers), HealthModule, MetricsModule.forRoot(metricsToken), ...modules] };
   }
 }

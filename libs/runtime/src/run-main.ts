@@ -1,8 +1,10 @@
+import { Logger } from '@nestjs/common';
 import { ConfigError, OperatorError } from '@pay/kernel';
 
 /**
  * A process's main: start, then stop gracefully on SIGTERM or SIGINT (exit 0). A configuration
- * problem exits 2 with its message, any other start failure exits 1.
+ * problem exits 2 with its message, any other start failure exits 1: said as plain text on stderr,
+ * since no logger runs yet. Once started, the process logs JSON lines, its shutdown too.
  */
 export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
   start().then(
@@ -11,11 +13,12 @@ export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
       const shutdown = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        process.stdout.write(`${signal}: shutting down\n`);
+        const logger = new Logger('shutdown');
+        logger.log(`${signal}: shutting down`);
         running.stop().then(
           () => process.exit(0),
           (error: unknown) => {
-            process.stderr.write(`shutdown failed: ${String(error)}\n`);
+            logger.error(`shutdown failed: ${String(error)}`);
             process.exit(1);
           },
         );

@@ -60,14 +60,27 @@ export interface TestService {
   http: Client;
   /** Calls the admin API with the admin key. */
   admin: Client;
+  /**
+   * Everything the service logged, when asked for with `captureLogs` (at the LOG_LEVEL of the
+   * overrides); distributed: every app's output.
+   */
+  logs(): string;
+  /** The origin of each process's HTTP listener by name: `all-in-one`, or every app of the distributed topology. */
+  processUrls(): Record<string, string>;
   stop(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  /** Keep the service's log lines for `logs()`. */
+  captureLogs?: boolean;
 }
 
 /**
  * The all-in-one service as `npm start` runs it (same config reader, same composition), on a real
- * port and a fresh database of the run's PostgreSQL. Sandbox on; rate limit off unless asked.
+ * port and a fresh database of the run's PostgreSQL. Sandbox on; rate limit off unless asked; only
+ * errors logged unless the overrides set LOG_LEVEL.
  */
-export async function startTestService(overrides: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(overrides: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const databaseUrl = await createTestDatabase('e2e');
   const adminKey = `admin_${randomBase62(32)}`;
   const env = {
@@ -80,9 +93,23 @@ export async function startTestService(overrides: Record<string, string> = {}): 
     ADMIN_API_KEY: adminKey,
     ...overrides,
   };
-  const running: { url: string; stop(): Promise<void> } = DISTRIBUTED
-    ? await startDistributedTopology({ env: { ...env, PORT: String(await freePort()) }, dataDir: env.DATA_DIR })
-    : await startService(readConfig(env), { logLevels: ['error'] });
+  let logs = () => '';
+  let running: { url: string; stop(): Promise<void> };
+  let processUrls: () => Record<string, string>;
+  if (DISTRIBUTED) {
+    const topology = await startDistributedTopology({ env: { ...env, PORT: String(await freePort()) }, dataDir: env.DATA_DIR });
+    logs = () => Object.values(topology.apps).map((app) => app.output()).join('');
+    processUrls = () => Object.fromEntries(Object.entries(topology.apps).map(([name, app]) => [name, app.url]));
+    running = topology;
+  } else {
+    const lines: string[] = [];
+    if (options.captureLogs) logs = () => lines.join('');
+    running = await startService(readConfig(env), {
+      ...(overrides['LOG_LEVEL'] ? {} : { logLevel: 'error' as const }),
+      ...(options.captureLogs ? { logDestination: { write: (line: string) => void lines.push(line) } } : {}),
+    });
+    processUrls = () => ({ 'all-in-one': running.url });
+  }
   const http = httpClient(running.url);
   return {
     url: running.url,
@@ -90,6 +117,8 @@ export async function startTestService(overrides: Record<string, string> = {}): 
     adminKey,
     http,
     admin: (method, path, options = {}) => http(method, path, { key: adminKey, ...options }),
+    logs,
+    processUrls,
     stop: () => running.stop(),
   };
 }

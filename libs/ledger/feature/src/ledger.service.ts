@@ -19,6 +19,7 @@ import {
 } from '@pay/contracts';
 import { type Clock, type Currency, iso, newId } from '@pay/kernel';
 import { allowsNegativeBalance, checkOpenAccount, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
+import { ledgerTransfersTotal, record, type LedgerTransferOutcome } from '@pay/observability';
 import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
@@ -114,14 +115,17 @@ export class LedgerService {
 
   /**
    * One balanced movement in one transaction, at most once per operationId. An insufficient balance
-   * is an outcome (stored, so that a repeat answers it again), not an error; nothing moves.
+   * is an outcome (stored, so that a repeat answers it again), not an error; nothing moves. Counted
+   * once committed: applied, rejected, or duplicate (a repeat answered from the stored outcome).
    */
   async transfer(request: ExecuteTransfer): Promise<TransferOutcome> {
     const plan = planTransfer(request, this.schedule);
     const { operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency } = request;
     const hash = requestHash('transfer', [operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency]);
-    return inTransaction(this.pool, (client) =>
+    let firstApplication = false;
+    const outcome = await inTransaction(this.pool, (client) =>
       once(client, { id: operationId, hash, now: this.clock.now() }, async (): Promise<TransferOutcome> => {
+        firstApplication = true;
         const accounts = await lockAccounts(client, plan.postings.map((p) => p.account));
         // Dated once its accounts are locked: a transfer that waited for another one is dated after it,
         // so statements and balances as of a time (by created_at) follow the order balances moved.
@@ -142,6 +146,9 @@ export class LedgerService {
         return completed;
       }),
     );
+    const counted: LedgerTransferOutcome = !firstApplication ? 'duplicate' : outcome.status === 'completed' ? 'applied' : 'rejected';
+    record(() => ledgerTransfersTotal.inc({ outcome: counted }));
+    return outcome;
   }
 
   /** What moved, by reference: what reconciliation compares with the objects' histories. */

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { failpoint, type Clock } from '@pay/kernel';
+import { record, runOutsideLogContext, webhookDeliveryAttemptsTotal, type WebhookAttemptOutcome } from '@pay/observability';
 import { sendWebhook, type DeliveryResult } from './delivery';
 import { nextRetryAt } from './retry-schedule';
 import type { ClaimedDelivery, WebhooksStore } from './webhooks.store';
@@ -57,14 +58,17 @@ export class WebhookDispatcher {
     await Promise.allSettled(this.inFlight.values());
   }
 
-  /** Look for due deliveries now (coalesced: one pump at a time, re-run if woken meanwhile). */
+  /**
+   * Look for due deliveries now (coalesced: one pump at a time, re-run if woken meanwhile). The pump
+   * runs outside the waking request's log context: it delivers whatever is due, not that request's.
+   */
   wake(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
     }
-    this.pumping = this.pump().finally(() => {
+    this.pumping = runOutsideLogContext(() => this.pump()).finally(() => {
       this.pumping = undefined;
       if (this.pumpAgain) {
         this.pumpAgain = false;
@@ -143,6 +147,8 @@ export class WebhookDispatcher {
       result.ok ? { status: 'succeeded' } : retryAt ? { status: 'pending', nextAttemptAt: retryAt } : { status: 'failed' },
       this.clock.now(),
     );
+    const outcome: WebhookAttemptOutcome = result.ok ? 'succeeded' : retryAt ? 'retry_scheduled' : 'gave_up';
+    record(() => webhookDeliveryAttemptsTotal.inc({ outcome }));
     if (disabled) {
       this.logger.warn(`webhook endpoint ${disabled.id} disabled: every attempt failed for 5 days`);
       this.wake(); // the integrator's other endpoints are told

@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound, ServiceError, type CreateWebhookEndpoint, type IntegrationEvent } from '@pay/contracts';
 import { failpoint, type OffsetClock } from '@pay/kernel';
+import { collectOnScrape, WEBHOOK_DUE_COUNT_MAX, webhookDeliveriesDue, webhookOldestDueDeliveryAgeSeconds } from '@pay/observability';
 import { CLOCK, PG_POOL, type MigrationSet } from '@pay/platform';
 import { checkEndpointUrl, newWebhookSecret } from './delivery';
 import { DISPATCHER_DEFAULTS, WebhookDispatcher } from './webhook-dispatcher';
@@ -22,6 +23,7 @@ const WEBHOOKS_CONFIG = Symbol('WebhooksConfig');
 class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly store: WebhooksStore;
   private readonly dispatcher: WebhookDispatcher;
+  private stopScrapes: (() => void) | undefined;
 
   constructor(
     @Inject(PG_POOL) pool: Pool,
@@ -90,10 +92,23 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
       return { applied: await this.dispatcher.drainDue() };
     });
     this.dispatcher.start();
+    this.stopScrapes = collectOnScrape('webhooks', () => this.measureDueDeliveries(), [webhookDeliveriesDue, webhookOldestDueDeliveryAgeSeconds]);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopScrapes?.();
     await this.dispatcher.stop();
+  }
+
+  /** On scrape: the backlog of due deliveries and how long its oldest has waited (on the service clock, as deliveries fall due). */
+  private async measureDueDeliveries(): Promise<void> {
+    // Unknown (NaN) until read: a failed or late read must not leave the last scrape's value standing.
+    webhookDeliveriesDue.set(Number.NaN);
+    webhookOldestDueDeliveryAgeSeconds.set(Number.NaN);
+    const now = this.clock.now();
+    const { count, oldestDueAt } = await this.store.dueDeliveries(now, WEBHOOK_DUE_COUNT_MAX);
+    webhookDeliveriesDue.set(count);
+    webhookOldestDueDeliveryAgeSeconds.set(oldestDueAt ? Math.max(0, (now.getTime() - oldestDueAt.getTime()) / 1000) : 0);
   }
 
   private async record(event: IntegrationEvent): Promise<boolean> {

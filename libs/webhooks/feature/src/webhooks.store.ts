@@ -229,6 +229,20 @@ export class WebhooksStore {
 
   // ---- dispatching ----
   /**
+   * Deliveries due on the service clock and not yet claimed (counted up to `countMax`, one range read of
+   * the partial index wh_deliveries_due), and when the oldest of them fell due: what a scrape reports.
+   */
+  async dueDeliveries(now: Date, countMax: number): Promise<{ count: number; oldestDueAt: Date | null }> {
+    const { rows } = await this.pool.query<{ count: number; oldest: Date | null }>({
+      name: 'wh-due-deliveries',
+      text: `SELECT count(*)::int AS count, min(next_attempt_at) AS oldest FROM (
+               SELECT next_attempt_at FROM wh_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2) AS due`,
+      values: [now, countMax],
+    });
+    return { count: rows[0]?.count ?? 0, oldestDueAt: rows[0]?.oldest ?? null };
+  }
+
+  /**
    * Claims up to `limit` deliveries due on the service clock (or whose claim expired), skipping rows
    * another dispatcher holds, and never more for one endpoint than its free slots
    * (`perEndpointMax` less what this dispatcher already has in flight to it).

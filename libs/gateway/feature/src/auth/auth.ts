@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
+import { noteIntegrator } from '@pay/observability';
 import { FINANCE_KEY_PREFIX, type ApiKeyRecord, type DirectoryRepository } from '../directory/directory.repository';
 import type { RateLimiter } from './rate-limiter';
 
@@ -35,6 +36,8 @@ export class ApiKeyAuthenticator {
     if (!secret.startsWith('sk_')) throw unauthenticated('this is not an integrator API key');
     const record = await this.lookup(secret);
     if (!record) throw unauthenticated('the API key is unknown or revoked');
+    // The request's log line, and the lines it causes, name the integrator (never the key).
+    noteIntegrator(record.integratorId);
     const waitSeconds = this.limiter.take(record.keyId);
     if (waitSeconds > 0) {
       void reply.header('Retry-After', String(waitSeconds));

@@ -1,0 +1,4 @@
+export * from './log-context';
+export * from './logger';
+export * from './metrics';
+export { REDACTED, REDACTED_PATHS, scrubSecrets } from './redaction';

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { httpRequestDurationSeconds, httpRequestsTotal, record, runWithLogContext, type LogContext } from '@pay/observability';
+
+/** The label of requests no route matched: their paths are the client's, unbounded, so never a label. */
+export const UNMATCHED_ROUTE = 'unmatched';
+/** Probes and scrapes arrive every few seconds: their request lines are debug, not info. */
+const PROBE_ROUTES = new Set(['/health', '/ready', '/metrics']);
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Each request's log context, kept for its request line (hooks after body parsing may run outside it). */
+const contexts = new WeakMap<FastifyRequest, LogContext>();
+
+/**
+ * Per request: a log context carrying its Request-Id (Fastify's request id, the one the Request-Id
+ * header answers), entered for everything the request runs; and when it is answered, one log line
+ * and the HTTP metrics. Registered before any other hook, so that every hook runs inside the context.
+ */
+export function observeRequests(fastify: FastifyInstance, logger: Logger): void {
+  fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    // An HTTP request starts its own chain of work: its correlation id is its request id.
+    const context: LogContext = { requestId: request.id, correlationId: request.id };
+    contexts.set(request, context);
+    runWithLogContext(context, done);
+  });
+  // The body is read on the socket's callbacks, outside the context entered above: the handler gets it again.
+  fastify.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    const context = contexts.get(request);
+    if (context) runWithLogContext(context, done);
+    else done();
+  });
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    logAndCount(logger, request, reply);
+    done();
+  });
+}
+
+function logAndCount(logger: Logger, request: FastifyRequest, reply: FastifyReply): void {
+  const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+  const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
+  const status = reply.statusCode;
+  const durationMs = reply.elapsedTime;
+  record(() => {
+    httpRequestsTotal.inc({ route, method, status: String(status) });
+    httpRequestDurationSeconds.observe({ route, method }, durationMs / 1000);
+  });
+  const context = contexts.get(request);
+  const level = status >= 500 ? 'error' : PROBE_ROUTES.has(route) ? 'debug' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  // The ids are named here, not left to the log context: this hook may run outside it.
+  logger[level](
+    {
+      request_id: request.id,
+      correlation_id: context?.correlationId ?? request.id,
+      ...(context?.integratorId === undefined ? {} : { integrator_id: context.integratorId }),
+      method,
+      route,
+      status,
+      duration_ms: Math.round(durationMs * 100) / 100,
+    },
+    'request completed',
+  );
+}
