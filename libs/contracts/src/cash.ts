@@ -66,6 +66,16 @@ export interface PayCashPaymentRequest extends CashPaymentRef {
   amount: number;
 }
 
+/**
+ * What the instructions page shows besides the cash payment, known to the gateway only: the
+ * customer's language, the platform's name and the merchant connection's name.
+ */
+export interface InstructionsPageContext {
+  language: 'fr' | 'ar' | 'en';
+  brandName: string;
+  merchantName: string;
+}
+
 export interface CashTopics {
   'cash.cash-points.create': { request: CreateCashPoint; reply: CashPointResource };
   'cash.cash-points.list': { request: { limit: number }; reply: ListResource<CashPointResource> };
@@ -79,8 +89,8 @@ export interface CashTopics {
    * allowed). A mistyped reference (wrong length or check digit) is invalid_request, param `reference`.
    */
   'cash.cash-payments.find-by-reference': { request: { reference: string }; reply: CashPaymentResource };
-  /** The page at instructions_url, rendered by the cash app (escaped HTML). */
-  'cash.cash-payments.instructions-page': { request: { cashPaymentId: string }; reply: { html: string } };
+  /** The page at instructions_url, rendered by the cash app (escaped HTML) in the language and brand the gateway chose. */
+  'cash.cash-payments.instructions-page': { request: { cashPaymentId: string; page: InstructionsPageContext }; reply: { html: string } };
   /** The image at qr_code_url: a PNG QR code holding payment_reference, base64-encoded for the bus. */
   'cash.cash-payments.qr-code': { request: { cashPaymentId: string }; reply: { pngBase64: string } };
   'cash.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };

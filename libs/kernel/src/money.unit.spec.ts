@@ -1,4 +1,4 @@
-import { formatAmount } from './display';
+import { decimalAmount, formatAmount } from './display';
 import { computeFee, isValidAmount } from './money';
 
 describe('money', () => {
@@ -29,5 +29,13 @@ describe('formatAmount', () => {
     expect(formatAmount(1_234_567, 'TND')).toBe('1\u202f234.567 TND');
     expect(formatAmount(1_500, 'XOF')).toBe('1\u202f500 XOF');
     expect(formatAmount(100_000_000_000, 'TND')).toBe('100\u202f000\u202f000.000 TND');
+  });
+});
+
+describe('decimalAmount', () => {
+  it('is the exact decimal of minor units in the currency scale', () => {
+    expect([decimalAmount(1_250_000, 'DZD'), decimalAmount(5, 'MAD'), decimalAmount(12_345, 'TND'), decimalAmount(1_500, 'XOF')]).toEqual(['12500.00', '0.05', '12.345', '1500']);
+    expect(decimalAmount(100_000_000_000, 'TND')).toBe('100000000.000');
+    expect(() => decimalAmount(1.5, 'DZD')).toThrow(RangeError);
   });
 });

@@ -1,3 +1,4 @@
+import { CATALOGUES } from '@pay/hosted-ui';
 import { randomBase62 } from '@pay/kernel';
 import { idempotencyKey, startTestService, type Response, type TestService } from './harness';
 import { audienceOf, fillPath, gatewayRoutes, openApiPath, pathParams, type GatewayRoute } from './route-table';
@@ -43,21 +44,26 @@ interface HostedAnswer {
   contains?: string;
 }
 const PAGE = /^text\/html; charset=utf-8$/;
-const SIGN_IN_FIRST: HostedAnswer = { status: 403, type: PAGE, contains: '<h1>Sign in first</h1>' };
-const FORM_EXPIRED: HostedAnswer = { status: 403, type: PAGE, contains: '<h1>This form has expired</h1>' };
+/** Pages are in French unless the browser asks otherwise (fetch sends no Accept-Language). */
+const fr = CATALOGUES.fr;
+const SIGN_IN_FIRST: HostedAnswer = { status: 403, type: PAGE, contains: `<h1>${fr['page.sign_in_first']}</h1>` };
+const FORM_EXPIRED: HostedAnswer = { status: 403, type: PAGE, contains: `<h1>${fr['page.form_expired']}</h1>` };
 const TO_AGENT_SIGN_IN: HostedAnswer = { status: 303, type: /.*/, location: '/hosted/agent' };
 const HOSTED: Record<string, HostedAnswer> = {
-  'GET /hosted/payments/:id': { status: 200, type: PAGE, contains: '<h1>Authorize a payment</h1>' },
+  'GET /hosted/payments/:id': { status: 200, type: PAGE, contains: fr['payment.eyebrow'] },
   'POST /hosted/payments/:id/sign-in': FORM_EXPIRED,
   'POST /hosted/payments/:id/authorize': SIGN_IN_FIRST,
   'POST /hosted/payments/:id/decline': SIGN_IN_FIRST,
-  'GET /hosted/supplier_payments/:id': { status: 200, type: PAGE, contains: '<h1>Approve a supplier payment</h1>' },
+  'GET /hosted/supplier_payments/:id': { status: 200, type: PAGE, contains: fr['approval.eyebrow'] },
   'POST /hosted/supplier_payments/:id/sign-in': FORM_EXPIRED,
   'POST /hosted/supplier_payments/:id/approve': SIGN_IN_FIRST,
   'POST /hosted/supplier_payments/:id/reject': SIGN_IN_FIRST,
-  'GET /hosted/cash_payments/:id/instructions': { status: 200, type: PAGE, contains: '<h1>' },
+  'GET /hosted/cash_payments/:id/instructions': { status: 200, type: PAGE, contains: fr['cash.eyebrow'] },
   'GET /hosted/cash_payments/:id/qr.png': { status: 200, type: /^image\/png$/ },
-  'GET /hosted/agent': { status: 200, type: PAGE, contains: 'Cash agent sign-in' },
+  'GET /hosted/agent': { status: 200, type: PAGE, contains: fr['agent.sign_in_title'] },
+  'GET /hosted/assets/pages.css': { status: 200, type: /^text\/css; charset=utf-8$/, contains: '--brand:' },
+  'GET /hosted/assets/icon.svg': { status: 200, type: /^image\/svg\+xml$/, contains: '<svg' },
+  'GET /hosted/assets/agent-scan.js': { status: 200, type: /^text\/javascript; charset=utf-8$/, contains: 'BarcodeDetector' },
   'POST /hosted/agent/sign-in': FORM_EXPIRED,
   'POST /hosted/agent/sign-out': SIGN_IN_FIRST,
   'POST /hosted/agent/find-cash-payment': SIGN_IN_FIRST,

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium where installed (.ci/run installs it); CHROMIUM_PATH chooses another. */
@@ -19,16 +19,18 @@ export async function chromiumPath(): Promise<string> {
 }
 export const SCREENSHOTS = join(__dirname, '..', '..', '..', '..', 'artifacts', 'screenshots');
 
-export const launchBrowser = async (): Promise<Browser> =>
+/** `extraArgs`: more Chromium switches (a fake camera for the agents' QR scanner). */
+export const launchBrowser = async (extraArgs: string[] = []): Promise<Browser> =>
   chromium.launch({
     executablePath: await chromiumPath(),
     headless: true,
     // As this machine needs: no sandbox as root, and no background traffic to the closed network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 
-/** Keeps a full-page screenshot under artifacts/screenshots (kept by CI, looked at by people). */
+/** Keeps a full-page screenshot under artifacts/screenshots (kept by CI, looked at by people); `name` may hold a folder. */
 export const screenshot = async (page: Page, name: string): Promise<void> => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage: true });
 };

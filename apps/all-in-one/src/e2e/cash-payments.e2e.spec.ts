@@ -374,10 +374,16 @@ describe('Cash checkout: cash payments over HTTP', () => {
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
       for (const directive of ["frame-ancestors 'none'", "form-action 'self'", "base-uri 'none'"]) expect(page.headers.get('content-security-policy')).toContain(directive);
+      expect(page.headers.get('content-security-policy')).not.toMatch(/script-src|unsafe-inline/);
       const html: string = page.body;
-      expect(html).toContain('12\u202f500.00 DZD');
+      expect(html).toContain('<html lang="fr" dir="ltr">'); // no Accept-Language: French
+      expect(html).toContain('12\u202f500,00\u00a0DA');
       expect(html).toContain(`${payment.payment_reference.slice(0, 3)} ${payment.payment_reference.slice(3, 6)} ${payment.payment_reference.slice(6)}`);
-      expect(html).toContain(`${payment.expires_at.slice(0, 10)} ${payment.expires_at.slice(11, 16)} UTC`); // the deadline, for people
+      // The deadline in Algiers' local time, the zone named.
+      const local = new Date(payment.expires_at).toLocaleTimeString('fr-FR', { timeZone: 'Africa/Algiers', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+      expect(html).toContain(`à ${local} (heure d’Alger, UTC+1)`);
+      expect(html).toContain('Test shop'); // whom the customer pays
+      expect(html).toContain('order-&lt;script&gt;alert(1)&lt;/script&gt;');
       expect(html).toContain(`<img src="/hosted/cash_payments/${payment.id}/qr.png"`);
       expect(html).toContain('Bureau de poste Didouche');
       expect(html).toContain('12 rue Didouche Mourad, Alger');
@@ -387,13 +393,13 @@ describe('Cash checkout: cash payments over HTTP', () => {
       expect(html).not.toContain('<Chez Amine>');
     });
 
-    it('the amount is formatted with the currency scale (TND 3, XOF 0)', async () => {
+    it('the amount is formatted with the currency scale (TND 3, XOF 0), in the customer\'s locale', async () => {
       const tnd = await createIntegrator(service, 'TND');
       const xof = await createIntegrator(service, 'XOF');
       const tndPayment = await createCash({ currency: 'TND', amount: 12_345 }, tnd);
       const xofPayment = await createCash({ currency: 'XOF', amount: 5_000 }, xof);
-      expect((await service.http('GET', new URL(tndPayment.instructions_url).pathname)).body).toContain('12.345 TND');
-      expect((await service.http('GET', new URL(xofPayment.instructions_url).pathname)).body).toContain('5\u202f000 XOF');
+      expect((await service.http('GET', new URL(tndPayment.instructions_url).pathname)).body).toContain('12,345\u00a0DT');
+      expect((await service.http('GET', new URL(xofPayment.instructions_url).pathname)).body).toContain('5\u202f000\u00a0F\u202fCFA');
     });
 
     it('qr_code_url: a PNG QR code that decodes to payment_reference', async () => {

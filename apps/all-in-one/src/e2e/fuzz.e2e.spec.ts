@@ -142,8 +142,8 @@ const headerValue = (maxLength = 60) =>
 const ISO_VALUES = ['2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00+01:00', '2026-02-30T00:00:00Z', '2026-11-22', '2026-11-22T25:00:00Z', 'now', '0', '-1', '99999-01-01T00:00:00Z', '2026-11-22T10:00:00.0000000001Z', '1970-01-01T00:00:00Z'];
 const LIMIT_VALUES = ['1', '10', '100', '0', '101', '-1', '1e1', '10.5', ' 10', '0x10', '007', 'NaN', '1000', '1001', '99999999999999999999', ''];
 const STATUS_VALUES = ['pending', 'succeeded', 'declined', 'canceled', 'expired', 'awaiting_payment', 'awaiting_approval', 'rejected', 'settled', 'failed', 'SUCCEEDED', 'payment.succeeded', 'refund.failed', '*'];
-/** Names no document lists; `error` is read by the hosted pages (`?error=sign_in`), which are not in /openapi.json. */
-const EXTRA_QUERY_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'limit[]', 'status[0]', 'a[b]', 'a.b', '', 'x'.repeat(300), 'évènement', 'unknown', 'error'];
+/** Names no document lists; `error` and `lang` are read by the hosted pages (`?error=sign_in`, `?lang=ar`), which are not in /openapi.json. */
+const EXTRA_QUERY_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'limit[]', 'status[0]', 'a[b]', 'a.b', '', 'x'.repeat(300), 'évènement', 'unknown', 'error', 'lang'];
 /** Values that name a member of every plain object. */
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'prototype'];
 
@@ -423,8 +423,10 @@ describe('HTTP fuzzing of every route', () => {
               ? fc.constantFrom(...STATUS_VALUES, 'connection', 'platform_fees', 'cashier')
               : name === 'currency'
                 ? fc.constantFrom('DZD', 'MAD', 'dzd', 'EUR', '')
-                : // Query ids: reads only, so the integrator's own ids are fine here.
-                  fc.oneof(idValue(name, { own: true }), fc.constantFrom(F.integrator.merchant, F.business, cashPoint, 'platform:fees:DZD'));
+                : name === 'lang'
+                  ? fc.constantFrom('fr', 'ar', 'en', 'AR', 'de', 'ar-DZ', '')
+                  : // Query ids: reads only, so the integrator's own ids are fine here.
+                    fc.oneof(idValue(name, { own: true }), fc.constantFrom(F.integrator.merchant, F.business, cashPoint, 'platform:fees:DZD'));
     return fc.oneof(
       { weight: 6, arbitrary: encoded(plausible) },
       { weight: 3, arbitrary: encoded(hostileString()) },
@@ -434,7 +436,7 @@ describe('HTTP fuzzing of every route', () => {
   };
 
   const query = (route: GatewayRoute): fc.Arbitrary<string> => {
-    const names = [...queryParameters(document, route.method, openApiPath(route.path)).map((p) => p.name), ...(audienceOf(route) === 'hosted' ? ['error'] : [])];
+    const names = [...queryParameters(document, route.method, openApiPath(route.path)).map((p) => p.name), ...(audienceOf(route) === 'hosted' ? ['error', 'lang'] : [])];
     const listSegment = route.path.split('/').filter((s) => s && !s.startsWith(':')).pop() ?? '';
     const extra = fc.constantFrom(...EXTRA_QUERY_NAMES);
     const name = names.length > 0 ? fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: extra }) : extra;

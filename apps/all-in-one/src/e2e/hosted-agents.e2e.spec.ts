@@ -45,7 +45,8 @@ describe('approval page and agents’ application in a browser', () => {
   });
 
   const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone
+    // A phone whose browser asks for English (every language is driven in hosted-languages.e2e.spec.ts).
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
     return { context, page: await context.newPage() };
   };
   const text = async (page: Page) => (await page.locator('main').innerText()).replace(/\s/g, ' ');
@@ -118,16 +119,17 @@ describe('approval page and agents’ application in a browser', () => {
     const before = await balanceOf(service, business);
     const { context, page } = await newPage();
     await page.goto(approvalPage(payment));
-    await expect(page.getByRole('heading', { name: 'Approve a supplier payment' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('heading', { name: 'Sahel Supplies SARL' }).isVisible()).resolves.toBe(true);
     const shown = await text(page);
-    for (const expected of ['Sahel Supplies SARL', payment.invoice_reference, 'November supplies', '50 000.00 DZD', '500.00 DZD', '50 500.00 DZD', 'Atlas Distribution']) {
+    for (const expected of ['Sahel Supplies SARL', payment.invoice_reference, 'November supplies', 'DZD 50,000.00', 'DZD 500.00', 'DZD 50,500.00', 'Atlas Distribution']) {
       expect(shown).toContain(expected);
     }
     await screenshot(page, 'approval-1-sign-in');
     await signIn(page, login);
     await screenshot(page, 'approval-2-signed-in');
     await page.getByRole('button', { name: /Approve/ }).click();
-    await expect(page.locator('.status').innerText()).resolves.toBe('succeeded');
+    await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('succeeded');
+    await expect(page.locator('.status').innerText()).resolves.toBe('Approved and paid');
     await screenshot(page, 'approval-3-succeeded');
     expect(await balanceOf(service, business)).toBe(before - 5_050_000);
     expect((await service.http('GET', `/v1/supplier_payments/${payment.id}`, { key: shop.apiKey })).body).toMatchObject({ status: 'succeeded', fee_amount: 50_000 });
@@ -142,7 +144,7 @@ describe('approval page and agents’ application in a browser', () => {
     await page.goto(approvalPage(payment));
     await signIn(page, login);
     await page.getByRole('button', { name: 'Reject' }).click();
-    await expect(page.locator('.status').innerText()).resolves.toBe('rejected');
+    await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('rejected');
     await screenshot(page, 'approval-4-rejected');
     expect(await balanceOf(service, business)).toBe(before);
     expect((await service.http('GET', `/v1/supplier_payments/${payment.id}`, { key: shop.apiKey })).body.status).toBe('rejected');
@@ -192,7 +194,7 @@ describe('approval page and agents’ application in a browser', () => {
     await page.getByLabel('Payment reference').fill(`${reference.slice(0, 3)} ${reference.slice(3, 6)} ${reference.slice(6)}`);
     await page.getByRole('button', { name: 'Find the payment' }).click();
     const shown = await text(page);
-    expect(shown).toContain('12 500.00 DZD');
+    expect(shown).toContain('DZD 12,500.00');
     expect(shown).toContain('Test shop');
     await screenshot(page, 'agent-4-cash-payment');
     await page.getByLabel(/Cash received/).fill('12000.00');
@@ -200,7 +202,7 @@ describe('approval page and agents’ application in a browser', () => {
     await expect(page.getByRole('alert').innerText()).resolves.toContain('not the exact amount');
     await page.getByLabel(/Cash received/).fill('12 500.00');
     await page.getByRole('button', { name: 'Validate the cash' }).click();
-    await expect(page.locator('.status').innerText()).resolves.toBe('succeeded');
+    await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('succeeded');
     const receipt = await page.locator('.receipt').innerText();
     expect(receipt).toMatch(/^R-\d{8}-\d$/);
     await screenshot(page, 'agent-5-receipt');
@@ -232,7 +234,8 @@ describe('approval page and agents’ application in a browser', () => {
     await carrier.page.getByLabel('Collection id').fill(col.id);
     await carrier.page.getByLabel(/Handover code/).fill(code.body.code);
     await carrier.page.getByRole('button', { name: 'Confirm the handover' }).click();
-    await expect(carrier.page.locator('.status').innerText()).resolves.toBe('collected_awaiting_deposit');
+    await expect(carrier.page.locator('.status').getAttribute('data-status')).resolves.toBe('collected_awaiting_deposit');
+    await expect(carrier.page.locator('.status').innerText()).resolves.toBe('Picked up, awaiting deposit');
     await screenshot(carrier.page, 'agent-7-handover-confirmed');
     await carrier.context.close();
 
@@ -254,11 +257,11 @@ describe('approval page and agents’ application in a browser', () => {
     await signIn(page, await agent(pointA));
     await page.getByLabel('Collection id').fill(col.id);
     await page.getByRole('button', { name: 'Find the collection' }).click();
-    expect(await text(page)).toContain('30 000.00 DZD');
+    expect(await text(page)).toContain('DZD 30,000.00');
     await screenshot(page, 'agent-9-deposit');
     await page.getByLabel(/Cash received/).fill('30000');
     await page.getByRole('button', { name: 'Validate the deposit' }).click();
-    await expect(page.locator('.status').innerText()).resolves.toBe('settled');
+    await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('settled');
     await screenshot(page, 'agent-10-settled');
     const settled = (await service.http('GET', `/v1/collections/${col.id}`, { key: shop.apiKey })).body;
     expect(settled).toMatchObject({ status: 'settled', deposit: { point: pointA, amount_received: 3_000_000 } });
@@ -303,6 +306,7 @@ describe('approval page and agents’ application in a browser', () => {
   it('security headers and cookies on the agents’ application', async () => {
     const response = await fetch(agentApp());
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('content-security-policy')).not.toMatch(/script-src|unsafe-inline/); // the sign-in page has no script
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('set-cookie') ?? '').toMatch(/HttpOnly.*Secure.*SameSite=Lax/);

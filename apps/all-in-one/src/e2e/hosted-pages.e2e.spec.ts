@@ -27,7 +27,8 @@ describe('hosted pages in a browser', () => {
 
   const pageOf = (payment: { authorization_url: string }) => `${service.url}${new URL(payment.authorization_url).pathname}`;
   const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone
+    // A phone whose browser asks for English (every language is driven in hosted-languages.e2e.spec.ts).
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
     return { context, page: await context.newPage() };
   };
   const signIn = async (page: Page, phone: string, pin: string) => {
@@ -41,9 +42,9 @@ describe('hosted pages in a browser', () => {
     const payment = await createPayment(service, shop);
     const { context, page } = await newPage();
     await page.goto(pageOf(payment));
-    await expect(page.getByRole('heading', { name: 'Authorize a payment' }).isVisible()).resolves.toBe(true);
-    const text = (await page.locator('main').innerText()).replace(/\s/g, ' '); // digits are grouped with a narrow no-break space
-    expect(text).toContain('12 500.00 DZD');
+    await expect(page.getByRole('heading', { name: 'Test shop' }).isVisible()).resolves.toBe(true);
+    const text = (await page.locator('main').innerText()).replace(/\s/g, ' ');
+    expect(text).toContain('DZD 12,500.00');
     expect(text).toContain('Test shop');
     expect(text).toContain(payment.order_reference);
     await screenshot(page, 'payment-1-sign-in');
@@ -51,10 +52,11 @@ describe('hosted pages in a browser', () => {
     await signIn(page, '+213555000111', '1234');
     await screenshot(page, 'payment-2-signed-in');
     await page.getByRole('button', { name: /Authorize/ }).click();
-    await expect(page.locator('.status').innerText()).resolves.toBe('succeeded');
+    await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('succeeded');
+    await expect(page.locator('.status').innerText()).resolves.toBe('Paid');
     await screenshot(page, 'payment-3-succeeded');
 
-    const back = await page.getByRole('link', { name: 'Return to the merchant' }).getAttribute('href');
+    const back = await page.getByRole('link', { name: 'Return to Test shop' }).getAttribute('href');
     expect(back).toBe(`https://shop.example/return?payment_id=${payment.id}`);
     const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
     expect(retrieved.body.status).toBe('succeeded');
@@ -71,7 +73,7 @@ describe('hosted pages in a browser', () => {
     await page.goto(pageOf(payment));
     await signIn(page, '+213555000111', '1234');
     await page.getByRole('button', { name: 'Decline' }).click();
-    await expect(page.locator('.status').innerText()).resolves.toBe('declined');
+    await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('declined');
     await screenshot(page, 'payment-4-declined');
     const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
     expect(retrieved.body).toMatchObject({ status: 'declined', decline_reason: 'customer_declined' });
@@ -138,7 +140,9 @@ describe('hosted pages in a browser', () => {
     const { context, page } = await newPage();
     await page.goto(`${service.url}${new URL(created.body.instructions_url).pathname}`);
     const text = (await page.locator('body').innerText()).replace(/\s/g, ' ');
-    expect(text).toContain('12 500.00 DZD');
+    expect(text).toContain('DZD 12,500.00');
+    expect(text).toContain('Test shop');
+    expect(text).toContain('cash-order-1');
     expect(text.replace(/ /g, '')).toContain(created.body.payment_reference);
     expect(text).toContain('Alger Centre');
     expect(text).toContain('1 rue Didouche Mourad, Alger');
@@ -148,11 +152,16 @@ describe('hosted pages in a browser', () => {
     await context.close();
   });
 
-  it('security headers: no scripts, no framing, no caching', async () => {
+  it('security headers: no scripts, no inline style, no framing, no caching', async () => {
     const payment = await createPayment(service, shop);
     const response = await fetch(pageOf(payment));
-    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toMatch(/script-src|unsafe-inline|unsafe-eval/);
+    expect(response.headers.get('permissions-policy')).toContain('camera=()');
+    expect(await response.text()).not.toMatch(/<script|\sstyle=/);
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('cache-control')).toBe('no-store');
     const cookie = response.headers.get('set-cookie') ?? '';

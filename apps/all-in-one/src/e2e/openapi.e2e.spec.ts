@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRoutes, GatewayModule } from '@pay/gateway-feature';
+import { DEFAULT_BRAND } from '@pay/hosted-ui';
 import { launchBrowser, screenshot } from './browser';
 import { createIntegrator, idempotencyKey, paymentBody, startTestService, type TestService } from './harness';
 
@@ -38,7 +39,7 @@ describe('GET /openapi.json and GET /docs', () => {
   });
 
   it('describes every route of /v1 and /admin/v1 the application registers, with its method', () => {
-    const controllers = GatewayModule.forRoot({ sandbox: true, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x' }).controllers as never;
+    const controllers = GatewayModule.forRoot({ sandbox: true, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x', brand: DEFAULT_BRAND }).controllers as never;
     const routes = describeRoutes(controllers).filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/admin/v1/'));
     expect(routes.length).toBeGreaterThan(50);
     for (const route of routes) {

@@ -1,5 +1,6 @@
 import { RequestMethod, type Type } from '@nestjs/common';
 import { GatewayModule } from '@pay/gateway-feature';
+import { DEFAULT_BRAND } from '@pay/hosted-ui';
 
 /** One route the gateway registers, as Nest hands it to Fastify. */
 export interface GatewayRoute {
@@ -16,7 +17,7 @@ export interface GatewayRoute {
  * Sandbox on by default: the test helpers are routes too.
  */
 export function gatewayRoutes({ sandbox = true }: { sandbox?: boolean } = {}): GatewayRoute[] {
-  const controllers = (GatewayModule.forRoot({ sandbox, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x' }).controllers ?? []) as Type[];
+  const controllers = (GatewayModule.forRoot({ sandbox, adminApiKey: 'x', rateLimitPerSecond: 0, publicBaseUrl: 'https://x', brand: DEFAULT_BRAND }).controllers ?? []) as Type[];
   const routes: GatewayRoute[] = [];
   for (const controller of controllers) {
     const base = String(Reflect.getMetadata('path', controller) ?? '');

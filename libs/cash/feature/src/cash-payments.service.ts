@@ -8,7 +8,15 @@ import {
   type CashPaymentEvent,
   parsePaymentReference,
 } from '@pay/cash-domain';
-import { notFound, ServiceError, type CashPaymentRef, type CashPaymentResource, type CreateCashPaymentRequest, type PayCashPaymentRequest } from '@pay/contracts';
+import {
+  notFound,
+  ServiceError,
+  type CashPaymentRef,
+  type CashPaymentResource,
+  type CreateCashPaymentRequest,
+  type InstructionsPageContext,
+  type PayCashPaymentRequest,
+} from '@pay/contracts';
 import { fold, handleCommand, type EventStore } from '@pay/event-store';
 import { addMs, failpoint, HOUR_MS, type Clock } from '@pay/kernel';
 import type { CashPointsStore } from './cash-points.store';
@@ -142,9 +150,9 @@ export class CashPaymentsService {
     return events.length > 0;
   }
 
-  async instructionsPage(cashPaymentId: string): Promise<{ html: string }> {
+  async instructionsPage(cashPaymentId: string, context: InstructionsPageContext): Promise<{ html: string }> {
     const payment = await this.retrieve({ integratorId: null, cashPaymentId });
-    return { html: renderInstructionsPage(payment, await this.cashPoints.list(CASH_POINTS_ON_PAGE_MAX)) };
+    return { html: renderInstructionsPage(payment, await this.cashPoints.list(CASH_POINTS_ON_PAGE_MAX), context) };
   }
 
   async qrCode(cashPaymentId: string): Promise<{ pngBase64: string }> {

@@ -96,7 +96,7 @@ class CashRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('cash.cash-payments.cancel', (m) => s.cancel(m));
     this.bus.handle('cash.cash-payments.pay', (m) => s.pay(m));
     this.bus.handle('cash.cash-payments.find-by-reference', ({ reference }) => s.findByReference(reference));
-    this.bus.handle('cash.cash-payments.instructions-page', ({ cashPaymentId }) => s.instructionsPage(cashPaymentId));
+    this.bus.handle('cash.cash-payments.instructions-page', ({ cashPaymentId, page }) => s.instructionsPage(cashPaymentId, page));
     this.bus.handle('cash.cash-payments.qr-code', ({ cashPaymentId }) => s.qrCode(cashPaymentId));
     this.bus.handle('cash.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBrand } from '@pay/hosted-ui';
 import { randomBase62, type EnvReader } from '@pay/kernel';
 import type { GatewayConfig } from './gateway.core';
 
-/** The gateway's settings: the admin key, the rate limit, sandbox and the public origin. */
+/** The gateway's settings: the admin key, the rate limit, sandbox, the public origin and the hosted pages' brand. */
 export function readGatewayConfig(
   read: EnvReader,
   host: { dataDir: string; sandbox: boolean; publicBaseUrl: string },
@@ -14,11 +15,15 @@ export function readGatewayConfig(
   if (given !== undefined && (given.length < 16 || given.length > 200 || !/^[A-Za-z0-9_]+$/.test(given))) {
     read.problems.push('ADMIN_API_KEY must be 16 to 200 characters of letters, digits and _');
   }
+  const brand = readBrand(read);
   read.done();
-  return { sandbox: host.sandbox, publicBaseUrl: host.publicBaseUrl, rateLimitPerSecond, adminApiKey: given ?? adminKeyUnder(host.dataDir, print) };
+  return { sandbox: host.sandbox, publicBaseUrl: host.publicBaseUrl, rateLimitPerSecond, brand, adminApiKey: given ?? adminKeyUnder(host.dataDir, print) };
 }
 
-/** The admin key generated at first start and kept under DATA_DIR; printed once, when made. */
+/**
+ * The admin key generated at first start and kept under DATA_DIR; printed once, when made, as the
+ * contract says (a deployment whose stdout goes to a log collector sets ADMIN_API_KEY instead).
+ */
 function adminKeyUnder(dataDir: string, print: (line: string) => void): string {
   const file = join(dataDir, 'admin-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
+import type { Brand } from '@pay/hosted-ui';
 import type { Currency, OffsetClock } from '@pay/kernel';
 import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
 import { AdminAuthenticator, ApiKeyAuthenticator } from './auth/auth';
@@ -19,6 +20,8 @@ export interface GatewayConfig {
   adminApiKey: string;
   rateLimitPerSecond: number;
   publicBaseUrl: string;
+  /** The platform's name and colour on the hosted pages (BRAND_NAME, BRAND_COLOR). */
+  brand: Brand;
 }
 export const GATEWAY_CONFIG = Symbol('GatewayConfig');
 

@@ -16,8 +16,10 @@ import { EventsController, WebhookEndpointsController } from './api/webhooks.con
 import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
 import { PeopleController } from './admin/people.controller';
 import { AgentAppController } from './hosted/agent-app.controller';
+import { HostedAssetsController } from './hosted/assets.controller';
 import { ApprovalPageController } from './hosted/approval-page.controller';
 import { HandoverCodeController } from './hosted/handover.controller';
+import { HostedPages } from './hosted/hosted-pages';
 import { PaymentPageController } from './hosted/payment-page.controller';
 import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
 
@@ -40,6 +42,7 @@ export class GatewayModule {
       PaymentPageController,
       ApprovalPageController,
       AgentAppController,
+      HostedAssetsController,
       HandoverCodeController,
       AdminController,
       FinanceController,
@@ -53,7 +56,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers,
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, { provide: GATEWAY_CONTROLLERS, useValue: controllers }, GatewayCore],
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, { provide: GATEWAY_CONTROLLERS, useValue: controllers }, GatewayCore, HostedPages],
     };
   }
 }

@@ -5,7 +5,8 @@ import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type Lis
 import { DAY_MS, MINUTE_MS, type Currency } from '@pay/kernel';
 import { GatewayCore } from '../gateway.core';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
-import { HOSTED_PAGE_CSP } from '../hosted/html';
+import { sendPage } from '../hosted/headers';
+import { HostedPages } from '../hosted/hosted-pages';
 import { parseListQuery } from './list-query';
 import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
@@ -145,24 +146,25 @@ export class CashPaymentsTestHelpersController {
 
 
 /**
- * The hosted pages of a cash payment, reached by its unguessable id: instructions (HTML) and the QR
- * code (PNG). Their headers are set once the content exists, so that a 404 stays a JSON error.
+ * The hosted pages of a cash payment, reached by its unguessable id: instructions (HTML, rendered by
+ * the cash app in the customer's language, with the merchant's name looked up here) and the QR code
+ * (PNG). Their headers are set once the content exists, so that a 404 stays a JSON error.
  */
 @Controller('hosted/cash_payments')
 export class CashPaymentsHostedController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    private readonly gateway: GatewayCore,
+    private readonly pages: HostedPages,
+  ) {}
 
   @Get(':id/instructions')
-  async instructions(@Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<string> {
-    const { html } = await this.gateway.bus.request('cash.cash-payments.instructions-page', { cashPaymentId });
-    void reply
-      .header('Content-Type', 'text/html; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('Content-Security-Policy', HOSTED_PAGE_CSP)
-      .header('X-Frame-Options', 'DENY')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Referrer-Policy', 'no-referrer');
-    return html;
+  async instructions(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<string> {
+    const payment = await this.gateway.bus.request('cash.cash-payments.retrieve', { integratorId: null, cashPaymentId });
+    const merchant = await this.gateway.directory.findConnection(payment.merchant_connection);
+    const language = this.pages.language(request, reply);
+    const page = { language, brandName: this.pages.brandName, merchantName: merchant?.name ?? payment.merchant_connection };
+    const { html } = await this.gateway.bus.request('cash.cash-payments.instructions-page', { cashPaymentId, page });
+    return sendPage(reply, html, { language });
   }
 
   @Get(':id/qr.png')

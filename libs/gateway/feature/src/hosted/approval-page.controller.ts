@@ -1,19 +1,23 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type SupplierPaymentResource } from '@pay/contracts';
+import type { SupplierPaymentResource } from '@pay/contracts';
+import type { MessageKey } from '@pay/hosted-ui';
 import { GatewayCore } from '../gateway.core';
-import { escapeHtml, formatAmount, formatDate, hiddenCsrf, label, page, redirect, rows, sendPage } from './html';
-import { formOf, sameToken } from './payment-page.controller';
+import { errorMessage, formOf, notFoundAsUndefined, redirect, refusalCode, sameToken } from './forms';
+import { HostedPages } from './hosted-pages';
 import { readCookie, SIGN_IN_CSRF_COOKIE, signInCsrfToken, type Session } from './sessions';
+import { SIGN_IN_LOCK_MINUTES } from './sign-in-limiter';
+import type { GatewayViews } from './view-models';
 
 const PAGE = '/hosted/supplier_payments';
 
-const MESSAGES: Record<string, string> = {
-  sign_in: 'The login or password is not right.',
-  locked: 'Too many wrong passwords: sign-in is locked for 15 minutes.',
-  not_authorized: 'You are not an authorized user of the paying business: you cannot approve this payment.',
-  invalid_status: 'This payment can no longer be approved or rejected.',
-  failed: 'The payment could not be completed. Nothing was debited; please try again.',
+/** This page's `?error=` codes and their messages. */
+const ERRORS: Readonly<Record<string, MessageKey>> = {
+  sign_in: 'error.sign_in_password',
+  locked: 'error.locked_password',
+  not_authorized: 'error.not_authorized',
+  invalid_status: 'error.approval_invalid_status',
+  failed: 'error.failed',
 };
 
 /**
@@ -24,12 +28,15 @@ const MESSAGES: Record<string, string> = {
  */
 @Controller('hosted/supplier_payments')
 export class ApprovalPageController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    private readonly gateway: GatewayCore,
+    private readonly pages: HostedPages,
+  ) {}
 
   @Get(':id')
   async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const payment = await this.find(paymentId);
-    if (!payment) return sendPage(reply, page('Supplier payment not found', '<h1>Supplier payment not found</h1>'), 404);
+    if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const [payer, supplier, fee] = await Promise.all([
       this.gateway.directory.findConnection(payment.payer_connection),
       this.gateway.bus
@@ -40,31 +47,34 @@ export class ApprovalPageController {
         ? Promise.resolve(payment.fee_amount)
         : this.gateway.bus.request('ledger.fee-quote', { useCase: 'supplier_payment', feeMode: 'added', amount: payment.amount, currency: payment.currency }).then((q) => q.feeAmount),
     ]);
+    const business = payer?.name ?? payment.payer_connection;
     const session = await this.boundSession(request, payment);
-    const details = rows([
-      [label('Supplier', 'Fournisseur', 'المورد'), escapeHtml(supplier)],
-      [label('Invoice', 'Facture', 'الفاتورة'), escapeHtml(payment.invoice_reference)],
-      ...(payment.description === null ? [] : ([[label('Description', 'Description', 'الوصف'), escapeHtml(payment.description)]] as [string, string][])),
-      [label('Amount', 'Montant', 'المبلغ'), escapeHtml(formatAmount(payment.amount, payment.currency))],
-      [label('Fee', 'Frais', 'الرسوم'), escapeHtml(formatAmount(fee, payment.currency))],
-      [label('Total debited', 'Total débité', 'المجموع المقتطع'), `<strong>${escapeHtml(formatAmount(payment.amount + fee, payment.currency))}</strong>`],
-      [label('Paid by', 'Payé par', 'الدافع'), escapeHtml(payer?.name ?? payment.payer_connection)],
-      [label('Approve before', 'À approuver avant', 'آخر أجل'), escapeHtml(formatDate(payment.expires_at))],
-      [label('Status', 'Statut', 'الحالة'), `<span class="status">${escapeHtml(payment.status)}</span>`],
-    ]);
-    const message = typeof error === 'string' && Object.hasOwn(MESSAGES, error) ? `<p class="error" role="alert">${escapeHtml(MESSAGES[error]!)}</p>` : '';
-    return sendPage(
+    const step = payment.status !== 'awaiting_approval' ? 'done' : session ? 'confirm' : 'sign_in';
+    return this.pages.render(
+      request,
       reply,
-      page(`Supplier payment ${payment.invoice_reference}`, `<h1>Approve a supplier payment</h1>${details}${message}${this.actions(payment, fee, session, request, reply)}`),
+      'approval',
+      {
+        payment,
+        fee,
+        supplier,
+        business,
+        statusKey: `status.supplier_payment.${payment.status}`,
+        step,
+        outcome: step === 'done' ? outcomeOf(payment, supplier) : null,
+        csrf: step === 'sign_in' ? signInCsrfToken(request, reply) : (session?.csrfToken ?? ''),
+        error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES }),
+      },
+      { title: ['approval.title', { invoice: payment.invoice_reference }] },
     );
   }
 
   @Post(':id/sign-in')
   async signIn(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const form = formOf(body);
-    if (!form || !sameToken(form.get('csrf'), readCookie(request, SIGN_IN_CSRF_COOKIE))) return csrfRejected(reply);
+    if (!form || !sameToken(form.get('csrf'), readCookie(request, SIGN_IN_CSRF_COOKIE))) return this.pages.formExpired(request, reply);
     const payment = await this.find(paymentId);
-    if (!payment) return reply.send(sendPage(reply, page('Supplier payment not found', '<h1>Supplier payment not found</h1>'), 404));
+    if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, 200);
     const login = `business_user:${loginName}`;
     if (!(await this.gateway.signIns.attempt(login))) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
@@ -95,37 +105,14 @@ export class ApprovalPageController {
     const payment = await this.find(paymentId);
     const session = payment && (await this.boundSession(request, payment));
     const form = formOf(body);
-    if (!session) return reply.send(sendPage(reply, page('Sign in first', '<h1>Sign in first</h1><p>Sign in on this payment’s page to continue.</p>'), 403));
-    if (!form || !sameToken(form.get('csrf'), session.csrfToken)) return csrfRejected(reply);
+    if (!session) return this.pages.sendMessage(request, reply, 403, { heading: 'page.sign_in_first', text: 'page.sign_in_first_text' });
+    if (!form || !sameToken(form.get('csrf'), session.csrfToken)) return this.pages.formExpired(request, reply);
     try {
       await command();
     } catch (error) {
-      const code = error instanceof ServiceError && error.code in MESSAGES ? error.code : 'failed';
-      return redirect(reply, `${PAGE}/${paymentId}?error=${code}`);
+      return redirect(reply, `${PAGE}/${paymentId}?error=${refusalCode(error, ERRORS)}`);
     }
     return redirect(reply, `${PAGE}/${paymentId}`);
-  }
-
-  private actions(payment: SupplierPaymentResource, fee: number, session: Session | undefined, request: FastifyRequest, reply: FastifyReply): string {
-    if (payment.status !== 'awaiting_approval') {
-      const outcome =
-        payment.status === 'succeeded'
-          ? 'The payment is approved and done: the supplier is paid.'
-          : payment.status === 'declined'
-            ? `The payment was declined (${payment.decline_reason ?? 'declined'}).`
-            : `The payment is ${payment.status}.`;
-      return `<p class="notice">${escapeHtml(outcome)}</p>`;
-    }
-    if (!session) {
-      const csrf = signInCsrfToken(request, reply);
-      return `<h2>Sign in to approve</h2>
-<form method="post" action="${escapeHtml(payment.id)}/sign-in">${hiddenCsrf(csrf)}
-<label for="login">${label('Login', 'Identifiant', 'اسم المستخدم')}</label><input id="login" name="login" type="text" autocomplete="username" autocapitalize="none" required>
-<label for="password">${label('Password', 'Mot de passe', 'كلمة المرور')}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`;
-    }
-    return `<form method="post" action="${escapeHtml(payment.id)}/approve">${hiddenCsrf(session.csrfToken)}<button type="submit">Approve ${escapeHtml(formatAmount(payment.amount + fee, payment.currency))}</button></form>
-<form method="post" action="${escapeHtml(payment.id)}/reject">${hiddenCsrf(session.csrfToken)}<button type="submit" class="secondary">Reject</button></form>`;
   }
 
   /** The session of a user of the payer business, opened on this payment's page. */
@@ -136,15 +123,23 @@ export class ApprovalPageController {
     return user?.business === payment.payer_connection ? session : undefined;
   }
 
-  private async find(supplierPaymentId: string): Promise<SupplierPaymentResource | undefined> {
-    try {
-      return await this.gateway.bus.request('supplier-payments.retrieve', { integratorId: null, supplierPaymentId });
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === 'resource_not_found') return undefined;
-      throw error;
-    }
+  private find(supplierPaymentId: string): Promise<SupplierPaymentResource | undefined> {
+    return notFoundAsUndefined(() => this.gateway.bus.request('supplier-payments.retrieve', { integratorId: null, supplierPaymentId }));
   }
 }
 
-export const csrfRejected = (reply: FastifyReply) =>
-  reply.send(sendPage(reply, page('Form expired', '<h1>This form has expired</h1><p>Go back, reload the page and try again.</p>'), 403));
+/** What the approver is told once the payment no longer awaits approval. */
+const outcomeOf = (payment: SupplierPaymentResource, supplier: string): GatewayViews['approval']['outcome'] => {
+  switch (payment.status) {
+    case 'succeeded':
+      return { key: 'approval.done_succeeded', params: { supplier }, success: true };
+    case 'rejected':
+      return { key: 'approval.done_rejected', params: {}, success: false };
+    case 'declined':
+      return { key: 'approval.done_declined', params: {}, success: false, reasonKey: `decline.${payment.decline_reason ?? 'insufficient_balance'}` };
+    case 'canceled':
+      return { key: 'approval.done_canceled', params: {}, success: false };
+    default:
+      return { key: 'approval.done_expired', params: {}, success: false };
+  }
+};

@@ -15,6 +15,9 @@ export interface Session {
 export const SESSION_COOKIE = 'pay_session';
 export const SIGN_IN_CSRF_COOKIE = 'pay_csrf';
 const SESSION_TTL_MS = 15 * 60_000;
+/** The language chosen with the switch, remembered for a year (a preference, not a secret). */
+export const LANGUAGE_COOKIE = 'pay_lang';
+export const LANGUAGE_COOKIE_TTL_MS = 365 * 24 * 60 * 60_000;
 
 const randomToken = (): string => randomBytes(32).toString('base64url');
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -83,7 +86,7 @@ const decodeCookieValue = (raw: string): string | undefined => {
 };
 
 /** Secure (browsers accept it on localhost too), HTTP-only, SameSite=Lax: never sent by another site's form post. */
-const setCookie = (reply: FastifyReply, name: string, value: string, maxAgeMs: number): void => {
+export const setCookie = (reply: FastifyReply, name: string, value: string, maxAgeMs: number): void => {
   const cookie = `${name}=${encodeURIComponent(value)}; Path=/hosted; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; Secure; SameSite=Lax`;
   const previous = reply.getHeader('set-cookie');
   const cookies = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];

@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 
 export const SIGN_IN_FAILURES_MAX = 5;
 export const SIGN_IN_LOCK_MS = 15 * 60_000;
+/** As the pages say it. */
+export const SIGN_IN_LOCK_MINUTES = SIGN_IN_LOCK_MS / 60_000;
 
 /**
  * Five wrong PINs, passwords or codes in a row lock the login for 15 minutes (real time). Every attempt

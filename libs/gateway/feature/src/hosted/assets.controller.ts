@@ -1,0 +1,37 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { HostedPages } from './hosted-pages';
+
+/** Cached briefly: the brand changes only with a restart. */
+const ASSET_CACHE = 'public, max-age=300';
+
+/**
+ * The hosted pages' own assets, from this origin (their CSP allows nothing else): the stylesheet and
+ * the icon, in the brand's colours, and the agents' QR scanner script.
+ */
+@Controller('hosted/assets')
+export class HostedAssetsController {
+  constructor(private readonly pages: HostedPages) {}
+
+  @Get('pages.css')
+  stylesheet(@Res({ passthrough: true }) reply: FastifyReply): string {
+    void reply.header('Content-Type', 'text/css; charset=utf-8').header('Cache-Control', ASSET_CACHE).header('X-Content-Type-Options', 'nosniff');
+    return this.pages.css;
+  }
+
+  @Get('icon.svg')
+  icon(@Res({ passthrough: true }) reply: FastifyReply): string {
+    void reply
+      .header('Content-Type', 'image/svg+xml')
+      .header('Cache-Control', ASSET_CACHE)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Security-Policy', "default-src 'none'");
+    return this.pages.icon;
+  }
+
+  @Get('agent-scan.js')
+  scanScript(@Res({ passthrough: true }) reply: FastifyReply): string {
+    void reply.header('Content-Type', 'text/javascript; charset=utf-8').header('Cache-Control', ASSET_CACHE).header('X-Content-Type-Options', 'nosniff');
+    return this.pages.scanScript;
+  }
+}

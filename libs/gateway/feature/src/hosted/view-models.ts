@@ -1,0 +1,51 @@
+import type { CashPaymentResource, CollectionResource, PaymentResource, SupplierPaymentResource } from '@pay/contracts';
+import type { MessageKey, MessageParams } from '@pay/hosted-ui';
+import type { ErrorMessage } from './forms';
+
+/** What a page says once its object is no longer waiting for the person (paid, declined, expired…). */
+export interface Outcome {
+  key: MessageKey;
+  params: MessageParams;
+  success: boolean;
+  /** A translated word filled in as `{reason}`. */
+  reasonKey?: MessageKey;
+}
+
+/** What each template of views/ reads (`it.…`), besides the helpers every page has (`it.t`, `it.money`, `it.time`, `it.page`). */
+export interface GatewayViews {
+  message: { heading: MessageKey; text: MessageKey; link?: { href: string; label: MessageKey } };
+  payment: {
+    payment: PaymentResource;
+    merchant: string;
+    statusKey: MessageKey;
+    /** Sign in, then authorize or decline; once the payment is no longer pending, its outcome. */
+    step: 'sign_in' | 'confirm' | 'done';
+    outcome: Outcome | null;
+    returnUrl: string | null;
+    csrf: string;
+    error: ErrorMessage | null;
+  };
+  approval: {
+    payment: SupplierPaymentResource;
+    fee: number;
+    supplier: string;
+    business: string;
+    statusKey: MessageKey;
+    step: 'sign_in' | 'confirm' | 'done';
+    outcome: Outcome | null;
+    csrf: string;
+    error: ErrorMessage | null;
+  };
+  'agent-sign-in': { csrf: string; error: ErrorMessage | null };
+  'agent-home': { agentName: string; roleKey: MessageKey; cashier: boolean; point: string; csrf: string; error: ErrorMessage | null };
+  'agent-cash-payment': { payment: CashPaymentResource; reference: string; merchant: string; statusKey: MessageKey; csrf: string; error: ErrorMessage | null };
+  'agent-collection': {
+    collection: CollectionResource;
+    recipient: string;
+    statusKey: MessageKey;
+    canValidate: boolean;
+    notice: MessageKey | null;
+    csrf: string;
+    error: ErrorMessage | null;
+  };
+}
