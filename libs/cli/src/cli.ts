@@ -118,8 +118,9 @@ async function listenCommand(settings: Settings, values: { 'forward-to'?: string
     onForwarded: (outcome: Forwarded) => io.out(line(outcome)),
   });
   await forwarder.position(values.from);
-  io.err(`Ready. Forwarding ${types ? [...types].join(', ') : 'every event'} to ${forwardTo}${values.from ? `, from ${values.from} on` : ''}.`);
   if (!values.secret && !io.env['PAY_WEBHOOK_SECRET']) io.err(`Your local webhook signing secret is ${secret} (verify deliveries with it; pass --secret to keep one).`);
+  // Last: whoever waits for "Ready." has read everything above it.
+  io.err(`Ready. Forwarding ${types ? [...types].join(', ') : 'every event'} to ${forwardTo}${values.from ? `, from ${values.from} on` : ''}.`);
   await forwarder.run(io.signal, (error) => io.err(`payments: could not read events: ${describe(error)} (trying again)`));
   return 0;
 }
