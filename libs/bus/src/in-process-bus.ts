@@ -1,6 +1,6 @@
 import { ServiceError, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import { handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type BusReadiness, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
 
 type AnyHandler = (message: unknown) => Promise<unknown>;
 
@@ -45,6 +45,11 @@ export class InProcessBus implements MessageBus {
 
   async start(): Promise<void> {
     /* nothing to connect */
+  }
+
+  /** Handlers are called in this process: nothing to be connected to. */
+  isReady(): BusReadiness {
+    return { ready: true };
   }
 
   /** Refuses new requests and waits for those in flight. */

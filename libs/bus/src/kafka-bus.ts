@@ -6,7 +6,7 @@ import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
 import { isErrorCode, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type BusReadiness, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
 
 /** A caller instance owns one partition of each reply topic it reads: at most this many instances per app. */
 export const DEFAULT_REPLY_PARTITIONS = 4;
@@ -110,10 +110,10 @@ export class KafkaBus implements MessageBus {
   private readonly requestTimeoutMs: number;
   private readonly closeTimeoutMs: number;
   private readonly instanceId: string;
-  private readonly client: ClientKafka;
+  private readonly client: ReplyClient;
   private clientReady: Promise<void> | undefined;
   private clientConnected = false;
-  private server: ServerKafka | undefined;
+  private server: RequestServer | undefined;
   /** Requests handled and not yet answered (from Nest's processing start hook to its end hook). */
   private readonly serving = new Set<KafkaContext>();
   private readonly requesting = new Set<Promise<unknown>>();
@@ -127,7 +127,7 @@ export class KafkaBus implements MessageBus {
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.instanceId = options.instanceId ?? randomUUID().slice(0, 8);
     this.callTopics = new Set(options.callTopics ?? REQUEST_TOPICS.filter((topic) => REQUEST_TOPIC_OWNER[topic] !== options.app));
-    this.client = new ClientKafka(this.transportOptions('-client'));
+    this.client = new ReplyClient(this.transportOptions('-client'));
     for (const topic of this.callTopics) this.client.subscribeToResponseOf(topic);
   }
 
@@ -175,6 +175,21 @@ export class KafkaBus implements MessageBus {
     this.server = server;
     await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
     this.logger.log(`serving ${[...this.handlers.keys()].join(', ')}`);
+  }
+
+  /**
+   * Ready while each consumer this process needs is in its group: the server's (`<app>-server`, when
+   * it serves topics) and the client's (`<app>-client`, when it calls any). Read from kafkajs' own
+   * consumer events, so a probe costs nothing; a broker outage shows once the consumer gives up its
+   * retries (CONSUMER_RETRY, ~15 s) and until it joins its group again.
+   */
+  isReady(): BusReadiness {
+    if (this.closed) return { ready: false, reason: 'the Kafka bus is closed' };
+    const { app } = this.options;
+    const down: string[] = [];
+    if (this.handlers.size > 0 && !this.server?.membership.joined) down.push(`${app}-server (requests)`);
+    if (this.callTopics.size > 0 && !this.client.membership.joined) down.push(`${app}-client (replies)`);
+    return down.length === 0 ? { ready: true } : { ready: false, reason: `Kafka consumer group ${down.join(' and ')} not joined` };
   }
 
   /**
@@ -291,11 +306,57 @@ export class KafkaBus implements MessageBus {
 }
 
 /**
+ * Whether a kafkajs consumer is a member of its group now, from its events: joined (also again after a
+ * rebalance or a restart) until it crashes, stops or disconnects. A rebalance alone keeps it a member:
+ * it is still connected and resumes by itself. Events of a consumer replaced since are ignored.
+ */
+class GroupMembership {
+  joined = false;
+  private current: unknown;
+
+  watch(consumer: KafkaEventSource): void {
+    this.current = consumer;
+    this.joined = false;
+    const set = (joined: boolean) => () => {
+      if (this.current === consumer) this.joined = joined;
+    };
+    consumer.on(consumer.events.GROUP_JOIN, set(true));
+    consumer.on(consumer.events.CRASH, set(false));
+    consumer.on(consumer.events.STOP, set(false));
+    consumer.on(consumer.events.DISCONNECT, set(false));
+  }
+}
+
+/** The part of a kafkajs consumer GroupMembership listens to (Nest types its consumers with its own copy of kafkajs' types). */
+interface KafkaEventSource {
+  events: { GROUP_JOIN: string; CRASH: string; STOP: string; DISCONNECT: string };
+  on(event: string, listener: () => void): unknown;
+}
+
+/** Nest's ClientKafka, with the membership of its reply consumer watched from its creation (each connect makes a new one). */
+class ReplyClient extends ClientKafka {
+  readonly membership = new GroupMembership();
+
+  protected override registerConsumerEventListeners(): void {
+    super.registerConsumerEventListeners();
+    if (this._consumer) this.membership.watch(this._consumer);
+  }
+}
+
+/**
  * Nest's ServerKafka sends a reply from a process.nextTick callback that nobody awaits: a send that
  * fails (the reply partition's leader down past the retries) would be an unhandled rejection, which
  * ends a Node process. Here it is logged; the caller gets service_unavailable at its deadline.
  */
 class RequestServer extends ServerKafka {
+  /** Watched from before the consumer connects: its first group join happens inside listen(). */
+  readonly membership = new GroupMembership();
+
+  protected override registerConsumerEventListeners(): void {
+    super.registerConsumerEventListeners();
+    if (this.consumer) this.membership.watch(this.consumer);
+  }
+
   /**
    * kafkajs heartbeats between messages, not during one: a handler that runs past the session timeout
    * (a sandbox clock advance waits for the webhook attempts it makes due) would have this member dropped

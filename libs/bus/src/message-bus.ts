@@ -24,6 +24,14 @@ export interface MessageBus {
   start(): Promise<void>;
   /** Stops taking requests, finishes those in flight, disconnects. */
   close(): Promise<void>;
+  /**
+   * Whether the bus can take and send requests now, from the state the adapter already holds (no
+   * network round trip): /ready asks it on every probe.
+   */
+  isReady(): BusReadiness;
 }
+
+/** Ready, or why not (said in /ready's 503 message). */
+export type BusReadiness = { ready: true } | { ready: false; reason: string };
 
 export const MESSAGE_BUS = Symbol('MessageBus');

@@ -3,6 +3,7 @@ import {
   type AllStreamRecordedEvent,
   type AllStreamSubscription,
   type AppendExpectedRevision,
+  BACKWARDS,
   END,
   EventStoreDBClient,
   type EventData as EsdbEventData,
@@ -151,6 +152,16 @@ export class EventStoreDBEventStore implements EventStore {
     return () => {
       if (this.listeners.delete(listener) && this.listeners.size === 0) void this.unsubscribe();
     };
+  }
+
+  /**
+   * Whether the server answers now (for /ready): the last event of $all, at most one, read under a
+   * gRPC deadline of `timeoutMs`. Rejects when it cannot be read in time.
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, deadline: timeoutMs });
+    // Leaving the loop closes the read; the event itself is not needed.
+    for await (const resolved of read) if (resolved) break;
   }
 
   async close(): Promise<void> {

@@ -126,6 +126,25 @@ export function trackSubscriptionLag(subscriptionId: string, lagSeconds: () => n
   };
 }
 
+export interface SubscriptionLag {
+  subscription: string;
+  lagSeconds: number;
+}
+
+/** The lag of every running subscription now, by name (what /ready compares with its bound); an unreadable lag is left out. */
+export function currentSubscriptionLags(): SubscriptionLag[] {
+  const lags: SubscriptionLag[] = [];
+  for (const [subscription, lagSeconds] of subscriptionLags) {
+    try {
+      const value = lagSeconds();
+      if (Number.isFinite(value)) lags.push({ subscription, lagSeconds: value });
+    } catch {
+      /* a broken reader says nothing about the subscription itself */
+    }
+  }
+  return lags.sort((a, b) => a.subscription.localeCompare(b.subscription));
+}
+
 /** Reads gauges from PostgreSQL before each scrape; the source marks its gauges unknown (NaN) first, so a failed read never reports a stale value. */
 export type ScrapeSource = () => Promise<void>;
 const scrapeSources = new Map<string, ScrapeSource>();

@@ -85,6 +85,6 @@ class InfrastructureModule {
 @Module({})
 class HostModule {
   static compose(infrastructure: Infrastructure, modules: DynamicModule[], providers: Provider[], metricsToken: string | undefined): DynamicModule {
-    return { module: HostModule, imports: [InfrastructureModule.with(infrastructure, providers), HealthModule, MetricsModule.forRoot(metricsToken), ...modules] };
+    return { module: HostModule, imports: [InfrastructureModule.with(infrastructure, providers), HealthModule.forHost(), MetricsModule.forRoot(metricsToken), ...modules] };
   }
 }

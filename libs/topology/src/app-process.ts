@@ -8,7 +8,11 @@ const OUTPUT_KEPT_CHARS = 200_000;
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-/** One app as its own Node process (`node tools/run.js apps/<app>/src/main.ts`), ready once /health answers. */
+/**
+ * One app as its own Node process (`node tools/run.js apps/<app>/src/main.ts`), started once /ready
+ * answers 200: it serves and reaches PostgreSQL and Kafka, so the next app (the gateway last) finds it
+ * able to answer, not only listening.
+ */
 export class AppProcess {
   private child: ChildProcess | undefined;
   private exitPromise: Promise<Exit> = Promise.resolve({ code: 0, signal: null });
@@ -62,13 +66,14 @@ export class AppProcess {
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-5_000)}`);
       try {
-        if ((await fetch(`${this.url}/health`)).status === 200) return;
+        // 503 until its dependencies answer: polled again like a process not listening yet.
+        if ((await fetch(`${this.url}/ready`)).status === 200) return;
       } catch {
         /* not listening yet */
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`${this.name} did not answer /health within ${START_TIMEOUT_MS} ms:\n${this.log.slice(-5_000)}`);
+        throw new Error(`${this.name} was not ready (GET /ready) within ${START_TIMEOUT_MS} ms:\n${this.log.slice(-5_000)}`);
       }
       await new Promise((r) => setTimeout(r, 150));
     }
