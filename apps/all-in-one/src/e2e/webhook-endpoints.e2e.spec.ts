@@ -182,6 +182,8 @@ describe('webhook endpoints lifecycle', () => {
     await pay(shop);
     await dead.waitFor(1);
     await healthy.waitFor(1);
+    // The failure is dated when it is recorded: recorded after the clock moved, it would start the 5 days later.
+    await attemptsRecorded(shop, failing.id, 1);
     for (let day = 0; day < 5; day++) await advance(shop, DAY_S);
     await pay(shop);
     await healthy.waitFor(3);
