@@ -113,11 +113,12 @@ async function transfer(pool: Pool, customer: string, amount: number): Promise<v
       name: 'write',
       text: `
         WITH entry AS (
-          INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) VALUES ($1, $2, $3, 'payment', now())
+          INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) VALUES ($1, $2, $3, 'payment', now()) RETURNING position
         ), postings AS (
-          INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency)
-          SELECT $1, p.seq, p.account_id, p.direction, p.amount, 'DZD'
-          FROM unnest($4::text[], $5::text[], $6::bigint[]) WITH ORDINALITY AS p (account_id, direction, amount, seq)
+          -- As the ledger writes them: each posting a balance transaction with its id and the balance after it.
+          INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
+          SELECT $1, p.seq, p.account_id, p.direction, p.amount, 'DZD', 'txn_' || substr(md5($1 || ':' || p.seq), 1, 24), p.balance_after, (SELECT position FROM entry), now()
+          FROM unnest($4::text[], $5::text[], $6::bigint[], $9::bigint[]) WITH ORDINALITY AS p (account_id, direction, amount, balance_after, seq)
         ), operation AS (
           UPDATE ledger_operations SET outcome = $7 WHERE operation_id = $2
         ), balances AS (
@@ -135,6 +136,7 @@ async function transfer(pool: Pool, customer: string, amount: number): Promise<v
         [amount, amount - fee, fee],
         { status: 'completed', feeAmount: fee, netAmount: amount - fee },
         [-amount, amount - fee, fee],
+        [customer, MERCHANT_ACCOUNT, FEE_ACCOUNT].map((id, i) => Number(rows.find((r) => r.id === id)!.balance) + [-amount, amount - fee, fee][i]!),
       ],
     });
     if (written[0]?.n !== 3) throw new Error('baseline transfer updated fewer than three balances');
