@@ -54,10 +54,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         CollectionsModule.forRoot({ publicBaseUrl: config.host.publicBaseUrl }),
         GatewayModule.forRoot(config.gateway),
       ],
-      port: config.host.port,
-      host: config.host.host,
-      logLevel: options.logLevel ?? config.host.logLevel,
-      metricsToken: config.host.metricsToken,
+      config: { ...config.host, logLevel: options.logLevel ?? config.host.logLevel },
       ...(options.logDestination ? { logDestination: options.logDestination } : {}),
     });
     return { url: host.url, adminApiKey: config.gateway.adminApiKey, databaseUrl: infrastructure.databaseUrl, stop: host.stop };

@@ -12,9 +12,6 @@ runMain(async () => {
     name: 'cash',
     infrastructure,
     modules: [CashModule.forRoot({ publicBaseUrl: host.publicBaseUrl })],
-    port: host.port,
-    host: host.host,
-    logLevel: host.logLevel,
-    metricsToken: host.metricsToken,
+    config: host,
   });
 });

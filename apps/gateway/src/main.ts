@@ -12,9 +12,6 @@ runMain(async () => {
     name: 'gateway',
     infrastructure,
     modules: [GatewayModule.forRoot(gateway)],
-    port: host.port,
-    host: host.host,
-    logLevel: host.logLevel,
-    metricsToken: host.metricsToken,
+    config: host,
   });
 });

@@ -13,9 +13,6 @@ runMain(async () => {
     name: 'ledger',
     infrastructure,
     modules: [LedgerModule.forRoot({ feeSchedule })],
-    port: host.port,
-    host: host.host,
-    logLevel: host.logLevel,
-    metricsToken: host.metricsToken,
+    config: host,
   });
 });

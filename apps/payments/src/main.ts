@@ -12,9 +12,6 @@ runMain(async () => {
     name: 'payments',
     infrastructure,
     modules: [PaymentsModule.forRoot(paymentsConfig(host))],
-    port: host.port,
-    host: host.host,
-    logLevel: host.logLevel,
-    metricsToken: host.metricsToken,
+    config: host,
   });
 });

@@ -12,9 +12,6 @@ runMain(async () => {
     name: 'supplier-payments',
     infrastructure,
     modules: [SupplierPaymentsModule.forRoot({ publicBaseUrl: host.publicBaseUrl })],
-    port: host.port,
-    host: host.host,
-    logLevel: host.logLevel,
-    metricsToken: host.metricsToken,
+    config: host,
   });
 });

@@ -12,9 +12,6 @@ runMain(async () => {
     name: 'webhooks',
     infrastructure,
     modules: [WebhooksModule.forRoot({ sandbox: host.sandbox })],
-    port: host.port,
-    host: host.host,
-    logLevel: host.logLevel,
-    metricsToken: host.metricsToken,
+    config: host,
   });
 });

@@ -3,10 +3,11 @@ import { Global, Logger, Module, type DynamicModule, type Provider } from '@nest
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BUS } from '@pay/bus';
-import { createProcessLogger, enableProcessMetrics, useAsHostLogger, type LogDestination, type LogLevelName } from '@pay/observability';
+import { createProcessLogger, enableProcessMetrics, useAsHostLogger, type LogDestination } from '@pay/observability';
 import { CLOCK, EVENT_STORE, PG_POOL, PG_POOL_ASYNC_COMMIT } from '@pay/platform';
 import { HealthModule } from './health';
 import { configureHttp, fastifyOptions } from './http-setup';
+import type { HostConfig } from './host-config';
 import type { Infrastructure } from './infrastructure';
 import { MetricsModule } from './metrics-endpoint';
 import { nestLoggerOver } from './nest-logger';
@@ -18,14 +19,10 @@ export interface NestHostOptions {
   modules: DynamicModule[];
   /** Further global providers (e.g. the ledger's fee schedule). */
   providers?: Provider[];
-  port: number;
-  host: string;
-  /** LOG_LEVEL (HostConfig.logLevel); the e2e tests pass `error`. */
-  logLevel: LogLevelName;
+  /** Where to listen, LOG_LEVEL (the e2e tests pass `error`) and METRICS_TOKEN, as readHostConfig read them. */
+  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'>;
   /** Tests keep the log lines here; stdout otherwise. */
   logDestination?: LogDestination;
-  /** METRICS_TOKEN: when set, /metrics wants it as a bearer token. */
-  metricsToken?: string | undefined;
 }
 
 export interface RunningHost {
@@ -41,21 +38,22 @@ export interface RunningHost {
  */
 export async function startNestHost(options: NestHostOptions): Promise<RunningHost> {
   const { infrastructure } = options;
-  const logger = createProcessLogger({ app: options.name, level: options.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  const logger = createProcessLogger({ app: options.name, level: options.config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   useAsHostLogger(logger);
   enableProcessMetrics();
   const app = await NestFactory.create<NestFastifyApplication>(
-    HostModule.compose(infrastructure, options.modules, options.providers ?? [], options.metricsToken),
+    HostModule.compose(infrastructure, options.modules, options.providers ?? [], options.config.metricsToken),
     new FastifyAdapter(fastifyOptions),
     { logger: nestLoggerOver(logger), abortOnError: false, bodyParser: false },
   );
   configureHttp(app, logger);
   await app.init();
   await infrastructure.bus.start();
-  await app.listen(options.port, options.host);
+  const { port: listenPort, host } = options.config;
+  await app.listen(listenPort, host);
   const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  const port = typeof address === 'object' && address ? address.port : listenPort;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   new Logger(options.name).log(`listening on ${url}`);
   return {
     url,
