@@ -6,3 +6,4 @@ export * from './cash';
 export * from './supplier-payments';
 export * from './collections';
 export * from './reconciliation';
+export * from './operations';

@@ -6,6 +6,8 @@ import type { CollectionsTopics } from './collections';
 import { COLLECTIONS_TOPICS } from './collections';
 import type { EventResource, IntegrationEvent } from './events';
 import type { SupplierPaymentsTopics } from './supplier-payments';
+import type { OperationsTopics } from './operations';
+import { operationsTopicsOf, WEBHOOKS_OPERATIONS_TOPICS } from './operations';
 import { SUPPLIER_PAYMENTS_TOPICS } from './supplier-payments';
 import type {
   BalanceResource,
@@ -239,7 +241,7 @@ export interface IntegratorObjectRef {
 }
 
 /** Each app's topics; the cash, supplier-payments and collections apps keep theirs in their own file. */
-export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, CollectionsTopics, ReconciliationTopics {
+export interface RequestTopics extends CashTopics, SupplierPaymentsTopics, CollectionsTopics, ReconciliationTopics, OperationsTopics {
   'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
   'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
   'ledger.topup': { request: CreateTopup; reply: TopupResource };
@@ -304,6 +306,11 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   ...owned('cash', CASH_TOPICS),
   ...owned('supplier-payments', SUPPLIER_PAYMENTS_TOPICS),
   ...owned('collections', COLLECTIONS_TOPICS),
+  ...owned('payments', operationsTopicsOf('payments')),
+  ...owned('cash', operationsTopicsOf('cash')),
+  ...owned('supplier-payments', operationsTopicsOf('supplier-payments')),
+  ...owned('collections', operationsTopicsOf('collections')),
+  ...owned('webhooks', WEBHOOKS_OPERATIONS_TOPICS),
   'payments.expected-movements': 'payments',
   'cash.expected-movements': 'cash',
   'supplier-payments.expected-movements': 'supplier-payments',
