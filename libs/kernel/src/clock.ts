@@ -29,6 +29,7 @@ export class OffsetClock implements Clock {
 export const iso = (date: Date): string => date.toISOString();
 
 export const addMs = (date: Date, ms: number): Date => new Date(date.getTime() + ms);
-export const MINUTE_MS = 60_000;
+export const SECOND_MS = 1_000;
+export const MINUTE_MS = 60 * SECOND_MS;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
