@@ -1,5 +1,5 @@
 import { decimalAmount, formatAmount } from './display';
-import { computeFee, isValidAmount } from './money';
+import { computeFee, isValidAmount, latinDigits, parseAmount } from './money';
 
 describe('money', () => {
   it('rounds the proportional fee half up and adds the fixed part', () => {
@@ -37,5 +37,25 @@ describe('decimalAmount', () => {
     expect([decimalAmount(1_250_000, 'DZD'), decimalAmount(5, 'MAD'), decimalAmount(12_345, 'TND'), decimalAmount(1_500, 'XOF')]).toEqual(['12500.00', '0.05', '12.345', '1500']);
     expect(decimalAmount(100_000_000_000, 'TND')).toBe('100000000.000');
     expect(() => decimalAmount(1.5, 'DZD')).toThrow(RangeError);
+  });
+});
+
+describe('amounts typed by a cash agent (parseAmount)', () => {
+  it('reads units in the currency scale, spaces and a decimal comma allowed', () => {
+    expect(parseAmount('12 500.00', 'DZD')).toBe(1_250_000);
+    expect(parseAmount('12500,5', 'DZD')).toBe(1_250_050);
+    expect(parseAmount('12.345', 'TND')).toBe(12_345);
+    expect(parseAmount('1500', 'XOF')).toBe(1_500);
+  });
+
+  it('reads Arabic-Indic digits and the Arabic decimal separator', () => {
+    expect(latinDigits('٠١٢٣٤٥٦٧٨٩ ۰۱۲۳۴۵۶۷۸۹')).toBe('0123456789 0123456789');
+    expect(parseAmount('١٢٥٠٠٫٠٠', 'DZD')).toBe(1_250_000);
+  });
+
+  it('refuses what is not an amount of the currency', () => {
+    for (const typed of ['', '12.345', '1e5', '-5', '12,500.00', 'abc', '0']) expect(parseAmount(typed, 'DZD')).toBeUndefined();
+    expect(parseAmount('1.5', 'XOF')).toBeUndefined();
+    expect(parseAmount('0', 'DZD', true)).toBe(0);
   });
 });

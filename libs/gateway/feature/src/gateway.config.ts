@@ -1,8 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readBrand } from '@pay/hosted-ui';
+import { readBrand, type Brand } from '@pay/hosted-ui';
 import { randomBase62, type EnvReader } from '@pay/kernel';
-import type { GatewayConfig } from './gateway.core';
+
+export interface GatewayConfig {
+  sandbox: boolean;
+  adminApiKey: string;
+  rateLimitPerSecond: number;
+  publicBaseUrl: string;
+  /** The platform's name and colour on the hosted pages (BRAND_NAME, BRAND_COLOR). */
+  brand: Brand;
+}
+export const GATEWAY_CONFIG = Symbol('GatewayConfig');
 
 /** The gateway's settings: the admin key, the rate limit, sandbox, the public origin and the hosted pages' brand. */
 export function readGatewayConfig(

@@ -1,25 +1,29 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
+// First: the DTOs' schemas in /openapi.json come in the order their classes load, CreatePaymentBody first.
+import { PaymentsController } from './api/payments.controller';
 import { AdminController } from './admin/admin.controller';
 import { FinanceController } from './admin/finance.controller';
 import { ReconciliationController } from './admin/reconciliation.controller';
 import { BalancesController } from './api/balances.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
-import { CashPaymentsController, CashPaymentsHostedController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
+import { CashPaymentsController, CashPaymentsTestHelpersController } from './api/cash-payments.controller';
+import { CashPaymentsHostedController } from './hosted/cash-payment-pages.controller';
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
 import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
-import { PaymentsController } from './api/payments.controller';
 import { RefundsController } from './api/refunds.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
 import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
-import { GATEWAY_CONFIG, GatewayCore, type GatewayConfig } from './gateway.core';
+import type { GatewayConfig } from './gateway.config';
+import { gatewayProviders } from './gateway.providers';
 import { PeopleController } from './admin/people.controller';
-import { AgentAppController } from './hosted/agent-app.controller';
+import { AgentAppController } from './hosted/agent/agent-app.controller';
+import { AgentCashPaymentsController } from './hosted/agent/agent-cash-payments.controller';
+import { AgentCollectionsController } from './hosted/agent/agent-collections.controller';
 import { HostedAssetsController } from './hosted/assets.controller';
 import { ApprovalPageController } from './hosted/approval-page.controller';
 import { HandoverCodeController } from './hosted/handover.controller';
-import { HostedPages } from './hosted/hosted-pages';
 import { PaymentPageController } from './hosted/payment-page.controller';
 import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
 
@@ -42,6 +46,8 @@ export class GatewayModule {
       PaymentPageController,
       ApprovalPageController,
       AgentAppController,
+      AgentCashPaymentsController,
+      AgentCollectionsController,
       HostedAssetsController,
       HandoverCodeController,
       AdminController,
@@ -56,7 +62,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers,
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, { provide: GATEWAY_CONTROLLERS, useValue: controllers }, GatewayCore, HostedPages],
+      providers: [...gatewayProviders(config), { provide: GATEWAY_CONTROLLERS, useValue: controllers }],
     };
   }
 }

@@ -1,6 +1,6 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import {
   notFound,
   ServiceError,
@@ -10,10 +10,15 @@ import {
   type CustomerResource,
   type TopupResource,
 } from '@pay/contracts';
-import { AMOUNT_MAX_MINOR, newId, type Currency } from '@pay/kernel';
-import { checkIdempotencyKey, STRING_LENGTH_MAX } from '../api/payments.controller';
-import { GatewayCore } from '../gateway.core';
+import { AMOUNT_MAX_MINOR, newId, type Currency, type OffsetClock } from '@pay/kernel';
+import { CLOCK } from '@pay/platform';
+import { AdminGuard } from '../auth/admin.guard';
+import { ApiKeyAuthenticator } from '../auth/auth';
+import { DirectoryRepository } from '../directory/directory.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody } from '../openapi/describe';
 
 class NameBody {
@@ -67,16 +72,22 @@ const LEDGER_OWNER = /^(cus|conn|ben)_[A-Za-z0-9]{1,64}$/;
  * and agents' applications. Bearer ADMIN_API_KEY.
  */
 @Controller('admin/v1')
+@UseGuards(AdminGuard)
 export class AdminController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: OffsetClock,
+    private readonly directory: DirectoryRepository,
+    private readonly idempotency: IdempotencyStore,
+    private readonly apiKeys: ApiKeyAuthenticator,
+  ) {}
 
   @JsonBody(NameBody)
   @Post('integrators')
   @HttpCode(201)
-  async createIntegrator(@Req() request: FastifyRequest, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createIntegrator(@Body() body: unknown) {
     const { name } = validateBody(NameBody, body);
-    const { integrator, apiKey, apiKeyId } = await this.gateway.directory.createIntegrator(name, this.now());
+    const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now());
     return { ...integrator, api_key: apiKey, api_key_id: apiKeyId };
   }
 
@@ -84,69 +95,63 @@ export class AdminController {
   @JsonBody(NameBody)
   @Post('finance_keys')
   @HttpCode(201)
-  async createFinanceKey(@Req() request: FastifyRequest, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createFinanceKey(@Body() body: unknown) {
     const { name } = validateBody(NameBody, body);
-    const { keyId, secret } = await this.gateway.directory.createFinanceKey(name, this.now());
+    const { keyId, secret } = await this.directory.createFinanceKey(name, this.now());
     return { id: keyId, object: 'api_key', role: 'finance', name, api_key: secret, status: 'active' };
   }
 
   @Post('integrators/:id/api_keys')
   @HttpCode(201)
-  async createApiKey(@Req() request: FastifyRequest, @Param('id') integratorId: string, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createApiKey(@Param('id') integratorId: string, @Body() body: unknown) {
     requireEmptyBody(body);
-    if (!(await this.gateway.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
-    const { keyId, secret } = await this.gateway.directory.createApiKey(integratorId, this.now());
+    if (!(await this.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
+    const { keyId, secret } = await this.directory.createApiKey(integratorId, this.now());
     return { id: keyId, object: 'api_key', integrator: integratorId, api_key: secret, status: 'active' };
   }
 
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
-  async revokeApiKey(@Req() request: FastifyRequest, @Param('id') keyId: string, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown) {
     requireEmptyBody(body);
-    const revoked = await this.gateway.directory.revokeKey(keyId, this.now());
+    const revoked = await this.directory.revokeKey(keyId, this.now());
     if (!revoked) throw notFound('API key', keyId);
-    this.gateway.forgetKey(keyId);
+    this.apiKeys.forget(keyId);
     return { id: revoked.id, object: 'api_key', integrator: revoked.integratorId, status: 'revoked', created_at: revoked.createdAt, revoked_at: revoked.revokedAt };
   }
 
   @JsonBody(ConnectionBody)
   @Post('connections')
   @HttpCode(201)
-  async createConnection(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ConnectionResource> {
-    await this.gateway.authenticateAdmin(request);
+  async createConnection(@Body() body: unknown): Promise<ConnectionResource> {
     const input = validateBody(ConnectionBody, body);
-    if (!(await this.gateway.directory.integratorExists(input.integrator))) {
+    if (!(await this.directory.integratorExists(input.integrator))) {
       throw new ServiceError('invalid_request', `no such integrator: '${input.integrator}'`, 'integrator');
     }
     const id = newId('connection');
     // The account first: a crash in between leaves an unused account, never a connection without one.
-    await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'connection', currency: input.currency });
-    return this.gateway.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now());
+    await this.bus.request('ledger.open-account', { owner: id, kind: 'connection', currency: input.currency });
+    return this.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now());
   }
 
   @JsonBody(CustomerBody)
   @Post('customers')
   @HttpCode(201)
-  async createCustomer(@Req() request: FastifyRequest, @Body() body: unknown): Promise<CustomerResource> {
-    await this.gateway.authenticateAdmin(request);
+  async createCustomer(@Body() body: unknown): Promise<CustomerResource> {
     const input = validateBody(CustomerBody, body);
     const id = newId('customer');
-    await this.gateway.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
-    return this.gateway.directory.createCustomer({ id, ...input }, this.now());
+    await this.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
+    return this.directory.createCustomer({ id, ...input }, this.now());
   }
 
   @JsonBody(BeneficiaryBody)
   @Post('beneficiaries')
   @HttpCode(201)
-  async createBeneficiary(@Req() request: FastifyRequest, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createBeneficiary(@Body() body: unknown) {
     const input = validateBody(BeneficiaryBody, body);
-    const business = await this.gateway.directory.findConnection(input.business);
+    const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
-    return this.gateway.bus.request('supplier-payments.beneficiaries.create', {
+    return this.bus.request('supplier-payments.beneficiaries.create', {
       beneficiaryId: newId('beneficiary'),
       business: business.id,
       integratorId: business.integratorId,
@@ -157,36 +162,28 @@ export class AdminController {
 
   @Post('beneficiaries/:id/revoke')
   @HttpCode(200)
-  async revokeBeneficiary(@Req() request: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async revokeBeneficiary(@Param('id') id: string, @Body() body: unknown) {
     requireEmptyBody(body);
-    return this.gateway.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
+    return this.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
   }
 
   @JsonBody(CashPointBody)
   @Post('cash_points')
   @HttpCode(201)
-  async createCashPoint(@Req() request: FastifyRequest, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createCashPoint(@Body() body: unknown) {
     const input = validateBody(CashPointBody, body);
-    return this.gateway.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
+    return this.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
   }
 
   @JsonBody(TopupBody)
   @Post('topups')
   @HttpCode(201)
-  async createTopup(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: unknown,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-  ): Promise<TopupResource> {
-    await this.gateway.authenticateAdmin(request);
-    const input = validateBody(TopupBody, body);
+  async createTopup(@Creation() request: CreateRequest): Promise<TopupResource> {
+    const input = validateBody(TopupBody, request.body);
     if (!LEDGER_OWNER.test(input.account)) throw new ServiceError('invalid_request', 'account must be a cus_, conn_ or ben_ id', 'account');
-    const key = checkIdempotencyKey(idempotencyKey);
-    return this.gateway.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/topups', body, objectKind: 'topup', reply }, (topupId) =>
-      this.gateway.bus.request('ledger.topup', { topupId, owner: input.account, amount: input.amount, currency: input.currency }),
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/topups', objectKind: 'topup' }, request, (topupId) =>
+      this.bus.request('ledger.topup', { topupId, owner: input.account, amount: input.amount, currency: input.currency }),
     );
   }
 
@@ -198,18 +195,17 @@ export class AdminController {
   @JsonBody(ResolveDepositBody)
   @Post('collections/:id/resolve_deposit')
   @HttpCode(200)
-  async resolveDeposit(@Req() request: FastifyRequest, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
-    await this.gateway.authenticateAdmin(request);
+  async resolveDeposit(@Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
     const input = validateBody(ResolveDepositBody, body);
     if (input.resolution === 'accept_received') {
       if (input.amount_received !== undefined) throw new ServiceError('invalid_request', 'accept_received takes no amount_received', 'amount_received');
-      return this.gateway.bus.request('collections.resolve-deposit', { collectionId, resolution: 'accept_received' }, { timeoutMs: 30_000 });
+      return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'accept_received' }, { timeoutMs: 30_000 });
     }
     if (input.amount_received === undefined) throw new ServiceError('invalid_request', 'amount_received is required to correct the count', 'amount_received');
-    return this.gateway.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: 30_000 });
+    return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: 30_000 });
   }
 
   private now(): Date {
-    return this.gateway.clock.now();
+    return this.clock.now();
   }
 }

@@ -1,6 +1,7 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import {
   notFound,
   ServiceError,
@@ -15,7 +16,7 @@ import {
 } from '@pay/contracts';
 import { CURRENCIES } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
-import { GatewayCore } from '../gateway.core';
+import { FinanceGuard } from '../auth/admin.guard';
 import { LIST_QUERY, QueryParams } from '../openapi/describe';
 
 /**
@@ -40,43 +41,40 @@ const CASH_IN_TRANSIT_COLLECTIONS_MAX = 1000;
  * entries, statements and fee revenue with `Accept: text/csv`.
  */
 @Controller('admin/v1')
+@UseGuards(FinanceGuard)
 export class FinanceController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @QueryParams('as_of')
   @Get('balances/:owner')
-  async balance(@Req() request: FastifyRequest, @Param('owner') owner: string, @Query() query: unknown): Promise<BalanceResource> {
-    await this.gateway.authenticateFinance(request);
+  async balance(@Param('owner') owner: string, @Query() query: unknown): Promise<BalanceResource> {
     const { as_of: asOf } = timeParams(query, [], ['as_of']);
     if (CASH_POINT_ID.test(owner)) {
       throw new ServiceError('invalid_request', `a cash point holds one account per currency: ask for ${owner}:<currency>, e.g. ${owner}:DZD`, 'owner');
     }
     if (!BALANCE_ACCOUNT.test(owner)) throw notFound('account', owner);
-    return this.gateway.bus.request('ledger.get-balance', { owner, ...(asOf === undefined ? {} : { asOf }) });
+    return this.bus.request('ledger.get-balance', { owner, ...(asOf === undefined ? {} : { asOf }) });
   }
 
   @QueryParams('as_of')
   @Get('ledger/trial_balance')
-  async trialBalance(@Req() request: FastifyRequest, @Query() query: unknown): Promise<TrialBalanceResource> {
-    await this.gateway.authenticateFinance(request);
+  async trialBalance(@Query() query: unknown): Promise<TrialBalanceResource> {
     const { as_of: asOf } = timeParams(query, [], ['as_of']);
-    return this.gateway.bus.request('ledger.trial-balance', asOf === undefined ? {} : { asOf });
+    return this.bus.request('ledger.trial-balance', asOf === undefined ? {} : { asOf });
   }
 
   @QueryParams('kind', 'currency', ...LIST_QUERY)
   @Get('ledger/accounts')
-  async accounts(@Req() request: FastifyRequest, @Query() query: unknown): Promise<ListResource<LedgerAccountResource>> {
-    await this.gateway.authenticateFinance(request);
+  async accounts(@Query() query: unknown): Promise<ListResource<LedgerAccountResource>> {
     const { limit, startingAfter, filters } = parseListQuery(query, ['kind', 'currency'] as const, { oneOf: { kind: ACCOUNT_KINDS, currency: CURRENCIES }, idPattern: ACCOUNT_ID });
-    return this.gateway.bus.request('ledger.accounts.list', { limit, ...(startingAfter === undefined ? {} : { startingAfter }), ...filters });
+    return this.bus.request('ledger.accounts.list', { limit, ...(startingAfter === undefined ? {} : { startingAfter }), ...filters });
   }
 
   @QueryParams('from!', 'to!', ...LIST_QUERY)
   @Get('ledger/accounts/:id/statement')
   async statement(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') account: string, @Query() query: unknown): Promise<StatementResource | string> {
-    await this.gateway.authenticateFinance(request);
     const { from, to, limit, starting_after: startingAfter } = timeParams(query, ['from', 'to'], [], ['limit', 'starting_after']);
-    const statement = await this.gateway.bus.request('ledger.statement', {
+    const statement = await this.bus.request('ledger.statement', {
       account,
       ...period(from, to),
       limit: statementLimit(limit),
@@ -90,14 +88,13 @@ export class FinanceController {
   @QueryParams('reference', 'account', 'from', 'to', ...LIST_QUERY)
   @Get('ledger/entries')
   async entries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<JournalEntryResource> | string> {
-    await this.gateway.authenticateFinance(request);
     const params = timeParams(query, [], ['from', 'to'], ['reference', 'account', 'limit', 'starting_after']);
     const { reference, account } = params;
     if ((reference === undefined) === (account === undefined)) throw new ServiceError('invalid_request', 'give reference (an object id) or account', reference === undefined ? 'reference' : 'account');
     const entries =
       reference !== undefined
-        ? await this.gateway.bus.request('ledger.entries', { reference })
-        : await this.gateway.bus.request('ledger.entries', {
+        ? await this.bus.request('ledger.entries', { reference })
+        : await this.bus.request('ledger.entries', {
             account: account!,
             ...(params.from === undefined ? {} : { from: params.from }),
             ...(params.to === undefined ? {} : { to: params.to }),
@@ -112,21 +109,19 @@ export class FinanceController {
   @QueryParams('from!', 'to!')
   @Get('ledger/fee_revenue')
   async feeRevenue(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<FeeRevenueResource | string> {
-    await this.gateway.authenticateFinance(request);
     const { from, to } = timeParams(query, ['from', 'to']);
-    const revenue = await this.gateway.bus.request('ledger.fee-revenue', period(from, to));
+    const revenue = await this.bus.request('ledger.fee-revenue', period(from, to));
     if (!wantsCsv(request)) return revenue;
     const rows = revenue.currencies.flatMap((c) => Object.entries(c.by_use_case).map(([useCase, amount]) => [c.currency, useCase, amount]));
     return csv(reply, ['currency', 'use_case', 'amount'], rows);
   }
 
   @Get('ledger/cash_in_transit')
-  async cashInTransit(@Req() request: FastifyRequest, @Query() query: unknown): Promise<CashInTransitResource> {
-    await this.gateway.authenticateFinance(request);
+  async cashInTransit(@Query() query: unknown): Promise<CashInTransitResource> {
     timeParams(query, []);
     const [custody, collections] = await Promise.all([
-      this.gateway.bus.request('ledger.cash-custody', {}),
-      this.gateway.bus.request('collections.unsettled', { limit: CASH_IN_TRANSIT_COLLECTIONS_MAX }),
+      this.bus.request('ledger.cash-custody', {}),
+      this.bus.request('collections.unsettled', { limit: CASH_IN_TRANSIT_COLLECTIONS_MAX }),
     ]);
     return {
       ...custody,

@@ -1,10 +1,13 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
-import type { FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
-import { STRING_LENGTH_MAX } from '../api/payments.controller';
-import type { AgentRole } from '../directory/people.repository';
-import { GatewayCore } from '../gateway.core';
+import type { OffsetClock } from '@pay/kernel';
+import { CLOCK } from '@pay/platform';
+import { AdminGuard } from '../auth/admin.guard';
+import { DirectoryRepository } from '../directory/directory.repository';
+import { PeopleRepository, type AgentRole } from '../directory/people.repository';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { validateBody } from '../http/validation';
 import { JsonBody } from '../openapi/describe';
 
@@ -35,18 +38,23 @@ const loginTaken = (login: string) => new ServiceError('invalid_request', `the l
  * the agents' application at /hosted/agent. Passwords are stored scrypt-hashed and never returned.
  */
 @Controller('admin/v1')
+@UseGuards(AdminGuard)
 export class PeopleController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: OffsetClock,
+    private readonly directory: DirectoryRepository,
+    private readonly people: PeopleRepository,
+  ) {}
 
   @JsonBody(BusinessUserBody)
   @Post('business_users')
   @HttpCode(201)
-  async createBusinessUser(@Req() request: FastifyRequest, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createBusinessUser(@Body() body: unknown) {
     const input = validateBody(BusinessUserBody, body);
-    const business = await this.gateway.directory.findConnection(input.business);
+    const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
-    const user = await this.gateway.people.createBusinessUser(input, this.gateway.clock.now());
+    const user = await this.people.createBusinessUser(input, this.clock.now());
     if (!user) throw loginTaken(input.login);
     return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
   }
@@ -54,18 +62,17 @@ export class PeopleController {
   @JsonBody(AgentBody)
   @Post('agents')
   @HttpCode(201)
-  async createAgent(@Req() request: FastifyRequest, @Body() body: unknown) {
-    await this.gateway.authenticateAdmin(request);
+  async createAgent(@Body() body: unknown) {
     const input = validateBody(AgentBody, body);
     try {
-      await this.gateway.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });
+      await this.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'resource_not_found') throw new ServiceError('invalid_request', `no such cash point: '${input.cash_point}'`, 'cash_point');
       throw error;
     }
-    const agent = await this.gateway.people.createAgent(
+    const agent = await this.people.createAgent(
       { cashPoint: input.cash_point, role: input.role ?? 'cashier', name: input.name, login: input.login, password: input.password },
-      this.gateway.clock.now(),
+      this.clock.now(),
     );
     if (!agent) throw loginTaken(input.login);
     return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };

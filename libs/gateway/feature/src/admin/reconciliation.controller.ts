@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { AccountDeltas, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
-import { GatewayCore } from '../gateway.core';
+import { AdminGuard } from '../auth/admin.guard';
 import { requireEmptyBody } from '../http/validation';
 import { reconcile, type ReconciliationReport } from './reconciliation';
 
@@ -13,18 +13,18 @@ const RECONCILIATION_TIMEOUT_MS = 60_000;
 
 /** The proof that the ledger and the event-sourced objects agree (admin key). */
 @Controller('admin/v1/ledger')
+@UseGuards(AdminGuard)
 export class ReconciliationController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @Post('reconciliations')
   @HttpCode(200)
-  async reconcile(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ReconciliationReport> {
-    await this.gateway.authenticateAdmin(request);
+  async reconcile(@Body() body: unknown): Promise<ReconciliationReport> {
     requireEmptyBody(body);
     const expected: ExpectedMovements[] = [];
     for (const topic of EXPECTED_MOVEMENT_TOPICS) {
       for (let afterSeq: string | null = null; ; ) {
-        const page: ExpectedMovementsPage = await this.gateway.bus.request(topic, { afterSeq, limit: RECONCILIATION_PAGE }, { timeoutMs: RECONCILIATION_TIMEOUT_MS });
+        const page: ExpectedMovementsPage = await this.bus.request(topic, { afterSeq, limit: RECONCILIATION_PAGE }, { timeoutMs: RECONCILIATION_TIMEOUT_MS });
         expected.push(...page.items);
         if (page.nextAfterSeq === null) break;
         afterSeq = page.nextAfterSeq;
@@ -32,7 +32,7 @@ export class ReconciliationController {
     }
     const ledger: Record<string, AccountDeltas> = {};
     for (let afterReference: string | null = null; ; ) {
-      const page: LedgerMovementsPage = await this.gateway.bus.request('ledger.movements', { afterReference, limit: RECONCILIATION_PAGE }, { timeoutMs: RECONCILIATION_TIMEOUT_MS });
+      const page: LedgerMovementsPage = await this.bus.request('ledger.movements', { afterReference, limit: RECONCILIATION_PAGE }, { timeoutMs: RECONCILIATION_TIMEOUT_MS });
       Object.assign(ledger, page.byReference);
       if (page.nextAfterReference === null) break;
       afterReference = page.nextAfterReference;

@@ -1,38 +1,42 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound, ServiceError, type BalanceResource, type BalanceTransactionResource, type ListResource } from '@pay/contracts';
-import { GatewayCore } from '../gateway.core';
-import { parseListQuery } from './list-query';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { ConnectionAuthorization } from '../directory/connection-authorization';
+import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
 import { LIST_QUERY, QueryParams } from '../openapi/describe';
+import { parseListQuery } from './list-query';
 
 /** An integrator reads the accounts of its own connections: balances and the movements behind them. */
 @Controller('v1')
+@UseGuards(ApiKeyGuard)
 export class BalancesController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly directory: DirectoryRepository,
+    private readonly connections: ConnectionAuthorization,
+  ) {}
 
   @Get('balances/:connection')
-  async balance(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('connection') connectionId: string): Promise<BalanceResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const connection = await this.gateway.authorizedConnection(integratorId, connectionId, 'connection');
-    return this.gateway.bus.request('ledger.get-balance', { owner: connection.id });
+  async balance(@Integrator() { integratorId }: ApiKeyRecord, @Param('connection') connectionId: string): Promise<BalanceResource> {
+    const connection = await this.connections.authorized(integratorId, connectionId, 'connection');
+    return this.bus.request('ledger.get-balance', { owner: connection.id });
   }
 
   /** Newest first; `connection` is required, `source` (an object id) and the creation time filter. */
   @QueryParams('connection!', 'source', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get('balance_transactions')
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<BalanceTransactionResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<BalanceTransactionResource>> {
     const { filters, ...page } = parseListQuery(query, ['connection', 'source'] as const, { createdRange: true });
     if (filters.connection === undefined) throw new ServiceError('invalid_request', 'connection is required: the id of one of your connections', 'connection');
-    const connection = await this.gateway.authorizedConnection(integratorId, filters.connection, 'connection');
-    return this.gateway.bus.request('ledger.balance-transactions.list', { owner: connection.id, ...page, ...(filters.source === undefined ? {} : { source: filters.source }) });
+    const connection = await this.connections.authorized(integratorId, filters.connection, 'connection');
+    return this.bus.request('ledger.balance-transactions.list', { owner: connection.id, ...page, ...(filters.source === undefined ? {} : { source: filters.source }) });
   }
 
   @Get('balance_transactions/:id')
-  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string): Promise<BalanceTransactionResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const transaction = await this.gateway.bus.request('ledger.balance-transactions.retrieve', { id });
-    const connection = await this.gateway.directory.findConnection(transaction.connection);
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<BalanceTransactionResource> {
+    const transaction = await this.bus.request('ledger.balance-transactions.retrieve', { id });
+    const connection = await this.directory.findConnection(transaction.connection);
     if (!connection || connection.integratorId !== integratorId) throw notFound('balance transaction', id);
     return transaction;
   }

@@ -1,10 +1,12 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { BeneficiaryResource } from '@pay/contracts';
-import { GatewayCore } from '../gateway.core';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { ConnectionAuthorization } from '../directory/connection-authorization';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { validateQuery } from '../http/validation';
-import { STRING_LENGTH_MAX } from './payments.controller';
 import { QueryParams } from '../openapi/describe';
 
 class BeneficiaryQuery {
@@ -16,20 +18,18 @@ class BeneficiaryQuery {
  * must be the caller's; a beneficiary of another business is not found; a revoked one is still shown.
  */
 @Controller('v1/beneficiaries')
+@UseGuards(ApiKeyGuard)
 export class BeneficiariesController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly connections: ConnectionAuthorization,
+  ) {}
 
   @QueryParams('payer_connection!')
   @Get(':id')
-  async retrieve(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') beneficiaryId: string,
-    @Query() query: unknown,
-  ): Promise<BeneficiaryResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') beneficiaryId: string, @Query() query: unknown): Promise<BeneficiaryResource> {
     const input = validateQuery(BeneficiaryQuery, query);
-    const payer = await this.gateway.authorizedConnection(integratorId, input.payer_connection, 'payer_connection');
-    return this.gateway.bus.request('supplier-payments.beneficiaries.retrieve', { beneficiaryId, business: payer.id });
+    const payer = await this.connections.authorized(integratorId, input.payer_connection, 'payer_connection');
+    return this.bus.request('supplier-payments.beneficiaries.retrieve', { beneficiaryId, business: payer.id });
   }
 }

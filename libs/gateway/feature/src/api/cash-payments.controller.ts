@@ -1,15 +1,18 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type ListResource } from '@pay/contracts';
-import { DAY_MS, MINUTE_MS, type Currency } from '@pay/kernel';
-import { GatewayCore } from '../gateway.core';
+import { DAY_MS, MINUTE_MS, type Currency, type OffsetClock } from '@pay/kernel';
+import { CLOCK } from '@pay/platform';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
-import { sendPage } from '../hosted/headers';
-import { HostedPages } from '../hosted/hosted-pages';
-import { parseListQuery } from './list-query';
-import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { parseListQuery } from './list-query';
 
 /** Contract section 2: `expires_at` at least 5 minutes and at most 30 days ahead of the service clock. */
 export const CASH_EXPIRES_AT_MIN_AHEAD_MS = 5 * MINUTE_MS;
@@ -60,117 +63,71 @@ export const checkExpiresAt = (body: unknown, now: Date): void => {
 };
 
 @Controller('v1/cash_payments')
+@UseGuards(ApiKeyGuard)
 export class CashPaymentsController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: OffsetClock,
+    private readonly idempotency: IdempotencyStore,
+    private readonly connections: ConnectionAuthorization,
+  ) {}
 
   @JsonBody(CreateCashPaymentBody)
   @Post()
   @HttpCode(201)
-  async create(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: unknown,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-  ): Promise<CashPaymentResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    checkExpiresAt(body, this.gateway.clock.now());
-    const input = validateBody(CreateCashPaymentBody, body);
-    const key = checkIdempotencyKey(idempotencyKey);
-    const merchant = await this.gateway.authorizedConnection(integratorId, input.merchant_connection, 'merchant_connection');
-    this.gateway.requireCurrency(merchant, input.currency);
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<CashPaymentResource> {
+    checkExpiresAt(request.body, this.clock.now());
+    const input = validateBody(CreateCashPaymentBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    const merchant = await this.connections.authorized(integratorId, input.merchant_connection, 'merchant_connection');
+    requireCurrency(merchant, input.currency);
     const expiresAt = input.expires_at == null ? null : new Date(parseIsoInstant(input.expires_at)!).toISOString();
-    return this.gateway.idempotency.run(
-      { scope: integratorId, key, endpoint: 'POST /v1/cash_payments', body, objectKind: 'cashPayment', reply },
-      (cashPaymentId) =>
-        this.gateway.bus.request('cash.cash-payments.create', {
-          cashPaymentId,
-          integratorId,
-          amount: input.amount,
-          currency: input.currency,
-          orderReference: input.order_reference,
-          merchantConnection: input.merchant_connection,
-          expiresAt,
-        }),
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/cash_payments', objectKind: 'cashPayment' }, request, (cashPaymentId) =>
+      this.bus.request('cash.cash-payments.create', {
+        cashPaymentId,
+        integratorId,
+        amount: input.amount,
+        currency: input.currency,
+        orderReference: input.order_reference,
+        merchantConnection: input.merchant_connection,
+        expiresAt,
+      }),
     );
   }
 
   /** Newest first, own cash payments only; filters by order, status, payment reference and creation time. */
   @QueryParams('order_reference', 'status', 'payment_reference', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<CashPaymentResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<CashPaymentResource>> {
     const page = parseListQuery(query, ['order_reference', 'status', 'payment_reference'] as const, { oneOf: { status: CASH_PAYMENT_STATUSES }, createdRange: true });
-    return this.gateway.bus.request('cash.list', { integratorId, ...page });
+    return this.bus.request('cash.list', { integratorId, ...page });
   }
 
   @Get(':id')
-  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<CashPaymentResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('cash.cash-payments.retrieve', { integratorId, cashPaymentId });
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') cashPaymentId: string): Promise<CashPaymentResource> {
+    return this.bus.request('cash.cash-payments.retrieve', { integratorId, cashPaymentId });
   }
 
   @Post(':id/cancel')
   @HttpCode(200)
-  async cancel(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') cashPaymentId: string,
-    @Body() body: unknown,
-  ): Promise<CashPaymentResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') cashPaymentId: string, @Body() body: unknown): Promise<CashPaymentResource> {
     requireEmptyBody(body);
-    return this.gateway.bus.request('cash.cash-payments.cancel', { integratorId, cashPaymentId });
+    return this.bus.request('cash.cash-payments.cancel', { integratorId, cashPaymentId });
   }
 }
 
 /** Sandbox test helpers of cash_payments: registered only when SANDBOX=true. */
 @Controller('v1/test_helpers/cash_payments')
+@UseGuards(ApiKeyGuard)
 export class CashPaymentsTestHelpersController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   /** The cash agent validates the cash at a cash point: the exact amount only (else invalid_amount, nothing changes). */
   @JsonBody(PayCashBody)
   @Post(':id/pay')
   @HttpCode(200)
-  async pay(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') cashPaymentId: string,
-    @Body() body: unknown,
-  ): Promise<CashPaymentResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async pay(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') cashPaymentId: string, @Body() body: unknown): Promise<CashPaymentResource> {
     const input = validateBody(PayCashBody, body);
-    return this.gateway.bus.request('cash.cash-payments.pay', { integratorId, cashPaymentId, cashPointId: input.cash_point, amount: input.amount });
-  }
-}
-
-
-/**
- * The hosted pages of a cash payment, reached by its unguessable id: instructions (HTML, rendered by
- * the cash app in the customer's language, with the merchant's name looked up here) and the QR code
- * (PNG). Their headers are set once the content exists, so that a 404 stays a JSON error.
- */
-@Controller('hosted/cash_payments')
-export class CashPaymentsHostedController {
-  constructor(
-    private readonly gateway: GatewayCore,
-    private readonly pages: HostedPages,
-  ) {}
-
-  @Get(':id/instructions')
-  async instructions(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<string> {
-    const payment = await this.gateway.bus.request('cash.cash-payments.retrieve', { integratorId: null, cashPaymentId });
-    const merchant = await this.gateway.directory.findConnection(payment.merchant_connection);
-    const language = this.pages.language(request, reply);
-    const page = { language, brandName: this.pages.brandName, merchantName: merchant?.name ?? payment.merchant_connection };
-    const { html } = await this.gateway.bus.request('cash.cash-payments.instructions-page', { cashPaymentId, page });
-    return sendPage(reply, html, { language });
-  }
-
-  @Get(':id/qr.png')
-  async qrCode(@Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<Buffer> {
-    const { pngBase64 } = await this.gateway.bus.request('cash.cash-payments.qr-code', { cashPaymentId });
-    void reply.header('Content-Type', 'image/png').header('Cache-Control', 'private, max-age=300').header('X-Content-Type-Options', 'nosniff');
-    return Buffer.from(pngBase64, 'base64');
+    return this.bus.request('cash.cash-payments.pay', { integratorId, cashPaymentId, cashPointId: input.cash_point, amount: input.amount });
   }
 }

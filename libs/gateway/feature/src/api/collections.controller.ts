@@ -1,13 +1,17 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { COLLECTION_STATUSES, ServiceError, type CollectionResource, type ListResource } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, type Currency } from '@pay/kernel';
-import { GatewayCore } from '../gateway.core';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
-import { parseListQuery } from './list-query';
-import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { parseListQuery } from './list-query';
 
 export class CreateCollectionBody {
   @IsDefined() @IsAmount() amount!: number;
@@ -27,8 +31,13 @@ export class ValidateDepositBody {
 
 /** The collections API: marketplace cash reconciliation (contract sections 2 to 4). */
 @Controller('v1/collections')
+@UseGuards(ApiKeyGuard)
 export class CollectionsController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly idempotency: IdempotencyStore,
+    private readonly connections: ConnectionAuthorization,
+  ) {}
 
   /**
    * Validation as for payments: authentication, body shape, then the beneficiary connection (the
@@ -38,47 +47,37 @@ export class CollectionsController {
   @JsonBody(CreateCollectionBody)
   @Post()
   @HttpCode(201)
-  async create(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: unknown,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-  ): Promise<CollectionResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const input = validateBody(CreateCollectionBody, body);
-    const key = checkIdempotencyKey(idempotencyKey);
-    const wholesaler = await this.gateway.authorizedConnection(integratorId, input.beneficiary_connection, 'beneficiary_connection');
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<CollectionResource> {
+    const input = validateBody(CreateCollectionBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    const wholesaler = await this.connections.authorized(integratorId, input.beneficiary_connection, 'beneficiary_connection');
     if (wholesaler.kind !== 'wholesaler') {
       throw new ServiceError('connection_not_authorized', `connection '${wholesaler.id}' is not a wholesaler connection`, 'beneficiary_connection');
     }
-    this.gateway.requireCurrency(wholesaler, input.currency);
-    return this.gateway.idempotency.run(
-      { scope: integratorId, key, endpoint: 'POST /v1/collections', body, objectKind: 'collection', reply },
-      (collectionId) =>
-        this.gateway.bus.request('collections.create', {
-          collectionId,
-          integratorId,
-          amount: input.amount,
-          currency: input.currency,
-          orderReference: input.order_reference,
-          beneficiaryConnection: input.beneficiary_connection,
-        }),
+    requireCurrency(wholesaler, input.currency);
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/collections', objectKind: 'collection' }, request, (collectionId) =>
+      this.bus.request('collections.create', {
+        collectionId,
+        integratorId,
+        amount: input.amount,
+        currency: input.currency,
+        orderReference: input.order_reference,
+        beneficiaryConnection: input.beneficiary_connection,
+      }),
     );
   }
 
   /** Newest first, own collections only; filters by order, status and creation time. */
   @QueryParams('order_reference', 'status', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<CollectionResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<CollectionResource>> {
     const page = parseListQuery(query, ['order_reference', 'status'] as const, { oneOf: { status: COLLECTION_STATUSES }, createdRange: true });
-    return this.gateway.bus.request('collections.list', { integratorId, ...page });
+    return this.bus.request('collections.list', { integratorId, ...page });
   }
 
   @Get(':id')
-  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') collectionId: string): Promise<CollectionResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('collections.retrieve', { integratorId, collectionId });
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') collectionId: string): Promise<CollectionResource> {
+    return this.bus.request('collections.retrieve', { integratorId, collectionId });
   }
 }
 
@@ -87,33 +86,22 @@ export class CollectionsController {
  * agent's validation. Registered only when SANDBOX=true; otherwise these routes 404.
  */
 @Controller('v1/test_helpers/collections')
+@UseGuards(ApiKeyGuard)
 export class CollectionsTestHelpersController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @Post(':id/confirm_handover')
   @HttpCode(200)
-  async confirmHandover(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') collectionId: string,
-    @Body() body: unknown,
-  ): Promise<CollectionResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async confirmHandover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
     requireEmptyBody(body);
-    return this.gateway.bus.request('collections.confirm-handover', { integratorId, collectionId });
+    return this.bus.request('collections.confirm-handover', { integratorId, collectionId });
   }
 
   @JsonBody(ValidateDepositBody)
   @Post(':id/validate_deposit')
   @HttpCode(200)
-  async validateDeposit(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') collectionId: string,
-    @Body() body: unknown,
-  ): Promise<CollectionResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async validateDeposit(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
     const input = validateBody(ValidateDepositBody, body);
-    return this.gateway.bus.request('collections.validate-deposit', { integratorId, collectionId, amountReceived: input.amount_received }, { timeoutMs: 30_000 });
+    return this.bus.request('collections.validate-deposit', { integratorId, collectionId, amountReceived: input.amount_received }, { timeoutMs: 30_000 });
   }
 }

@@ -1,13 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type ListResource, type RefundResource } from '@pay/contracts';
 import { hasPrefix } from '@pay/kernel';
-import { GatewayCore } from '../gateway.core';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { IsAmount, validateBody } from '../http/validation';
-import { parseListQuery } from './list-query';
-import { checkIdempotencyKey, STRING_LENGTH_MAX } from './payments.controller';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { parseListQuery } from './list-query';
 
 export class CreateRefundBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payment!: string;
@@ -17,47 +20,36 @@ export class CreateRefundBody {
 
 /** Refunds of succeeded payments (Pay), wholly or in parts, to the customer's balance. */
 @Controller('v1/refunds')
+@UseGuards(ApiKeyGuard)
 export class RefundsController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly idempotency: IdempotencyStore,
+  ) {}
 
   /** `201` with the refund, `succeeded` or `failed` (insufficient_balance: nothing moved). */
   @JsonBody(CreateRefundBody)
   @Post()
   @HttpCode(201)
-  async create(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: unknown,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-  ): Promise<RefundResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const input = validateBody(CreateRefundBody, body);
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<RefundResource> {
+    const input = validateBody(CreateRefundBody, request.body);
     if (!hasPrefix(input.payment, 'payment')) {
       throw new ServiceError('invalid_request', 'payment must be the id of a payment (pay_…): only Pay payments can be refunded', 'payment');
     }
-    const key = checkIdempotencyKey(idempotencyKey);
-    return this.gateway.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/refunds', body, objectKind: 'refund', reply }, (refundId) =>
-      this.gateway.bus.request('payments.refunds.create', {
-        refundId,
-        integratorId,
-        paymentId: input.payment,
-        amount: input.amount ?? null,
-        reason: input.reason ?? null,
-      }),
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/refunds', objectKind: 'refund' }, request, (refundId) =>
+      this.bus.request('payments.refunds.create', { refundId, integratorId, paymentId: input.payment, amount: input.amount ?? null, reason: input.reason ?? null }),
     );
   }
 
   @QueryParams('payment', ...LIST_QUERY)
   @Get()
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<RefundResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const page = parseListQuery(query, ['payment'] as const);
-    return this.gateway.bus.request('payments.refunds.list', { integratorId, ...page });
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<RefundResource>> {
+    return this.bus.request('payments.refunds.list', { integratorId, ...parseListQuery(query, ['payment'] as const) });
   }
 
   @Get(':id')
-  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string): Promise<RefundResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('payments.refunds.retrieve', { integratorId, id });
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<RefundResource> {
+    return this.bus.request('payments.refunds.retrieve', { integratorId, id });
   }
 }

@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { DEADLINE_TOPICS, ServiceError, type ClockResource, type PaymentResource } from '@pay/contracts';
-import { iso } from '@pay/kernel';
-import { GatewayCore } from '../gateway.core';
+import { iso, type OffsetClock } from '@pay/kernel';
+import { CLOCK, ServiceClockStore } from '@pay/platform';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
+import { STRING_LENGTH_MAX } from '../http/limits';
 import { requireEmptyBody, validateBody } from '../http/validation';
-import { STRING_LENGTH_MAX } from './payments.controller';
 import { JsonBody } from '../openapi/describe';
 
 class AuthorizeBody {
@@ -24,53 +26,45 @@ class AdvanceBody {
  * agents' applications do in live mode. Registered only when SANDBOX=true; otherwise these routes 404.
  */
 @Controller('v1/test_helpers')
+@UseGuards(ApiKeyGuard)
 export class TestHelpersController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly serviceClock: OffsetClock,
+    private readonly clockStore: ServiceClockStore,
+    private readonly directory: DirectoryRepository,
+  ) {}
 
   @JsonBody(AuthorizeBody)
   @Post('payments/:id/authorize')
   @HttpCode(200)
-  async authorize(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') paymentId: string,
-    @Body() body: unknown,
-  ): Promise<PaymentResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async authorize(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') paymentId: string, @Body() body: unknown): Promise<PaymentResource> {
     const input = validateBody(AuthorizeBody, body);
-    const customer = await this.gateway.directory.findCustomer(input.customer);
+    const customer = await this.directory.findCustomer(input.customer);
     if (!customer) throw new ServiceError('invalid_request', `no such customer: '${input.customer}'`, 'customer');
-    return this.gateway.bus.request('payments.authorize', { integratorId, paymentId, customer });
+    return this.bus.request('payments.authorize', { integratorId, paymentId, customer });
   }
 
   @Post('payments/:id/decline')
   @HttpCode(200)
-  async decline(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Param('id') paymentId: string,
-    @Body() body: unknown,
-  ): Promise<PaymentResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async decline(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') paymentId: string, @Body() body: unknown): Promise<PaymentResource> {
     requireEmptyBody(body);
-    return this.gateway.bus.request('payments.decline', { integratorId, paymentId });
+    return this.bus.request('payments.decline', { integratorId, paymentId });
   }
 
   @Get('clock')
-  async clock(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ClockResource> {
-    await this.gateway.authenticate(request, reply);
-    return { object: 'clock', now: iso(this.gateway.clock.now()) };
+  clock(): ClockResource {
+    return { object: 'clock', now: iso(this.serviceClock.now()) };
   }
 
   /** Moves the service clock forward, then has every app apply the deadlines now passed, before answering. */
   @JsonBody(AdvanceBody)
   @Post('clock/advance')
   @HttpCode(200)
-  async advance(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown): Promise<ClockResource> {
-    await this.gateway.authenticate(request, reply);
+  async advance(@Body() body: unknown): Promise<ClockResource> {
     const { seconds } = validateBody(AdvanceBody, body);
-    const clockOffsetMs = await this.gateway.clockStore.advance(this.gateway.clock, seconds);
-    for (const topic of DEADLINE_TOPICS) await this.gateway.bus.request(topic, { clockOffsetMs }, { timeoutMs: 60_000 });
-    return { object: 'clock', now: iso(this.gateway.clock.now()) };
+    const clockOffsetMs = await this.clockStore.advance(this.serviceClock, seconds);
+    for (const topic of DEADLINE_TOPICS) await this.bus.request(topic, { clockOffsetMs }, { timeoutMs: 60_000 });
+    return { object: 'clock', now: iso(this.serviceClock.now()) };
   }
 }

@@ -1,14 +1,15 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { EVENT_TYPES, type DeliveryResource, type EndpointDeliveryResource, type EventResource, type ListResource, type WebhookEndpointResource } from '@pay/contracts';
-import { GatewayCore } from '../gateway.core';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
+import { URL_LENGTH_MAX } from '../http/limits';
 import { requireEmptyBody, validateBody } from '../http/validation';
-import { parseListQuery } from './list-query';
-import { checkIdempotencyKey } from './payments.controller';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
-
-export const URL_LENGTH_MAX = 2048;
+import { parseListQuery } from './list-query';
 
 class CreateEndpointBody {
   @IsDefined() @IsString() @MaxLength(URL_LENGTH_MAX) url!: string;
@@ -29,55 +30,43 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /** Webhook endpoints: created, listed, updated, disabled, given a new secret, deleted; their deliveries. The URL is checked against SSRF by the webhooks app. */
 @Controller('v1/webhook_endpoints')
+@UseGuards(ApiKeyGuard)
 export class WebhookEndpointsController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly idempotency: IdempotencyStore,
+  ) {}
 
   @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
-  async create(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: unknown,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-  ): Promise<WebhookEndpointResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const input = validateBody(CreateEndpointBody, body);
-    const key = checkIdempotencyKey(idempotencyKey);
-    return this.gateway.idempotency.run(
-      { scope: integratorId, key, endpoint: 'POST /v1/webhook_endpoints', body, objectKind: 'webhookEndpoint', reply },
-      (endpointId) =>
-        this.gateway.bus.request('webhooks.endpoints.create', {
-          endpointId,
-          integratorId,
-          url: input.url,
-          enabledEvents: [...new Set(input.enabled_events ?? ['*'])],
-        }),
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<WebhookEndpointResource> {
+    const input = validateBody(CreateEndpointBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/webhook_endpoints', objectKind: 'webhookEndpoint' }, request, (endpointId) =>
+      this.bus.request('webhooks.endpoints.create', { endpointId, integratorId, url: input.url, enabledEvents: [...new Set(input.enabled_events ?? ['*'])] }),
     );
   }
 
   @QueryParams(...LIST_QUERY)
   @Get()
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<WebhookEndpointResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<WebhookEndpointResource>> {
     const { limit, startingAfter } = parseListQuery(query);
-    return this.gateway.bus.request('webhooks.endpoints.list', { integratorId, limit, ...(startingAfter ? { startingAfter } : {}) });
+    return this.bus.request('webhooks.endpoints.list', { integratorId, limit, ...(startingAfter ? { startingAfter } : {}) });
   }
 
   @Get(':id')
-  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string): Promise<WebhookEndpointResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('webhooks.endpoints.retrieve', { integratorId, id });
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<WebhookEndpointResource> {
+    return this.bus.request('webhooks.endpoints.retrieve', { integratorId, id });
   }
 
   /** Changes url, enabled_events or status; a disabled endpoint is sent nothing (nor later the events of that time). */
   @JsonBody(UpdateEndpointBody)
   @Post(':id')
   @HttpCode(200)
-  async update(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async update(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
     const input = validateBody(UpdateEndpointBody, body);
-    return this.gateway.bus.request('webhooks.endpoints.update', {
+    return this.bus.request('webhooks.endpoints.update', {
       integratorId,
       id,
       ...(input.url === undefined ? {} : { url: input.url }),
@@ -89,18 +78,16 @@ export class WebhookEndpointsController {
   /** A new secret, shown once here; for 24 hours deliveries are signed with the old one too. */
   @Post(':id/rotate_secret')
   @HttpCode(200)
-  async rotateSecret(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async rotateSecret(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
     requireEmptyBody(body);
-    return this.gateway.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
+    return this.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
   }
 
   @QueryParams('status', ...LIST_QUERY)
   @Get(':id/deliveries')
-  async deliveries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Query() query: unknown): Promise<ListResource<EndpointDeliveryResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Query() query: unknown): Promise<ListResource<EndpointDeliveryResource>> {
     const { limit, startingAfter, filters } = parseListQuery(query, ['status'] as const, { oneOf: { status: DELIVERY_STATUSES } });
-    return this.gateway.bus.request('webhooks.endpoints.deliveries', {
+    return this.bus.request('webhooks.endpoints.deliveries', {
       integratorId,
       id,
       limit,
@@ -113,50 +100,45 @@ export class WebhookEndpointsController {
   @JsonBody(RecoverBody)
   @Post(':id/recover')
   @HttpCode(200)
-  async recover(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Body() body: unknown) {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async recover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown) {
     const { since } = validateBody(RecoverBody, body);
-    return this.gateway.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(since).toISOString() });
+    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(since).toISOString() });
   }
 
   @Delete(':id')
-  async remove(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string) {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('webhooks.endpoints.delete', { integratorId, id });
+  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string) {
+    return this.bus.request('webhooks.endpoints.delete', { integratorId, id });
   }
 }
 
 /** Events (contract section 6): listed newest first, retrieved, redelivered, and their delivery attempts. */
 @Controller('v1/events')
+@UseGuards(ApiKeyGuard)
 export class EventsController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @QueryParams('type', 'object_id', 'created_gte', 'created_lt', ...LIST_QUERY)
   @Get()
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<EventResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<EventResource>> {
     const page = parseListQuery(query, ['type', 'object_id'] as const, { oneOf: { type: EVENT_TYPES }, createdRange: true });
-    return this.gateway.bus.request('webhooks.events.list', { integratorId, ...page });
+    return this.bus.request('webhooks.events.list', { integratorId, ...page });
   }
 
   @Get(':id')
-  async retrieve(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string): Promise<EventResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('webhooks.events.retrieve', { integratorId, id });
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<EventResource> {
+    return this.bus.request('webhooks.events.retrieve', { integratorId, id });
   }
 
   /** Sends the event again to the integrator's matching endpoints: same id and body, a fresh timestamp. */
   @Post(':id/redeliver')
   @HttpCode(200)
-  async redeliver(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string, @Body() body: unknown): Promise<EventResource> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
+  async redeliver(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<EventResource> {
     requireEmptyBody(body);
-    return this.gateway.bus.request('webhooks.events.redeliver', { integratorId, id });
+    return this.bus.request('webhooks.events.redeliver', { integratorId, id });
   }
 
   @Get(':id/deliveries')
-  async deliveries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string): Promise<ListResource<DeliveryResource>> {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    return this.gateway.bus.request('webhooks.events.deliveries', { integratorId, id });
+  async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ListResource<DeliveryResource>> {
+    return this.bus.request('webhooks.events.deliveries', { integratorId, id });
   }
 }

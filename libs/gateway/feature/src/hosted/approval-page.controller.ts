@@ -1,13 +1,16 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { SupplierPaymentResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
-import { GatewayCore } from '../gateway.core';
-import { errorMessage, formOf, notFoundAsUndefined, redirect, refusalCode, sameToken } from './forms';
-import { HostedPages } from './hosted-pages';
-import { readCookie, SIGN_IN_CSRF_COOKIE, signInCsrfToken, type Session } from './sessions';
-import { SIGN_IN_LOCK_MINUTES } from './sign-in-limiter';
-import type { GatewayViews } from './view-models';
+import { DirectoryRepository } from '../directory/directory.repository';
+import { PeopleRepository } from '../directory/people.repository';
+import { errorMessage, notFoundAsUndefined, redirect } from './forms';
+import { runPageAction } from './page-actions';
+import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
+import { HostedPages } from './views/hosted-pages';
+import type { GatewayViews } from './views/view-models';
 
 const PAGE = '/hosted/supplier_payments';
 
@@ -29,7 +32,11 @@ const ERRORS: Readonly<Record<string, MessageKey>> = {
 @Controller('hosted/supplier_payments')
 export class ApprovalPageController {
   constructor(
-    private readonly gateway: GatewayCore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly directory: DirectoryRepository,
+    private readonly sessions: SessionStore,
+    private readonly signIns: SignInLimiter,
+    private readonly people: PeopleRepository,
     private readonly pages: HostedPages,
   ) {}
 
@@ -38,14 +45,14 @@ export class ApprovalPageController {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const [payer, supplier, fee] = await Promise.all([
-      this.gateway.directory.findConnection(payment.payer_connection),
-      this.gateway.bus
+      this.directory.findConnection(payment.payer_connection),
+      this.bus
         .request('supplier-payments.beneficiaries.retrieve', { beneficiaryId: payment.beneficiary, business: payment.payer_connection })
         .then((b) => b.account_name)
         .catch(() => payment.beneficiary),
       payment.fee_amount !== null
         ? Promise.resolve(payment.fee_amount)
-        : this.gateway.bus.request('ledger.fee-quote', { useCase: 'supplier_payment', feeMode: 'added', amount: payment.amount, currency: payment.currency }).then((q) => q.feeAmount),
+        : this.bus.request('ledger.fee-quote', { useCase: 'supplier_payment', feeMode: 'added', amount: payment.amount, currency: payment.currency }).then((q) => q.feeAmount),
     ]);
     const business = payer?.name ?? payment.payer_connection;
     const session = await this.boundSession(request, payment);
@@ -71,60 +78,48 @@ export class ApprovalPageController {
 
   @Post(':id/sign-in')
   async signIn(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const form = formOf(body);
-    if (!form || !sameToken(form.get('csrf'), readCookie(request, SIGN_IN_CSRF_COOKIE))) return this.pages.formExpired(request, reply);
+    const form = signInFormOf(body, request);
+    if (!form) return this.pages.formExpired(request, reply);
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, 200);
-    const login = `business_user:${loginName}`;
-    if (!(await this.gateway.signIns.attempt(login))) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
-    const user = loginName ? await this.gateway.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined;
-    if (!user) {
-      const locked = await this.gateway.signIns.failed(login);
-      return redirect(reply, `${PAGE}/${paymentId}?error=${locked ? 'locked' : 'sign_in'}`);
-    }
-    await this.gateway.signIns.succeeded(login);
+    const signedIn = await this.signIns.signIn(`business_user:${loginName}`, async () =>
+      loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined,
+    );
+    if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
     // The right password, but not a user of the paying business: no session for this payment.
-    if (user.business !== payment.payer_connection) return redirect(reply, `${PAGE}/${paymentId}?error=not_authorized`);
-    await this.gateway.sessions.open(reply, { kind: 'business_user', subjectId: user.id, objectId: paymentId });
+    if (signedIn.subject.business !== payment.payer_connection) return redirect(reply, `${PAGE}/${paymentId}?error=not_authorized`);
+    await this.sessions.open(reply, { kind: 'business_user', subjectId: signedIn.subject.id, objectId: paymentId });
     return redirect(reply, `${PAGE}/${paymentId}`);
   }
 
   @Post(':id/approve')
   async approve(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.act(paymentId, body, request, reply, () => this.gateway.bus.request('supplier-payments.approve', { integratorId: null, supplierPaymentId: paymentId }));
+    return this.act(paymentId, body, request, reply, () => this.bus.request('supplier-payments.approve', { integratorId: null, supplierPaymentId: paymentId }));
   }
 
   @Post(':id/reject')
   async reject(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.act(paymentId, body, request, reply, () => this.gateway.bus.request('supplier-payments.reject', { integratorId: null, supplierPaymentId: paymentId }));
+    return this.act(paymentId, body, request, reply, () => this.bus.request('supplier-payments.reject', { integratorId: null, supplierPaymentId: paymentId }));
   }
 
   /** A form post of a signed-in user: the session must be for this payment, its user of the payer business, and carry the form's CSRF token. */
   private async act(paymentId: string, body: unknown, request: FastifyRequest, reply: FastifyReply, command: () => Promise<unknown>) {
     const payment = await this.find(paymentId);
     const session = payment && (await this.boundSession(request, payment));
-    const form = formOf(body);
-    if (!session) return this.pages.sendMessage(request, reply, 403, { heading: 'page.sign_in_first', text: 'page.sign_in_first_text' });
-    if (!form || !sameToken(form.get('csrf'), session.csrfToken)) return this.pages.formExpired(request, reply);
-    try {
-      await command();
-    } catch (error) {
-      return redirect(reply, `${PAGE}/${paymentId}?error=${refusalCode(error, ERRORS)}`);
-    }
-    return redirect(reply, `${PAGE}/${paymentId}`);
+    return runPageAction(this.pages, request, reply, { session, body, page: `${PAGE}/${paymentId}`, errors: ERRORS }, command);
   }
 
   /** The session of a user of the payer business, opened on this payment's page. */
   private async boundSession(request: FastifyRequest, payment: SupplierPaymentResource): Promise<Session | undefined> {
-    const session = await this.gateway.sessions.current(request);
+    const session = await this.sessions.current(request);
     if (session?.kind !== 'business_user' || session.objectId !== payment.id) return undefined;
-    const user = await this.gateway.people.findBusinessUser(session.subjectId);
+    const user = await this.people.findBusinessUser(session.subjectId);
     return user?.business === payment.payer_connection ? session : undefined;
   }
 
   private find(supplierPaymentId: string): Promise<SupplierPaymentResource | undefined> {
-    return notFoundAsUndefined(() => this.gateway.bus.request('supplier-payments.retrieve', { integratorId: null, supplierPaymentId }));
+    return notFoundAsUndefined(() => this.bus.request('supplier-payments.retrieve', { integratorId: null, supplierPaymentId }));
   }
 }
 

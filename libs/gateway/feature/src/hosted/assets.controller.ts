@@ -1,6 +1,6 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { HostedPages } from './hosted-pages';
+import { HostedPages } from './views/hosted-pages';
 
 /** Cached briefly: the brand changes only with a restart. */
 const ASSET_CACHE = 'public, max-age=300';

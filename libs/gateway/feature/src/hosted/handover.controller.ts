@@ -1,6 +1,9 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayCore } from '../gateway.core';
+import { Controller, Get, Inject, Param, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { HandoverCodes } from './stores/handover-codes';
 
 /**
  * The integrator fetches a collection's handover code for its recipient (the wholesaler, who hands the
@@ -8,14 +11,17 @@ import { GatewayCore } from '../gateway.core';
  * collection is not found.
  */
 @Controller('v1/collections')
+@UseGuards(ApiKeyGuard)
 export class HandoverCodeController {
-  constructor(private readonly gateway: GatewayCore) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly handoverCodes: HandoverCodes,
+  ) {}
 
   @Get(':id/handover_code')
-  async handoverCode(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') collectionId: string) {
-    const { integratorId } = await this.gateway.authenticate(request, reply);
-    const collection = await this.gateway.bus.request('collections.retrieve', { integratorId, collectionId });
+  async handoverCode(@Integrator() { integratorId }: ApiKeyRecord, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') collectionId: string) {
+    const collection = await this.bus.request('collections.retrieve', { integratorId, collectionId });
     void reply.header('Cache-Control', 'no-store');
-    return { object: 'handover_code', collection: collection.id, code: await this.gateway.handoverCodes.codeOf(collection.id) };
+    return { object: 'handover_code', collection: collection.id, code: await this.handoverCodes.codeOf(collection.id) };
   }
 }

@@ -1,13 +1,15 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type PaymentResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
-import { GatewayCore } from '../gateway.core';
-import { errorMessage, formOf, notFoundAsUndefined, redirect, refusalCode, sameToken } from './forms';
-import { HostedPages } from './hosted-pages';
-import { readCookie, SIGN_IN_CSRF_COOKIE, signInCsrfToken, type Session } from './sessions';
-import { SIGN_IN_LOCK_MINUTES } from './sign-in-limiter';
-import type { GatewayViews } from './view-models';
+import { DirectoryRepository } from '../directory/directory.repository';
+import { errorMessage, notFoundAsUndefined, redirect } from './forms';
+import { runPageAction } from './page-actions';
+import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
+import { HostedPages } from './views/hosted-pages';
+import type { GatewayViews } from './views/view-models';
 
 const PAGE = '/hosted/payments';
 
@@ -28,7 +30,10 @@ const ERRORS: Readonly<Record<string, MessageKey>> = {
 @Controller('hosted/payments')
 export class PaymentPageController {
   constructor(
-    private readonly gateway: GatewayCore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly directory: DirectoryRepository,
+    private readonly sessions: SessionStore,
+    private readonly signIns: SignInLimiter,
     private readonly pages: HostedPages,
   ) {}
 
@@ -36,7 +41,7 @@ export class PaymentPageController {
   async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
-    const merchant = (await this.gateway.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
+    const merchant = (await this.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
     const session = await this.boundSession(request, paymentId);
     const step = payment.status !== 'pending' ? 'done' : session ? 'confirm' : 'sign_in';
     return this.pages.render(
@@ -59,60 +64,48 @@ export class PaymentPageController {
 
   @Post(':id/sign-in')
   async signIn(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const form = formOf(body);
-    if (!form || !sameToken(form.get('csrf'), readCookie(request, SIGN_IN_CSRF_COOKIE))) return this.pages.formExpired(request, reply);
+    const form = signInFormOf(body, request);
+    if (!form) return this.pages.formExpired(request, reply);
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const phone = (form.get('phone') ?? '').trim();
-    const login = `customer:${phone}`;
-    if (!(await this.gateway.signIns.attempt(login))) return redirect(reply, `${PAGE}/${paymentId}?error=locked`);
-    const customer = /^\+?[0-9 ]{4,20}$/.test(phone) ? await this.gateway.directory.signInCustomer(phone, form.get('pin') ?? '', payment.currency) : undefined;
-    if (!customer) {
-      const locked = await this.gateway.signIns.failed(login);
-      return redirect(reply, `${PAGE}/${paymentId}?error=${locked ? 'locked' : 'sign_in'}`);
-    }
-    await this.gateway.signIns.succeeded(login);
-    await this.gateway.sessions.open(reply, { kind: 'customer', subjectId: customer.id, objectId: paymentId });
+    const signedIn = await this.signIns.signIn(`customer:${phone}`, async () =>
+      /^\+?[0-9 ]{4,20}$/.test(phone) ? this.directory.signInCustomer(phone, form.get('pin') ?? '', payment.currency) : undefined,
+    );
+    if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+    await this.sessions.open(reply, { kind: 'customer', subjectId: signedIn.subject.id, objectId: paymentId });
     return redirect(reply, `${PAGE}/${paymentId}`);
   }
 
   @Post(':id/authorize')
   async authorize(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.act(paymentId, body, request, reply, async (session) => {
-      const customer = await this.gateway.directory.findCustomer(session.subjectId);
+      const customer = await this.directory.findCustomer(session.subjectId);
       if (!customer) throw new ServiceError('invalid_request', 'no such customer');
-      await this.gateway.bus.request('payments.authorize', { integratorId: null, paymentId, customer });
+      await this.bus.request('payments.authorize', { integratorId: null, paymentId, customer });
     });
   }
 
   @Post(':id/decline')
   async decline(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.act(paymentId, body, request, reply, async () => {
-      await this.gateway.bus.request('payments.decline', { integratorId: null, paymentId });
+      await this.bus.request('payments.decline', { integratorId: null, paymentId });
     });
   }
 
   /** A form post of a signed-in customer: the session must be for this payment and carry the form's CSRF token. */
   private async act(paymentId: string, body: unknown, request: FastifyRequest, reply: FastifyReply, command: (session: Session) => Promise<void>) {
     const session = await this.boundSession(request, paymentId);
-    const form = formOf(body);
-    if (!session) return this.pages.sendMessage(request, reply, 403, { heading: 'page.sign_in_first', text: 'page.sign_in_first_text' });
-    if (!form || !sameToken(form.get('csrf'), session.csrfToken)) return this.pages.formExpired(request, reply);
-    try {
-      await command(session);
-    } catch (error) {
-      return redirect(reply, `${PAGE}/${paymentId}?error=${refusalCode(error, ERRORS)}`);
-    }
-    return redirect(reply, `${PAGE}/${paymentId}`);
+    return runPageAction(this.pages, request, reply, { session, body, page: `${PAGE}/${paymentId}`, errors: ERRORS }, command);
   }
 
   private async boundSession(request: FastifyRequest, paymentId: string): Promise<Session | undefined> {
-    const session = await this.gateway.sessions.current(request);
+    const session = await this.sessions.current(request);
     return session?.kind === 'customer' && session.objectId === paymentId ? session : undefined;
   }
 
   private find(paymentId: string): Promise<PaymentResource | undefined> {
-    return notFoundAsUndefined(() => this.gateway.bus.request('payments.retrieve', { integratorId: null, paymentId }));
+    return notFoundAsUndefined(() => this.bus.request('payments.retrieve', { integratorId: null, paymentId }));
   }
 }
 

@@ -16,9 +16,13 @@ export interface IdempotentCall {
   key: string | undefined;
   /** e.g. `POST /v1/payments`: the same key on another endpoint is a reuse. */
   endpoint: string;
-  body: unknown;
   /** The kind of object created: its id is allocated once and kept with the key. */
   objectKind: IdKind;
+}
+
+/** The request of the create: its body (hashed with the key) and the reply a replay answers on. */
+export interface IdempotentRequest {
+  body: unknown;
   reply: FastifyReply;
 }
 
@@ -30,12 +34,12 @@ export interface IdempotentCall {
 export class IdempotencyStore {
   constructor(private readonly pool: Pool) {}
 
-  async run<T>(call: IdempotentCall, create: (objectId: string) => Promise<T>): Promise<T> {
+  async run<T>(call: IdempotentCall, request: IdempotentRequest, create: (objectId: string) => Promise<T>): Promise<T> {
     if (call.key === undefined) return create(newId(call.objectKind));
-    const requestSha256 = hashBody(call.body);
+    const requestSha256 = hashBody(request.body);
     const claimed = await this.claim(call, requestSha256);
     if ('replay' in claimed) {
-      void call.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
+      void request.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
       return claimed.replay.body as T;
     }
     try {

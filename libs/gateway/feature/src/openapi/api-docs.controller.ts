@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { notFound } from '@pay/contracts';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.core';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
 import { buildOpenApiDocument } from './document';
 
 export const GATEWAY_CONTROLLERS = Symbol('GatewayControllers');

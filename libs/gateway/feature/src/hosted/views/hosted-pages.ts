@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chooseLanguage, iconSvg, isLanguage, pageContext, stylesheet, Views, type Language, type MessageKey, type MessageParams } from '@pay/hosted-ui';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.core';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../../gateway.config';
 import { sendPage } from './headers';
-import { LANGUAGE_COOKIE, LANGUAGE_COOKIE_TTL_MS, readCookie, setCookie } from './sessions';
+import { LANGUAGE_COOKIE, LANGUAGE_COOKIE_TTL_MS, readCookie, setCookie } from '../stores/sessions';
 import type { GatewayViews } from './view-models';
 
-/** The gateway's templates and the agents' scanner script, beside src/ (copied to dist/ by the build). */
-const VIEWS_DIR = join(__dirname, '..', '..', 'views');
+/** The gateway's templates and the agents' scanner script, at the library's root (copied to dist/ by the build). */
+const VIEWS_DIR = join(__dirname, '..', '..', '..', 'views');
 export const SCAN_SCRIPT_PATH = '/hosted/assets/agent-scan.js';
 
 export interface RenderOptions {

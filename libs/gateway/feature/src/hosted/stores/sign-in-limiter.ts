@@ -52,4 +52,16 @@ export class SignInLimiter {
   async succeeded(login: string): Promise<void> {
     await this.pool.query('DELETE FROM gw_sign_in_attempts WHERE login = $1 AND (locked_until IS NULL OR locked_until <= now())', [login]);
   }
+
+  /**
+   * One sign-in: the attempt counted, then `verify` (the secret checked) only if the login is not
+   * locked, then the outcome recorded. The subject signed in, or the page's `?error=` code.
+   */
+  async signIn<T>(login: string, verify: () => Promise<T | undefined>): Promise<{ subject: T } | { refused: 'locked' | 'sign_in' }> {
+    if (!(await this.attempt(login))) return { refused: 'locked' };
+    const subject = await verify();
+    if (!subject) return { refused: (await this.failed(login)) ? 'locked' : 'sign_in' };
+    await this.succeeded(login);
+    return { subject };
+  }
 }

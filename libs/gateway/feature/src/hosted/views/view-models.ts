@@ -1,6 +1,6 @@
 import type { CashPaymentResource, CollectionResource, PaymentResource, SupplierPaymentResource } from '@pay/contracts';
 import type { MessageKey, MessageParams } from '@pay/hosted-ui';
-import type { ErrorMessage } from './forms';
+import type { ErrorMessage } from '../forms';
 
 /** What a page says once its object is no longer waiting for the person (paid, declined, expired…). */
 export interface Outcome {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
+import { formOf, sameToken } from '../forms';
 
 export type SessionKind = 'customer' | 'business_user' | 'agent';
 
@@ -66,6 +67,12 @@ export const signInCsrfToken = (request: FastifyRequest, reply: FastifyReply): s
   const token = randomToken();
   setCookie(reply, SIGN_IN_CSRF_COOKIE, token, SESSION_TTL_MS);
   return token;
+};
+
+/** A sign-in form's fields, when it carries the token of its double-submit cookie; else undefined (the form expired). */
+export const signInFormOf = (body: unknown, request: FastifyRequest): URLSearchParams | undefined => {
+  const form = formOf(body);
+  return form && sameToken(form.get('csrf'), readCookie(request, SIGN_IN_CSRF_COOKIE)) ? form : undefined;
 };
 
 export const readCookie = (request: FastifyRequest, name: string): string | undefined => {

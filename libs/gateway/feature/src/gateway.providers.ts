@@ -1,0 +1,54 @@
+import type { Provider, Type } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
+import { AdminAuthenticator, ApiKeyAuthenticator } from './auth/auth';
+import { RateLimiter } from './auth/rate-limiter';
+import { ConnectionAuthorization } from './directory/connection-authorization';
+import { DirectoryRepository } from './directory/directory.repository';
+import { PeopleRepository } from './directory/people.repository';
+import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config';
+import { AgentReads } from './hosted/agent/agent-reads';
+import { AgentSessions } from './hosted/agent/agent-sessions';
+import { AgentViews } from './hosted/agent/agent-views';
+import { HandoverCodes } from './hosted/stores/handover-codes';
+import { SessionStore } from './hosted/stores/sessions';
+import { SignInLimiter } from './hosted/stores/sign-in-limiter';
+import { HostedPages } from './hosted/views/hosted-pages';
+import { IdempotencyStore } from './idempotency/idempotency';
+import { IdempotencyPurge } from './idempotency/idempotency-purge';
+
+/** A store of the gateway's tables, on the shared pool. */
+const onPool = <T>(store: new (pool: Pool) => T, pool: symbol | string = PG_POOL): Provider => ({
+  provide: store as Type<T>,
+  useFactory: (given: Pool) => new store(given),
+  inject: [pool],
+});
+
+/** Each collaborator a controller or guard injects, one provider each (singletons of the module). */
+export const gatewayProviders = (config: GatewayConfig): Provider[] => [
+  { provide: GATEWAY_CONFIG, useValue: config },
+  onPool(DirectoryRepository),
+  onPool(PeopleRepository),
+  onPool(SessionStore),
+  onPool(SignInLimiter),
+  onPool(HandoverCodes),
+  onPool(ServiceClockStore),
+  /**
+   * Idempotency rows are written with asynchronous commit, off the request's critical fsync: the
+   * claim is made durable by the object's own (synchronous) append that follows it, and a lost
+   * completion only makes a retry create the same object id again, which answers the existing object.
+   */
+  onPool(IdempotencyStore, PG_POOL_ASYNC_COMMIT),
+  IdempotencyPurge,
+  {
+    provide: ApiKeyAuthenticator,
+    useFactory: (directory: DirectoryRepository) => new ApiKeyAuthenticator(directory, new RateLimiter(config.rateLimitPerSecond)),
+    inject: [DirectoryRepository],
+  },
+  { provide: AdminAuthenticator, useFactory: (directory: DirectoryRepository) => new AdminAuthenticator(config.adminApiKey, directory), inject: [DirectoryRepository] },
+  ConnectionAuthorization,
+  HostedPages,
+  AgentViews,
+  AgentSessions,
+  AgentReads,
+];

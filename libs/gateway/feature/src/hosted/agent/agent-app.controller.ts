@@ -1,0 +1,56 @@
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PeopleRepository } from '../../directory/people.repository';
+import { redirect } from '../forms';
+import { SessionStore, signInCsrfToken, signInFormOf } from '../stores/sessions';
+import { SignInLimiter } from '../stores/sign-in-limiter';
+import { AgentReads } from './agent-reads';
+import { AgentSessions } from './agent-sessions';
+import { AGENT_APP, AgentViews } from './agent-views';
+
+/**
+ * The cash agents' application at /hosted/agent: its home, sign-in and sign-out. An agent signs in
+ * (login and password) for the cash point they belong to; the session is bound to the agent and that
+ * cash point. A cashier works on cash payments (AgentCashPaymentsController) and deposits, a carrier
+ * on handovers (AgentCollectionsController).
+ */
+@Controller('hosted/agent')
+export class AgentAppController {
+  constructor(
+    private readonly agentSessions: AgentSessions,
+    private readonly sessions: SessionStore,
+    private readonly signIns: SignInLimiter,
+    private readonly people: PeopleRepository,
+    private readonly reads: AgentReads,
+    private readonly views: AgentViews,
+  ) {}
+
+  @Get()
+  async home(@Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const signedIn = await this.agentSessions.current(request);
+    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error);
+    const { agent, session } = signedIn;
+    return this.views.home(request, reply, agent, session.csrfToken, await this.reads.cashPointName(agent.cashPoint), error);
+  }
+
+  @Post('sign-in')
+  async signIn(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const form = signInFormOf(body, request);
+    if (!form) return this.views.formExpired(request, reply);
+    const loginName = (form.get('login') ?? '').trim().slice(0, 200);
+    const signedIn = await this.signIns.signIn(`agent:${loginName}`, async () =>
+      loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined,
+    );
+    if ('refused' in signedIn) return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}`);
+    await this.sessions.open(reply, { kind: 'agent', subjectId: signedIn.subject.id, objectId: signedIn.subject.cashPoint });
+    return redirect(reply, AGENT_APP);
+  }
+
+  @Post('sign-out')
+  async signOut(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.agentSessions.post(body, request, reply, null, async () => {
+      await this.sessions.close(request, reply);
+      return AGENT_APP;
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { latinDigits, parseAmount } from '@pay/kernel';
+import { DirectoryRepository } from '../../directory/directory.repository';
+import { seeOther } from '../forms';
+import { HandoverCodes } from '../stores/handover-codes';
+import { SignInLimiter } from '../stores/sign-in-limiter';
+import { AgentReads, depositRefusal, runCommand } from './agent-reads';
+import { AgentSessions } from './agent-sessions';
+import { AGENT_APP, AgentViews, collectionPath } from './agent-views';
+
+/**
+ * Collections in the agents' application: a cashier validates the deposit of a collection whose
+ * deposit point is their cash point (collections.validate-deposit); a carrier confirms a collection's
+ * handover with the code the recipient gives them (collections.confirm-handover).
+ */
+@Controller('hosted/agent')
+export class AgentCollectionsController {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly agentSessions: AgentSessions,
+    private readonly directory: DirectoryRepository,
+    private readonly signIns: SignInLimiter,
+    private readonly handoverCodes: HandoverCodes,
+    private readonly reads: AgentReads,
+    private readonly views: AgentViews,
+  ) {}
+
+  @Post('find-collection')
+  async findCollection(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.agentSessions.post(body, request, reply, 'cashier', async (form, { agent }) => {
+      const collection = await this.reads.collection((form.get('collection') ?? '').trim());
+      if (!collection) return `${AGENT_APP}?error=collection_unknown`;
+      const refused = depositRefusal(collection, agent);
+      return refused ? `${AGENT_APP}?error=${refused}` : collectionPath(collection.id);
+    });
+  }
+
+  @Get('collections/:id')
+  async collection(@Param('id') collectionId: string, @Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const signedIn = await this.agentSessions.current(request);
+    if (!signedIn) return seeOther(reply, AGENT_APP);
+    const collection = await this.reads.collection(collectionId);
+    if (!collection) return this.views.notFound(request, reply, 'agent.collection_not_found');
+    // A cashier sees only the collections to deposit at their cash point; a carrier only the status after a handover.
+    if (signedIn.agent.role === 'cashier' && collection.deposit?.point !== signedIn.agent.cashPoint) return seeOther(reply, `${AGENT_APP}?error=not_your_point`);
+    const recipient = (await this.directory.findConnection(collection.beneficiary_connection))?.name ?? collection.beneficiary_connection;
+    return this.views.collection(request, reply, signedIn.agent, signedIn.session.csrfToken, collection, recipient, error);
+  }
+
+  @Post('collections/:id/validate-deposit')
+  async validateDeposit(@Param('id') collectionId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const back = collectionPath(collectionId);
+    return this.agentSessions.post(body, request, reply, 'cashier', async (form, { agent }) => {
+      const collection = await this.reads.collection(collectionId);
+      if (!collection) return `${AGENT_APP}?error=collection_unknown`;
+      const refused = depositRefusal(collection, agent);
+      if (refused) return `${AGENT_APP}?error=${refused}`;
+      const amountReceived = parseAmount(form.get('amount') ?? '', collection.currency, true);
+      if (amountReceived === undefined) return `${back}?error=amount_format`;
+      return runCommand(back, () => this.bus.request('collections.validate-deposit', { integratorId: null, collectionId, amountReceived }, { timeoutMs: 30_000 }));
+    });
+  }
+
+  /** The carrier types the collection id and the recipient's code; wrong codes lock that collection's handover after five. */
+  @Post('handover')
+  async handover(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.agentSessions.post(body, request, reply, 'carrier', async (form) => {
+      const collection = await this.reads.collection((form.get('collection') ?? '').trim());
+      if (!collection) return `${AGENT_APP}?error=collection_unknown`;
+      const attempts = `handover:${collection.id}`;
+      if (!(await this.signIns.attempt(attempts))) return `${AGENT_APP}?error=handover_locked`;
+      if (!(await this.handoverCodes.matches(collection.id, latinDigits(form.get('code') ?? '').slice(0, 20)))) {
+        return `${AGENT_APP}?error=${(await this.signIns.failed(attempts)) ? 'handover_locked' : 'handover_code'}`;
+      }
+      await this.signIns.succeeded(attempts);
+      const back = collectionPath(collection.id);
+      const done = await runCommand(back, () => this.bus.request('collections.confirm-handover', { integratorId: null, collectionId: collection.id }));
+      return done === back ? back : `${AGENT_APP}?error=${new URL(done, 'http://x').searchParams.get('error') ?? 'failed'}`;
+    });
+  }
+}

@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import type { CashPaymentResource, CollectionResource } from '@pay/contracts';
+import type { Agent } from '../../directory/people.repository';
+import { notFoundAsUndefined, refusalCode } from '../forms';
+import { AGENT_ERRORS } from './agent-views';
+
+const COLLECTION_ID = /^col_[A-Za-z0-9]{1,64}$/;
+
+/** What the agents' pages read over the bus (any integrator's objects: an agent serves them all), and their commands. */
+@Injectable()
+export class AgentReads {
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+
+  cashPayment(cashPaymentId: string): Promise<CashPaymentResource | undefined> {
+    return notFoundAsUndefined(() => this.bus.request('cash.cash-payments.retrieve', { integratorId: null, cashPaymentId }));
+  }
+
+  async collection(collectionId: string): Promise<CollectionResource | undefined> {
+    if (!COLLECTION_ID.test(collectionId)) return undefined;
+    return notFoundAsUndefined(() => this.bus.request('collections.retrieve', { integratorId: null, collectionId }));
+  }
+
+  /** The cash point's name, or its id when it cannot be read. */
+  async cashPointName(cashPointId: string): Promise<string> {
+    try {
+      return (await this.bus.request('cash.cash-points.retrieve', { cashPointId })).name;
+    } catch {
+      return cashPointId;
+    }
+  }
+}
+
+/** Runs a command; on a refusal, back to the page with the reason. */
+export const runCommand = async (back: string, command: () => Promise<unknown>): Promise<string> => {
+  try {
+    await command();
+    return back;
+  } catch (error) {
+    return `${back}?error=${refusalCode(error, AGENT_ERRORS)}`;
+  }
+};
+
+/** Why this agent may not validate this collection's deposit, if so. */
+export const depositRefusal = (collection: CollectionResource, agent: Agent): string | undefined =>
+  collection.deposit === null ? 'not_collected' : collection.deposit.point !== agent.cashPoint ? 'not_your_point' : undefined;

@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CashPaymentResource, CollectionResource } from '@pay/contracts';
+import type { MessageKey } from '@pay/hosted-ui';
+import { decimalAmount } from '@pay/kernel';
+import type { Agent } from '../../directory/people.repository';
+import { errorMessage } from '../forms';
+import { SIGN_IN_LOCK_MINUTES } from '../stores/sign-in-limiter';
+import { HostedPages } from '../views/hosted-pages';
+
+/** The application's root; its pages and forms are below it. */
+export const AGENT_APP = '/hosted/agent';
+
+export const cashPaymentPath = (cashPaymentId: string): string => `${AGENT_APP}/cash_payments/${encodeURIComponent(cashPaymentId)}`;
+export const collectionPath = (collectionId: string): string => `${AGENT_APP}/collections/${encodeURIComponent(collectionId)}`;
+
+/** The application's `?error=` codes and their messages. */
+export const AGENT_ERRORS: Readonly<Record<string, MessageKey>> = {
+  sign_in: 'error.sign_in_password',
+  locked: 'error.locked_password',
+  reference_mistyped: 'error.reference_mistyped',
+  reference_unknown: 'error.reference_unknown',
+  collection_unknown: 'error.collection_unknown',
+  not_your_point: 'error.not_your_point',
+  not_collected: 'error.not_collected',
+  amount_format: 'error.amount_format',
+  invalid_amount: 'error.invalid_amount',
+  invalid_status: 'error.agent_invalid_status',
+  handover_code: 'error.handover_code',
+  handover_locked: 'error.handover_locked',
+  role: 'error.role',
+  failed: 'error.agent_failed',
+};
+
+/** What an agent is told about a collection, by status. */
+const COLLECTION_NOTICE: Readonly<Record<CollectionResource['status'], MessageKey | null>> = {
+  awaiting_collection: null,
+  collected_awaiting_deposit: 'agent.handover_done',
+  deposit_under_review: 'agent.deposit_review',
+  settled: 'agent.deposit_settled',
+};
+
+/** `4821093756` → `482 109 3756`, as on the instructions page. */
+const groupReference = (reference: string): string => `${reference.slice(0, 3)} ${reference.slice(3, 6)} ${reference.slice(6)}`;
+
+/** The agents' pages: each view's model built from what the controllers found, rendered by HostedPages. */
+@Injectable()
+export class AgentViews {
+  constructor(private readonly pages: HostedPages) {}
+
+  signIn(request: FastifyRequest, reply: FastifyReply, csrf: string, error: unknown): string {
+    return this.pages.render(request, reply, 'agent-sign-in', { csrf, error: this.lockError(error) }, { title: ['agent.sign_in_title'] });
+  }
+
+  home(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, point: string, error: unknown): string {
+    const cashier = agent.role === 'cashier';
+    return this.pages.render(
+      request,
+      reply,
+      'agent-home',
+      { agentName: agent.name, roleKey: `role.${agent.role}`, cashier, point, csrf, error: this.lockError(error) },
+      { title: ['agent.title'], scanner: cashier },
+    );
+  }
+
+  cashPayment(request: FastifyRequest, reply: FastifyReply, csrf: string, payment: CashPaymentResource, merchant: string, error: unknown): string {
+    return this.pages.render(
+      request,
+      reply,
+      'agent-cash-payment',
+      {
+        payment,
+        reference: groupReference(payment.payment_reference),
+        merchant,
+        statusKey: `status.cash_payment.${payment.status}`,
+        csrf,
+        error: errorMessage(AGENT_ERRORS, error, { example: decimalAmount(payment.amount, payment.currency) }),
+      },
+      { title: ['agent.cash_payment_heading'] },
+    );
+  }
+
+  collection(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, collection: CollectionResource, recipient: string, error: unknown): string {
+    const canValidate = agent.role === 'cashier' && collection.status === 'collected_awaiting_deposit';
+    return this.pages.render(
+      request,
+      reply,
+      'agent-collection',
+      {
+        collection,
+        recipient,
+        statusKey: `status.collection.${collection.status}`,
+        canValidate,
+        notice: canValidate ? null : COLLECTION_NOTICE[collection.status],
+        csrf,
+        error: errorMessage(AGENT_ERRORS, error, { example: decimalAmount(collection.amount, collection.currency), minutes: SIGN_IN_LOCK_MINUTES }),
+      },
+      { title: ['field.collection'] },
+    );
+  }
+
+  notFound(request: FastifyRequest, reply: FastifyReply, heading: 'agent.cash_payment_not_found' | 'agent.collection_not_found'): string {
+    return this.pages.message(request, reply, 404, { heading, text: 'page.not_found_text', link: { href: AGENT_APP, label: 'layout.back' } });
+  }
+
+  signInFirst(request: FastifyRequest, reply: FastifyReply): void {
+    this.pages.sendMessage(request, reply, 403, { heading: 'page.sign_in_first', text: 'agent.sign_in_first_text', link: { href: AGENT_APP, label: 'action.sign_in' } });
+  }
+
+  formExpired(request: FastifyRequest, reply: FastifyReply): void {
+    this.pages.formExpired(request, reply);
+  }
+
+  private lockError(error: unknown) {
+    return errorMessage(AGENT_ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES });
+  }
+}

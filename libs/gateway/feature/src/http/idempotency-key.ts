@@ -1,0 +1,38 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '@pay/contracts';
+import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../idempotency/idempotency';
+
+/** The header of a create's idempotency key (contract section 3), as Node lower-cases it. */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+/** The Idempotency-Key where a create requires one (POST /v1/payments). */
+export const requireIdempotencyKey = (key: string | undefined): string => {
+  if (key === undefined || key === '') throw new ServiceError('invalid_request', 'the Idempotency-Key header is required on this request', 'Idempotency-Key');
+  return checkIdempotencyKey(key)!;
+};
+
+/** The Idempotency-Key where a create honours one when sent. */
+export const checkIdempotencyKey = (key: string | undefined): string | undefined => {
+  if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_LENGTH_MAX)) {
+    throw new ServiceError('invalid_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} characters`, 'Idempotency-Key');
+  }
+  return key;
+};
+
+/**
+ * What an idempotent create reads of its request: the JSON body (hashed with the key), the raw
+ * Idempotency-Key header (checked by the handler, after the body, as the contract orders it) and the
+ * reply (a replay sets its status and Idempotent-Replayed on it).
+ */
+export interface CreateRequest {
+  body: unknown;
+  idempotencyKey: string | undefined;
+  reply: FastifyReply;
+}
+
+export const Creation = createParamDecorator((_data: unknown, context: ExecutionContext): CreateRequest => {
+  const http = context.switchToHttp();
+  const request = http.getRequest<FastifyRequest>();
+  return { body: request.body, idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER] as string | undefined, reply: http.getResponse<FastifyReply>() };
+});

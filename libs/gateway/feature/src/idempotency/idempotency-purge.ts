@@ -1,0 +1,24 @@
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { IdempotencyStore } from './idempotency';
+
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Deletes expired idempotency keys once an hour while the gateway runs. */
+@Injectable()
+export class IdempotencyPurge implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('gateway');
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly store: IdempotencyStore) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => {
+      this.store.purgeExpired().catch((error: unknown) => this.logger.warn(`idempotency purge failed: ${String(error)}`));
+    }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+}
