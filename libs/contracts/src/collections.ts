@@ -1,5 +1,5 @@
 import type { Currency } from '@pay/kernel';
-import type { ApplyDeadlines, DeadlinesApplied, ListObjects } from './messages';
+import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type ListObjects, type MessageKeys } from './common';
 import type { ListResource } from './resources';
 
 /** The collections app: marketplace cash reconciliation (collection, deposit, settlement). */
@@ -79,13 +79,16 @@ export interface CollectionsTopics {
   'collections.unsettled': { request: { limit: number }; reply: CollectionResource[] };
 }
 
-export const COLLECTIONS_TOPICS = [
-  'collections.create',
-  'collections.retrieve',
-  'collections.confirm-handover',
-  'collections.validate-deposit',
-  'collections.resolve-deposit',
-  'collections.apply-deadlines',
-  'collections.list',
-  'collections.unsettled',
-] as const satisfies readonly (keyof CollectionsTopics)[];
+/** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
+export const COLLECTIONS_MESSAGE_KEYS = {
+  'collections.create': 'collectionId',
+  'collections.retrieve': 'collectionId',
+  'collections.confirm-handover': 'collectionId',
+  'collections.validate-deposit': 'collectionId',
+  'collections.resolve-deposit': 'collectionId',
+  'collections.apply-deadlines': null,
+  'collections.list': null,
+  'collections.unsettled': null,
+} as const satisfies MessageKeys<CollectionsTopics>;
+
+export const COLLECTIONS_TOPICS = topicsOf(COLLECTIONS_MESSAGE_KEYS);

@@ -1,3 +1,5 @@
+import { topicsOf, type MessageKeys } from './common';
+
 /**
  * Reconciliation: what each object's own history says must have moved in the ledger, by journal
  * reference (the object's id, or a refund's), as signed changes per account (+ credit, − debit).
@@ -28,14 +30,6 @@ export interface LedgerMovementsPage {
   nextAfterReference: string | null;
 }
 
-export const RECONCILIATION_TOPICS = [
-  'payments.expected-movements',
-  'cash.expected-movements',
-  'supplier-payments.expected-movements',
-  'collections.expected-movements',
-  'ledger.movements',
-] as const;
-
 export interface ReconciliationTopics {
   'payments.expected-movements': { request: ExpectedMovementsRequest; reply: ExpectedMovementsPage };
   'cash.expected-movements': { request: ExpectedMovementsRequest; reply: ExpectedMovementsPage };
@@ -43,6 +37,18 @@ export interface ReconciliationTopics {
   'collections.expected-movements': { request: ExpectedMovementsRequest; reply: ExpectedMovementsPage };
   'ledger.movements': { request: { afterReference: string | null; limit: number }; reply: LedgerMovementsPage };
 }
+
+/** Pages of every object or movement: about no entity, so a random key each. */
+export const RECONCILIATION_MESSAGE_KEYS = {
+  'payments.expected-movements': null,
+  'cash.expected-movements': null,
+  'supplier-payments.expected-movements': null,
+  'collections.expected-movements': null,
+  'ledger.movements': null,
+} as const satisfies MessageKeys<ReconciliationTopics>;
+
+/** Each served by the app its name starts with (topics.ts). */
+export const RECONCILIATION_TOPICS = topicsOf(RECONCILIATION_MESSAGE_KEYS);
 
 /** The signed changes of a movement of `amount` from one account to another, with a fee to the platform. */
 export const movement = (debit: string, credit: string, credited: number, debited: number, fee: number, currency: string): AccountDeltas => {

@@ -1,5 +1,5 @@
 import type { Currency } from '@pay/kernel';
-import type { ApplyDeadlines, DeadlinesApplied } from './messages';
+import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type MessageKeys } from './common';
 import type { ListResource } from './resources';
 
 /** The supplier-payments app: beneficiaries of businesses and the supplier payments made to them. */
@@ -99,15 +99,18 @@ export interface SupplierPaymentsTopics {
   'supplier-payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
 }
 
-export const SUPPLIER_PAYMENTS_TOPICS = [
-  'supplier-payments.beneficiaries.create',
-  'supplier-payments.beneficiaries.revoke',
-  'supplier-payments.beneficiaries.retrieve',
-  'supplier-payments.create',
-  'supplier-payments.retrieve',
-  'supplier-payments.list',
-  'supplier-payments.cancel',
-  'supplier-payments.approve',
-  'supplier-payments.reject',
-  'supplier-payments.apply-deadlines',
-] as const satisfies readonly (keyof SupplierPaymentsTopics)[];
+/** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
+export const SUPPLIER_PAYMENTS_MESSAGE_KEYS = {
+  'supplier-payments.beneficiaries.create': 'beneficiaryId',
+  'supplier-payments.beneficiaries.revoke': 'beneficiaryId',
+  'supplier-payments.beneficiaries.retrieve': 'beneficiaryId',
+  'supplier-payments.create': 'supplierPaymentId',
+  'supplier-payments.retrieve': 'supplierPaymentId',
+  'supplier-payments.list': null,
+  'supplier-payments.cancel': 'supplierPaymentId',
+  'supplier-payments.approve': 'supplierPaymentId',
+  'supplier-payments.reject': 'supplierPaymentId',
+  'supplier-payments.apply-deadlines': null,
+} as const satisfies MessageKeys<SupplierPaymentsTopics>;
+
+export const SUPPLIER_PAYMENTS_TOPICS = topicsOf(SUPPLIER_PAYMENTS_MESSAGE_KEYS);

@@ -1,8 +1,8 @@
 import { kafkaTopicsFor } from '@pay/bus';
 import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
 import { ensureDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
-import { startKafkaMock } from '@pay/testing';
 import { AppProcess } from './app-process';
+import { startKafkaMock } from '@pay/kafka-mock';
 
 /** Reply topics get a partition per caller instance, with room to scale out. */
 const REPLY_PARTITIONS = 4;

@@ -1,10 +1,16 @@
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** tools/kafka-mock: a librdkafka mock cluster as a process (built from C on first use). */
-const TOOL_DIR = resolve(__dirname, '../../../tools/kafka-mock');
+/**
+ * tools/kafka-mock: a librdkafka mock cluster as a process (built from C on first use), and this, its
+ * launcher. `npm run start:distributed` starts one when KAFKA_BROKERS is unset (@pay/topology), and the
+ * Kafka tests through @pay/testing. It belongs to no project and imports only Node's built-ins, so
+ * neither importer depends on the other (the launcher in either library would close a project circle:
+ * bus's tests -> testing -> topology -> bus).
+ */
+const TOOL_DIR = __dirname;
 export const KAFKA_MOCK_BINARY = join(TOOL_DIR, 'kafka-mock');
 const START_TIMEOUT_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 5_000;

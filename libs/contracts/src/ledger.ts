@@ -1,0 +1,165 @@
+import type { Currency } from '@pay/kernel';
+import { topicsOf, type MessageKeys } from './common';
+import type {
+  BalanceResource,
+  BalanceTransactionResource,
+  CashInTransitResource,
+  FeeRevenueResource,
+  JournalEntryResource,
+  LedgerAccountResource,
+  ListResource,
+  StatementResource,
+  TopupResource,
+  TrialBalanceResource,
+} from './resources';
+
+/** The ledger app: accounts, balanced transfers and the journal, and finance's reads of them. */
+
+export type LedgerAccountKind = 'customer' | 'connection' | 'beneficiary' | 'cash_point';
+
+/**
+ * The ledger account of the cash held at a cash point, one per currency it has received:
+ * `<cash point id>:<CUR>` (e.g. `cp_…:DZD`), opened on first use.
+ */
+export const cashPointAccount = (cashPointId: string, currency: Currency): string => `${cashPointId}:${currency}`;
+
+export interface OpenAccount {
+  owner: string;
+  kind: LedgerAccountKind;
+  currency: Currency;
+}
+
+export interface GetBalance {
+  owner: string;
+  /** ISO time: the balance as it stood then (movements created at or before it). */
+  asOf?: string;
+}
+
+export interface CreateTopup {
+  /** Idempotency: the top-up id is chosen by the caller; a repeat returns the same top-up. */
+  topupId: string;
+  owner: string;
+  amount: number;
+  currency: Currency;
+}
+
+/** The use case whose fee rule applies (fee schedule key). */
+export type FeeUseCase = 'payment' | 'cash_payment' | 'supplier_payment' | 'settlement';
+
+/** Movements of physical cash between custody accounts (handover, deposit, write-off): never a fee. */
+export type CashMovementKind = 'cash_handover' | 'cash_deposit' | 'cash_write_off';
+
+/** Money returned: a refund moves the amount back from the merchant to the customer, never with a fee. */
+export type ReturnKind = 'refund';
+
+/** What a transfer is for: its journal entry's kind, and for a fee use case the fee rule. */
+export type TransferUseCase = FeeUseCase | CashMovementKind | ReturnKind;
+
+/**
+ * One balanced movement: `amount` leaves `debitOwner`; the fee of `useCase` goes to the platform.
+ * feeMode `deducted`: the payee gets amount - fee (payments, cash, settlements).
+ * feeMode `added`: the payer pays amount + fee and the payee gets amount (supplier payments).
+ * feeMode `none`: the payee gets the amount, no fee whatever the schedule (required for cash movements).
+ * `operationId` makes the transfer idempotent: the same id always answers the first outcome.
+ */
+export interface ExecuteTransfer {
+  operationId: string;
+  reference: string;
+  useCase: TransferUseCase;
+  feeMode: 'deducted' | 'added' | 'none';
+  debitOwner: string;
+  creditOwner: string;
+  amount: number;
+  currency: Currency;
+}
+
+export type TransferOutcome =
+  | { status: 'completed'; entryId: string; feeAmount: number; netAmount: number; debitedAmount: number; createdAt: string }
+  | { status: 'rejected'; reason: 'insufficient_balance' };
+
+/** The fee the schedule would charge for a use case (shown before a payer approves). */
+export interface FeeQuoteRequest {
+  useCase: FeeUseCase;
+  feeMode: 'deducted' | 'added';
+  amount: number;
+  currency: Currency;
+}
+
+export interface FeeQuote {
+  feeAmount: number;
+  /** What leaves the payer: amount (fee deducted) or amount + fee (fee added). */
+  debitedAmount: number;
+}
+
+/** Entries of one reference, or of one account over a period; oldest first. */
+export type ListEntries =
+  | { reference: string }
+  | { account: string; from?: string; to?: string; limit: number; startingAfter?: string };
+
+export interface ListLedgerAccounts {
+  kind?: string;
+  currency?: string;
+  limit: number;
+  startingAfter?: string;
+}
+
+export interface StatementRequest {
+  account: string;
+  from: string;
+  to: string;
+  limit: number;
+  startingAfter?: string;
+}
+
+export interface Period {
+  from: string;
+  to: string;
+}
+
+/** A connection's movements, newest first (the gateway has checked that the connection is the caller's). */
+export interface ListBalanceTransactions {
+  owner: string;
+  limit: number;
+  startingAfter?: string;
+  source?: string;
+  createdGte?: string;
+  createdLt?: string;
+}
+
+export interface LedgerTopics {
+  'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
+  'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
+  'ledger.topup': { request: CreateTopup; reply: TopupResource };
+  'ledger.transfer': { request: ExecuteTransfer; reply: TransferOutcome };
+  'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
+  'ledger.trial-balance': { request: { asOf?: string }; reply: TrialBalanceResource };
+  'ledger.accounts.list': { request: ListLedgerAccounts; reply: ListResource<LedgerAccountResource> };
+  'ledger.statement': { request: StatementRequest; reply: StatementResource };
+  'ledger.fee-revenue': { request: Period; reply: FeeRevenueResource };
+  /** The cash custody balances per currency (the collections behind them come from the collections app). */
+  'ledger.cash-custody': { request: Record<string, never>; reply: Omit<CashInTransitResource, 'collections'> };
+  'ledger.fee-quote': { request: FeeQuoteRequest; reply: FeeQuote };
+  'ledger.balance-transactions.list': { request: ListBalanceTransactions; reply: ListResource<BalanceTransactionResource> };
+  /** Any connection's movement by id: the gateway answers 404 unless its connection is the caller's. */
+  'ledger.balance-transactions.retrieve': { request: { id: string }; reply: BalanceTransactionResource };
+}
+
+/** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
+export const LEDGER_MESSAGE_KEYS = {
+  'ledger.open-account': 'owner',
+  'ledger.get-balance': 'owner',
+  'ledger.topup': 'topupId',
+  'ledger.transfer': 'operationId',
+  /** By reference (an object's id); a page of an account's entries gets a random key. */
+  'ledger.entries': 'reference',
+  'ledger.trial-balance': null,
+  'ledger.accounts.list': null,
+  'ledger.statement': 'account',
+  'ledger.fee-revenue': null,
+  'ledger.cash-custody': null,
+  'ledger.fee-quote': null,
+  'ledger.balance-transactions.list': 'owner',
+  'ledger.balance-transactions.retrieve': 'id',
+} as const satisfies MessageKeys<LedgerTopics>;
+
+export const LEDGER_TOPICS = topicsOf(LEDGER_MESSAGE_KEYS);

@@ -1,0 +1,91 @@
+import { CASH_MESSAGE_KEYS, CASH_TOPICS, type CashTopics } from './cash';
+import { COLLECTIONS_MESSAGE_KEYS, COLLECTIONS_TOPICS, type CollectionsTopics } from './collections';
+import type { AppName, MessageKeys } from './common';
+import { LEDGER_MESSAGE_KEYS, LEDGER_TOPICS, type LedgerTopics } from './ledger';
+import { operationsTopicsOf, WEBHOOKS_OPERATIONS_TOPICS, type OperationsTopics } from './operations';
+import { PAYMENTS_MESSAGE_KEYS, PAYMENTS_TOPICS, type PaymentsTopics } from './payments';
+import { RECONCILIATION_MESSAGE_KEYS, type ReconciliationTopics } from './reconciliation';
+import { SUPPLIER_PAYMENTS_MESSAGE_KEYS, SUPPLIER_PAYMENTS_TOPICS, type SupplierPaymentsTopics } from './supplier-payments';
+import { WEBHOOKS_MESSAGE_KEYS, WEBHOOKS_TOPICS, type WebhooksTopics } from './webhooks';
+
+/**
+ * Request/reply messages between apps, by topic. The bus carries them as JSON; a reply is either the
+ * value below or an ErrorBody. This map is the whole surface one app may call on another. Each app's
+ * file declares its messages, its topics and their message keys, importing only common.ts, resources.ts
+ * and events.ts; this file alone composes them, so the contracts have no import circle.
+ */
+export interface RequestTopics
+  extends LedgerTopics,
+    PaymentsTopics,
+    WebhooksTopics,
+    CashTopics,
+    SupplierPaymentsTopics,
+    CollectionsTopics,
+    ReconciliationTopics,
+    OperationsTopics {}
+export type RequestTopic = keyof RequestTopics;
+
+/** Every app that holds deadlines answers this topic family; the clock owner calls each in turn. */
+/** In this order: the apps' expiries emit events that the webhooks app then delivers in the same advance. */
+export const DEADLINE_TOPICS = [
+  'payments.apply-deadlines',
+  'cash.apply-deadlines',
+  'supplier-payments.apply-deadlines',
+  'collections.apply-deadlines',
+  'webhooks.apply-deadlines',
+] as const satisfies readonly RequestTopic[];
+
+/**
+ * The operator's topics (operations.ts): a replay is keyed by its subscription, a bulk redelivery by
+ * its endpoint (absent: every one, a random key); the reads are about no entity.
+ */
+const OPERATIONS_MESSAGE_KEYS = {
+  'payments.operations.subscriptions': null,
+  'cash.operations.subscriptions': null,
+  'supplier-payments.operations.subscriptions': null,
+  'collections.operations.subscriptions': null,
+  'payments.operations.parked-events': null,
+  'cash.operations.parked-events': null,
+  'supplier-payments.operations.parked-events': null,
+  'collections.operations.parked-events': null,
+  'payments.operations.replay-parked': 'subscriptionId',
+  'cash.operations.replay-parked': 'subscriptionId',
+  'supplier-payments.operations.replay-parked': 'subscriptionId',
+  'collections.operations.replay-parked': 'subscriptionId',
+  'webhooks.operations.failed-deliveries': null,
+  'webhooks.operations.redeliver-failed': 'endpointId',
+  'webhooks.operations.failing-endpoints': null,
+} as const satisfies MessageKeys<OperationsTopics>;
+
+/**
+ * The field of each topic's request whose value keys its Kafka message (so that one object's requests
+ * stay in order on one partition); null, or the field absent from a message: a random key. Declared
+ * beside each app's topics (common.ts, MessageKeyOf: a request naming an entity is keyed by its id).
+ */
+export const REQUEST_MESSAGE_KEY: { readonly [T in RequestTopic]: string | null } = {
+  ...LEDGER_MESSAGE_KEYS,
+  ...PAYMENTS_MESSAGE_KEYS,
+  ...WEBHOOKS_MESSAGE_KEYS,
+  ...CASH_MESSAGE_KEYS,
+  ...SUPPLIER_PAYMENTS_MESSAGE_KEYS,
+  ...COLLECTIONS_MESSAGE_KEYS,
+  ...RECONCILIATION_MESSAGE_KEYS,
+  ...OPERATIONS_MESSAGE_KEYS,
+} satisfies MessageKeys<RequestTopics>;
+
+const owned = <A extends AppName, T extends RequestTopic>(app: A, topics: readonly T[]) => Object.fromEntries(topics.map((t) => [t, app])) as Record<T, A>;
+
+/**
+ * The app serving each request topic. Grouped by app in the order tools/print-request-topics.ts lists
+ * them for docker-compose.yml's kafka-init (one line per app).
+ */
+export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
+  ...owned('cash', [...CASH_TOPICS, ...operationsTopicsOf('cash'), 'cash.expected-movements']),
+  ...owned('supplier-payments', [...SUPPLIER_PAYMENTS_TOPICS, ...operationsTopicsOf('supplier-payments'), 'supplier-payments.expected-movements']),
+  ...owned('collections', [...COLLECTIONS_TOPICS, ...operationsTopicsOf('collections'), 'collections.expected-movements']),
+  ...owned('payments', [...operationsTopicsOf('payments'), 'payments.expected-movements', ...PAYMENTS_TOPICS]),
+  ...owned('webhooks', [...WEBHOOKS_OPERATIONS_TOPICS, ...WEBHOOKS_TOPICS]),
+  ...owned('ledger', ['ledger.movements', ...LEDGER_TOPICS]),
+};
+
+export const REQUEST_TOPICS = Object.keys(REQUEST_TOPIC_OWNER) as RequestTopic[];
