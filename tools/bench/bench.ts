@@ -5,6 +5,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '@pay/platform';
 import { runBaseline } from './baseline';
 import { stopAllLoad } from './load';
 import { RssSampler } from './memory';
+import { observabilityPhase, type ObservabilityOptions } from './observability';
 import { describeDelta, pgStats } from './pg-stats';
 import { fmt, table, type Row } from './report';
 import { authorizeScenario, createPendingPayments, createScenario, trialBalance } from './scenarios';
@@ -35,7 +36,19 @@ const CONFIG = {
   /** A failed attempt is retried about 5 s later: give up only after longer than that without an arrival. */
   webhookIdleTimeoutMs: 12_000,
   webhookMaxWaitMs: 60_000,
+  /** The observability phase: two services (off, on) loaded in turns, `rounds` batches each. */
+  observability: {
+    rounds: envInt('BENCH_OBSERVABILITY_ROUNDS', 4),
+    batch: envInt('BENCH_OBSERVABILITY_BATCH', 1_500),
+    warmUp: 300,
+    connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
+    pendingConcurrency: 32,
+    customers: 50,
+  } satisfies ObservabilityOptions,
 };
+
+/** `npm run bench -- --only observability`: that phase alone (a couple of minutes). */
+const ONLY = onlyPhase(['observability']);
 
 const TARGETS = { createP99Ms: 10, rssMb: 500, ratio: 0.3, deliveriesPerSecond: 1_000, webhookP99Ms: 100 };
 
@@ -62,6 +75,7 @@ async function main(): Promise<void> {
   cleanups.push(() => postgres.stop());
   const serviceDatabase = databaseNamed(postgres.url, 'bench_service');
   const baselineDatabase = databaseNamed(postgres.url, 'bench_baseline');
+  if (ONLY === 'observability') return observabilityOnly(postgres.url, root);
   await ensureDatabase(serviceDatabase);
   await ensureDatabase(baselineDatabase);
 
@@ -134,6 +148,8 @@ async function main(): Promise<void> {
     amount: PAYMENT_AMOUNT,
   });
   log(`baseline: ${baseline.transfers} transfers, ${fmt(baseline.perSecond)}/s, p50 ${fmt(baseline.p50Ms, 2)} ms, p99 ${fmt(baseline.p99Ms, 2)} ms`);
+  // Last: two more services, with the machine to themselves too.
+  const observability = await observabilityPhase((name) => databaseNamed(postgres.url, name), root, CONFIG.observability, cleanups, log);
 
   const ratio = authorize.succeededPerSecond / baseline.perSecond;
   const unexpected = webhooks.unexpected + webhooks.eventIdMismatches + backlog.unexpected + backlog.eventIdMismatches;
@@ -188,12 +204,20 @@ async function main(): Promise<void> {
     },
     { figure: 'webhooks: service max RSS (MB)', value: fmt(webhooksRss.maxMb), target: `< ${TARGETS.rssMb}`, pass: webhooksRss.maxMb < TARGETS.rssMb },
     { figure: 'ledger trial balance', value: books.balanced ? 'balanced' : 'unbalanced', target: 'balanced', pass: books.balanced },
+    ...observability.rows,
   ];
   process.stdout.write(
     `\nPayments service benchmark (${CONFIG.authorizeCount} authorizations, ${CONFIG.customers} customers, pool ${CONFIG.poolSize}; ` +
       `webhooks: ${CONFIG.webhookPayments} live + ${CONFIG.webhookBacklogPayments} backlog authorizations × ${CONFIG.webhookEndpoints} endpoints; ` +
       `RSS from ${rss.sampleCount} samples)\n\n${table(rows)}\n`,
   );
+}
+
+async function observabilityOnly(postgresUrl: string, root: string): Promise<void> {
+  const { rounds, batch } = CONFIG.observability;
+  log(`observability: two services (off, on), ${rounds} rounds of ${batch} authorizations each, in turns`);
+  const observability = await observabilityPhase((name) => databaseNamed(postgresUrl, name), root, CONFIG.observability, cleanups, log);
+  process.stdout.write(`\nCost of observability (${rounds} × ${batch} authorizations per side, ${CONFIG.observability.connections} connections)\n\n${table(observability.rows)}\n`);
 }
 
 function logWebhooks(name: string, batch: WebhookBatchResult): void {
@@ -213,6 +237,14 @@ function databaseNamed(url: string, name: string): string {
   const target = new URL(url);
   target.pathname = `/${name}`;
   return target.toString();
+}
+
+function onlyPhase<T extends string>(phases: readonly T[]): T | undefined {
+  const at = process.argv.indexOf('--only');
+  if (at === -1) return undefined;
+  const phase = process.argv[at + 1];
+  if (!phases.includes(phase as T)) throw new Error(`--only takes one of ${phases.join(', ')}, not '${phase ?? ''}'`);
+  return phase as T;
 }
 
 function envInt(name: string, fallback: number): number {

@@ -14,6 +14,8 @@ export interface LoadResult {
   statusCounts: Record<number, number>;
   p50Ms: number;
   p99Ms: number;
+  /** Every response time, sorted: to merge runs (the observability phase's rounds) before taking percentiles. */
+  latenciesMs: readonly number[];
 }
 
 /** Instances still running, so that an interrupted run can stop them. */
@@ -73,6 +75,7 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
     statusCounts,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    latenciesMs: latencies,
   };
 }
 

@@ -29,7 +29,14 @@ export const randomAdminKey = (): string => {
  * The all-in-one service as a real child process, started the way `npm start` starts it, so that what
  * is measured includes the loader, Nest and Fastify exactly as deployed; resolves once /health is 200.
  */
-export async function spawnService(options: { databaseUrl: string; dataDir: string }): Promise<ServiceProcess> {
+export interface SpawnOptions {
+  databaseUrl: string;
+  dataDir: string;
+  /** Added to the service's environment, overriding the bench's own (LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT, …). */
+  env?: Record<string, string>;
+}
+
+export async function spawnService(options: SpawnOptions): Promise<ServiceProcess> {
   const port = await freePort();
   const adminKey = randomAdminKey();
   const child = spawn(process.execPath, ['tools/run.js', 'apps/all-in-one/src/main.ts'], {
@@ -43,6 +50,7 @@ export async function spawnService(options: { databaseUrl: string; dataDir: stri
       RATE_LIMIT_PER_SECOND: '0',
       ADMIN_API_KEY: adminKey,
       DATA_DIR: options.dataDir,
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

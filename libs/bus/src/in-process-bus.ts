@@ -1,5 +1,5 @@
 import { ServiceError, type ErrorBody, type RequestTopic } from '@pay/contracts';
-import { handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
+import { handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type BusReadiness, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
 
 type AnyHandler = (message: unknown) => Promise<unknown>;
@@ -7,7 +7,7 @@ type AnyHandler = (message: unknown) => Promise<unknown>;
 /**
  * The embedded default: handlers are called in the same process. Messages and replies go through a
  * JSON round trip, so what works here is exactly what can cross Kafka (no shared references, no Dates);
- * the caller's request and correlation ids are handed over with the message, as Kafka headers would.
+ * the caller's request and correlation ids and trace context are handed over with the message, as Kafka headers would.
  */
 export class InProcessBus implements MessageBus {
   private readonly handlers = new Map<string, AnyHandler>();
@@ -28,14 +28,16 @@ export class InProcessBus implements MessageBus {
     this.inFlight += 1;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const context = outgoingContext();
-      const reply = handleInContext(topic, context, () => handler(roundTrip(message))).then(roundTrip, (error: unknown) => {
-        throw error instanceof ServiceError ? ServiceError.fromBody(roundTrip<ErrorBody>(error.toBody())) : error;
-      });
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(requestTimedOut(topic, timeoutMs)), timeoutMs);
-      });
-      return (await timeRequest(topic, Promise.race([reply, timeout]))) as Reply<T>;
+      const call = (context: MessageContext) => {
+        const reply = handleInContext(topic, 'in_process', context, () => handler(roundTrip(message))).then(roundTrip, (error: unknown) => {
+          throw error instanceof ServiceError ? ServiceError.fromBody(roundTrip<ErrorBody>(error.toBody())) : error;
+        });
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(requestTimedOut(topic, timeoutMs)), timeoutMs);
+        });
+        return Promise.race([reply, timeout]);
+      };
+      return (await timeRequest(topic, traceRequest(topic, 'in_process', call))) as Reply<T>;
     } finally {
       clearTimeout(timer);
       this.inFlight -= 1;

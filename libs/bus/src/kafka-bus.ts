@@ -3,9 +3,9 @@ import { Logger } from '@nestjs/common';
 import { ClientKafka, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
 import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
-import { isErrorCode, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { isErrorCode, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import { runOutsideLogContext } from '@pay/observability';
-import { contextFromHeaders, contextHeaders, handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
+import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type BusReadiness, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
 
 /** A caller instance owns one partition of each reply topic it reads: at most this many instances per app. */
@@ -31,24 +31,6 @@ const RETRY = { initialRetryTime: 100, maxRetryTime: 1_000, retries: 5 };
  */
 const CONSUMER_RETRY = { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 };
 const CONNECTION_TIMEOUT_MS = 1_000;
-/**
- * Fields whose value keys a request message, the entity's id first, so that requests about one object
- * stay in order on one partition (every aggregate of every app; an operation id or owner otherwise).
- */
-export const KEY_FIELDS = [
-  'paymentId',
-  'cashPaymentId',
-  'supplierPaymentId',
-  'collectionId',
-  'refundId',
-  'beneficiaryId',
-  'cashPointId',
-  'operationId',
-  'topupId',
-  'endpointId',
-  'owner',
-  'id',
-] as const;
 
 export interface KafkaBusOptions {
   /** Bootstrap servers, host:port. */
@@ -98,9 +80,10 @@ type WireHandler = (data: unknown, context: KafkaContext) => Promise<string>;
 
 /**
  * The bus over Kafka, through Nest's Kafka transport: ClientKafka sends requests (with correlation
- * id, reply topic and reply partition headers, and our request-id and correlation-id headers for the
- * handler's log lines) and reads the reply topics; ServerKafka consumes the request topics of the
- * registered handlers and answers on the reply partition asked for. Same semantics as InProcessBus:
+ * id, reply topic and reply partition headers, our request-id and correlation-id headers for the
+ * handler's log lines, and W3C traceparent/tracestate when tracing) and reads the reply topics;
+ * ServerKafka consumes the request topics of the registered handlers and answers on the reply
+ * partition asked for. Same semantics as InProcessBus:
  * JSON both ways, a deadline on every request, errors as ErrorBody.
  */
 export class KafkaBus implements MessageBus {
@@ -142,7 +125,7 @@ export class KafkaBus implements MessageBus {
     if (!this.callTopics.has(topic)) throw new Error(`${this.options.app} does not call ${topic}: add it to callTopics`);
     if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new Error(`a ${topic} message must be a JSON object`);
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
-    const reply = timeRequest(topic, this.send(topic, message, timeoutMs));
+    const reply = timeRequest(topic, traceRequest(topic, 'kafka', (context) => this.send(topic, message, timeoutMs, context)));
     this.requesting.add(reply);
     try {
       return (await reply) as Reply<T>;
@@ -213,8 +196,8 @@ export class KafkaBus implements MessageBus {
     await this.client.close().catch((error: unknown) => this.logger.warn(`client disconnect: ${reason(error)}`));
   }
 
-  private send(topic: RequestTopic, message: object, timeoutMs: number): Promise<unknown> {
-    const record = { key: messageKey(message), value: JSON.stringify(message), headers: contextHeaders(outgoingContext()) };
+  private send(topic: RequestTopic, message: object, timeoutMs: number, context: MessageContext): Promise<unknown> {
+    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: contextHeaders(context) };
     return new Promise<unknown>((resolve, reject) => {
       defer(() => from(this.connectClient()))
         .pipe(
@@ -269,7 +252,7 @@ export class KafkaBus implements MessageBus {
       try {
         if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ServiceError('invalid_request', `a ${topic} message must be a JSON object`);
         const headers = context.getMessage().headers as Record<string, unknown> | undefined;
-        const reply = await handleInContext(topic, contextFromHeaders(headers), () => handler(data), (error) =>
+        const reply = await handleInContext(topic, 'kafka', contextFromHeaders(headers), () => handler(data), (error) =>
           this.logger.error(`${topic} handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
         );
         const envelope: Envelope = { reply };
@@ -407,14 +390,15 @@ function openEnvelope(topic: RequestTopic, envelope: unknown): unknown {
   throw new ServiceError('internal_error', `${topic} answered with a malformed reply`);
 }
 
-/** The first key field present; a message about no entity gets a random key (spread over partitions). */
-export function messageKey(message: object): string {
-  const fields = message as Record<string, unknown>;
-  for (const field of KEY_FIELDS) {
-    const value = fields[field];
-    if (typeof value === 'string' && value.length > 0) return value;
-  }
-  return randomUUID();
+/**
+ * The value of the field the topic declares as its message key (libs/contracts, REQUEST_MESSAGE_KEY), so
+ * that requests about one object stay in order on one partition; a topic about no entity, or a message
+ * without its key field, gets a random key (spread over the partitions).
+ */
+export function messageKey(topic: RequestTopic, message: object): string {
+  const field = REQUEST_MESSAGE_KEY[topic];
+  const value = field ? (message as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' && value.length > 0 ? value : randomUUID();
 }
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { runOutsideTrace } from './tracing';
 
 /**
  * What every log line written while handling one piece of work names: the HTTP request that caused
@@ -25,9 +26,10 @@ export const runWithLogContext = <T>(context: LogContext, work: () => T): T => s
 
 /**
  * Runs `work` with no context: for background work that a request merely wakes (a dispatcher's pump, a
- * connection made on first use), whose later lines are not about that request.
+ * connection made on first use), whose later lines are not about that request, and whose spans are
+ * not part of its trace either.
  */
-export const runOutsideLogContext = <T>(work: () => T): T => storage.exit(work);
+export const runOutsideLogContext = <T>(work: () => T): T => storage.exit(() => runOutsideTrace(work));
 
 /** Names the authenticated integrator on the lines still to come for the current request. */
 export function noteIntegrator(integratorId: string): void {

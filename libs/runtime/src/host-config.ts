@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { EnvReader } from '@pay/kernel';
-import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevelName } from '@pay/observability';
+import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogLevelName, type TracingConfig } from '@pay/observability';
 
 /** What every process reads from its environment, whichever apps it runs. */
 export interface HostConfig {
@@ -20,6 +20,8 @@ export interface HostConfig {
   logLevel: LogLevelName;
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; open otherwise (see docs/operations.md). */
   metricsToken: string | undefined;
+  /** Traces exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; undefined: tracing off (see docs/operations.md). */
+  tracing: TracingConfig | undefined;
 }
 
 export function readHostConfig(read: EnvReader): HostConfig {
@@ -41,6 +43,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
     eventStoreUrl: read.url('EVENTSTORE_URL', undefined, ['esdb:', 'esdb+discover:']),
     logLevel: readLogLevel(read),
     metricsToken: readMetricsToken(read),
+    tracing: readTracingConfig(read),
   };
 }
 

@@ -3,7 +3,7 @@ import { Global, Logger, Module, type DynamicModule, type Provider } from '@nest
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BUS } from '@pay/bus';
-import { createProcessLogger, enableProcessMetrics, useAsHostLogger, type LogDestination } from '@pay/observability';
+import { createProcessLogger, enableProcessMetrics, startTracing, stopTracing, useAsHostLogger, type LogDestination } from '@pay/observability';
 import { CLOCK, EVENT_STORE, PG_POOL, PG_POOL_ASYNC_COMMIT } from '@pay/platform';
 import { HealthModule } from './health';
 import { configureHttp, fastifyOptions } from './http-setup';
@@ -19,8 +19,8 @@ export interface NestHostOptions {
   modules: DynamicModule[];
   /** Further global providers (e.g. the ledger's fee schedule). */
   providers?: Provider[];
-  /** Where to listen, LOG_LEVEL (the e2e tests pass `error`) and METRICS_TOKEN, as readHostConfig read them. */
-  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'>;
+  /** Where to listen, LOG_LEVEL (the e2e tests pass `error`), METRICS_TOKEN and the OTLP endpoint, as readHostConfig read them. */
+  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'> & Partial<Pick<HostConfig, 'tracing'>>;
   /** Tests keep the log lines here; stdout otherwise. */
   logDestination?: LogDestination;
 }
@@ -41,6 +41,8 @@ export async function startNestHost(options: NestHostOptions): Promise<RunningHo
   const logger = createProcessLogger({ app: options.name, level: options.config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   useAsHostLogger(logger);
   enableProcessMetrics();
+  // Once per process, named after it (`gateway`, …, `all-in-one`); nothing is loaded or registered without an endpoint.
+  if (options.config.tracing) startTracing(options.name, options.config.tracing);
   const app = await NestFactory.create<NestFastifyApplication>(
     HostModule.compose(infrastructure, options.modules, options.providers ?? [], options.config.metricsToken),
     new FastifyAdapter(fastifyOptions),
@@ -60,6 +62,7 @@ export async function startNestHost(options: NestHostOptions): Promise<RunningHo
     stop: async () => {
       await app.close(); // stops accepting requests, lets those in flight finish, shuts the apps down
       await infrastructure.stop();
+      await stopTracing(); // the spans of the last requests, exported before the process exits
     },
   };
 }

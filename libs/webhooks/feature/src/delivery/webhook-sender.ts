@@ -4,6 +4,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
+import { beginSpan, endSpan, SpanKind, type Attributes } from '@pay/observability';
 import { AddressRefusedError, addressRefusal, checkUrlShape, guardedLookup, hostOf } from './url-guard';
 
 /** Contract section 6: any 2xx within 15 seconds is a success. */
@@ -43,9 +44,34 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(WEBHOOK_SECRE
 
 /**
  * One delivery attempt. Never throws: a refused address, DNS failure, refused connection, TLS error or
- * timeout each becomes a result with `error` set, for the retry schedule to act on.
+ * timeout each becomes a result with `error` set, for the retry schedule to act on. When tracing, a
+ * client span `POST webhook` per attempt, naming the endpoint's host, the event and the status.
  */
 export const sendWebhook = async (request: WebhookRequest): Promise<DeliveryResult> => {
+  const span = beginSpan('POST webhook', { kind: SpanKind.CLIENT, attributes: attemptAttributes(request) });
+  const result = await attempt(request);
+  endSpan(span, { failed: !result.ok, attributes: outcomeAttributes(result) });
+  return result;
+};
+
+/**
+ * The endpoint's scheme, host and port, never its path or query (an integrator may put a token there),
+ * nor the secret, the signature or the body.
+ */
+const attemptAttributes = (request: WebhookRequest): Attributes => {
+  const attributes: Attributes = { 'http.request.method': 'POST', 'pay.webhook.event_id': request.eventId };
+  if (!URL.canParse(request.url)) return attributes;
+  const url = new URL(request.url);
+  return { ...attributes, 'url.scheme': url.protocol.replace(/:$/, ''), 'server.address': url.hostname, 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+};
+
+/** The status when one arrived; otherwise the kind of failure (the error text may quote the receiver). */
+const outcomeAttributes = (result: DeliveryResult): Attributes =>
+  result.statusCode !== null
+    ? { 'http.response.status_code': result.statusCode, ...(result.ok ? {} : { 'error.type': String(result.statusCode) }) }
+    : { 'error.type': result.error === 'timeout' ? 'timeout' : 'request_failed' };
+
+const attempt = async (request: WebhookRequest): Promise<DeliveryResult> => {
   const startedMs = performance.now();
   const finish = (outcome: Outcome): DeliveryResult => ({ ...outcome, latencyMs: Math.round(performance.now() - startedMs) });
   try {
