@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { trackSubscriptionLag } from '@pay/observability';
-import { advanceCheckpoint, loadCheckpoint } from './checkpoint-store';
+import { advanceCheckpoint, loadCheckpoint, readCheckpoint } from './checkpoint-store';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
+import { countParkedEvents, describeError, parkEvent, unparkEvent, updateParkedError } from './parked-events';
 
 export const BATCH_SIZE_DEFAULT = 100;
 export const BATCH_SIZE_MAX = 1000;
@@ -38,6 +39,20 @@ export interface CatchUpSubscriptionOptions {
   /** A parked event. Default: an error log line. */
   onPoison?(event: RecordedEvent, error: unknown): void;
 }
+
+/** What an operator sees of a subscription. */
+export interface SubscriptionState {
+  subscriptionId: string;
+  /** The committed checkpoint and when it moved; null before the first batch. */
+  checkpoint: { position: Position; updatedAt: Date } | null;
+  /** Whole seconds since this process last found nothing more to handle: 0 when caught up. */
+  lagSeconds: number;
+  parkedEvents: number;
+  running: boolean;
+}
+
+/** A replayed parked event: handled and off the list, failed again (still parked, with this error), or not parked. */
+export type ReplayOutcome = { outcome: 'replayed' } | { outcome: 'failed'; error: string } | { outcome: 'not_parked' };
 
 interface Waiter {
   resolve(): void;
@@ -100,7 +115,7 @@ export class CatchUpSubscription {
     if (this.running) return;
     this.running = true;
     this.caughtUpAt = Date.now();
-    this.untrackLag = trackSubscriptionLag(this.options.subscriptionId, () => (Date.now() - this.caughtUpAt) / 1000);
+    this.untrackLag = trackSubscriptionLag(this.options.subscriptionId, () => this.lagMs() / 1000);
     this.unsubscribe = this.options.store.onAppended(() => this.wake());
     this.loop = this.run();
   }
@@ -128,6 +143,27 @@ export class CatchUpSubscription {
       this.waiters.push({ resolve, reject });
       this.wake();
     });
+  }
+
+  get subscriptionId(): string {
+    return this.options.subscriptionId;
+  }
+
+  async status(): Promise<SubscriptionState> {
+    const { subscriptionId, pool } = this.options;
+    const [checkpoint, parkedEvents] = await Promise.all([readCheckpoint(pool, subscriptionId), countParkedEvents(pool, subscriptionId)]);
+    return { subscriptionId, checkpoint, lagSeconds: Math.floor(this.lagMs() / 1000), parkedEvents, running: this.running };
+  }
+
+  /**
+   * Handles a parked event again, alone, in one transaction that also takes it off the list: on
+   * success it is no longer parked; on failure it stays parked with the new error. Never overlaps a
+   * batch of this subscription.
+   */
+  replayParked(eventId: string): Promise<ReplayOutcome> {
+    const replay = this.exclusive.then(() => this.replay(eventId));
+    this.exclusive = replay.catch(() => undefined);
+    return replay;
   }
 
   private async run(): Promise<void> {
@@ -218,11 +254,7 @@ export class CatchUpSubscription {
     const { subscriptionId, pool } = this.options;
     const after = this.position ?? (await loadCheckpoint(pool, subscriptionId));
     await inTransaction(pool, async (tx) => {
-      await tx.query(
-        `INSERT INTO es_parked_events (subscription_id, event_id, stream_id, type, error) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (subscription_id, event_id) DO NOTHING`,
-        [subscriptionId, event.id, event.streamId, event.type, String(error instanceof Error ? (error.stack ?? error.message) : error).slice(0, 10_000)],
-      );
+      await parkEvent(tx, { subscriptionId, eventId: event.id, streamId: event.streamId, type: event.type, error: describeError(error) });
       await advanceCheckpoint(tx, subscriptionId, after, event.position);
     });
     this.position = event.position;
@@ -233,6 +265,35 @@ export class CatchUpSubscription {
     } catch {
       // The reporter's failure must not stop the subscription.
     }
+  }
+
+  private async replay(eventId: string): Promise<ReplayOutcome> {
+    const { subscriptionId, store, pool } = this.options;
+    const { rows } = await pool.query<{ stream_id: string }>('SELECT stream_id FROM es_parked_events WHERE subscription_id = $1 AND event_id = $2', [
+      subscriptionId,
+      eventId,
+    ]);
+    const streamId = rows[0]?.stream_id;
+    if (streamId === undefined) return { outcome: 'not_parked' };
+    let unparked = true;
+    try {
+      const event = await store.readEvent(streamId, eventId);
+      if (!event) throw new Error(`event ${eventId} is not in stream ${streamId}`);
+      await inTransaction(pool, async (tx) => {
+        // Taken off first: the row lock makes a concurrent replay of the same event wait, then find nothing.
+        unparked = await unparkEvent(tx, subscriptionId, eventId);
+        if (unparked) await this.options.handle([event], tx);
+      });
+    } catch (error) {
+      const described = describeError(error);
+      await updateParkedError(pool, subscriptionId, eventId, described);
+      return { outcome: 'failed', error: described };
+    }
+    return unparked ? { outcome: 'replayed' } : { outcome: 'not_parked' };
+  }
+
+  private lagMs(): number {
+    return Date.now() - this.caughtUpAt;
   }
 
   private wake(): void {

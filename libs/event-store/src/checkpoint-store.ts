@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { type Position, START } from './event-store';
+import { comparePositions, type Position, START } from './event-store';
 
 interface CheckpointRow {
   commit_position: string;
@@ -43,4 +43,17 @@ export async function advanceCheckpoint(tx: PoolClient, subscriptionId: string, 
     values: [subscriptionId, String(from.commit), String(from.prepare), String(to.commit), String(to.prepare)],
   });
   if (rowCount !== 1) throw new CheckpointMovedError(subscriptionId);
+}
+
+/** Where the checkpoint stands and when it last moved; null for both before the first batch. */
+export async function readCheckpoint(pool: Pool, subscriptionId: string): Promise<{ position: Position; updatedAt: Date } | null> {
+  const { rows } = await pool.query<CheckpointRow & { updated_at: Date }>(
+    'SELECT commit_position::text, prepare_position::text, updated_at FROM es_checkpoints WHERE subscription_id = $1::text',
+    [subscriptionId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const position = toPosition(row);
+  // Created at START by the first load: no batch has moved it yet.
+  return comparePositions(position, START) === 0 ? null : { position, updatedAt: row.updated_at };
 }

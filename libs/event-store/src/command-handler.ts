@@ -1,19 +1,21 @@
 import { eventStoreAppendConflictsTotal, eventStoreAppendsTotal, record } from '@pay/observability';
+import type { Decider } from '@pay/kernel';
 import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store';
 
-/** An aggregate as a decider (STYLE.md): pure decide and evolve, and the state before any event. */
-export interface Decider<Command, Event extends { type: string }, State> {
-  decide(command: Command, state: State): Event[];
-  evolve(state: State, event: Event): State;
-  initialState: State;
-}
+export type { Decider } from '@pay/kernel';
 
-export interface Handled<Event, State> {
+/** An aggregate's state as of a revision of its stream (-1 when the stream does not exist). */
+export interface Loaded<State> {
   state: State;
-  /** The events this command appended (empty when the decider decided nothing). */
-  events: Event[];
   revision: bigint;
 }
+
+export interface Handled<Event, State> extends Loaded<State> {
+  /** The events this command appended (empty when the decider decided nothing). */
+  events: Event[];
+}
+
+export const NO_STREAM_REVISION = -1n;
 
 export const COMMAND_RETRIES_MAX = 5;
 /**
@@ -22,9 +24,27 @@ export const COMMAND_RETRIES_MAX = 5;
  */
 export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 
+export interface CommandOptions<State> {
+  /** The command creates the stream: first tried without reading it (one round trip less). */
+  expectNew?: boolean;
+  /** A state the caller has just read: first tried on it rather than reading the stream again. */
+  from?: Loaded<State>;
+  retriesMax?: number;
+}
+
 /** Folds a stream's recorded events into the aggregate's state. */
 export const fold = <Event extends { type: string }, State>(decider: Decider<unknown, Event, State>, recorded: RecordedEvent[]): State =>
   recorded.reduce((state, event) => decider.evolve(state, event.data as Event), decider.initialState);
+
+/** Reads the stream once: the folded state and the revision it is at. */
+export async function loadAggregate<Event extends { type: string }, State>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<unknown, Event, State>,
+): Promise<Loaded<State>> {
+  const recorded = await store.readStream(streamId);
+  return { state: fold(decider, recorded), revision: recorded.at(-1)?.revision ?? NO_STREAM_REVISION };
+}
 
 /**
  * Reads the stream, folds evolve, decides, and appends with the expected revision (no stream when
@@ -37,24 +57,23 @@ export async function handleCommand<Command, Event extends { type: string }, Sta
   streamId: string,
   decider: Decider<Command, Event, State>,
   command: Command,
-  { expectNew = false, retriesMax = COMMAND_RETRIES_MAX }: { expectNew?: boolean; retriesMax?: number } = {},
+  { expectNew = false, from, retriesMax = COMMAND_RETRIES_MAX }: CommandOptions<State> = {},
 ): Promise<Handled<Event, State>> {
+  const assumed = from ?? (expectNew ? { state: decider.initialState, revision: NO_STREAM_REVISION } : undefined);
   for (let attempt = 1; ; attempt++) {
-    // A command that creates its stream is first tried without reading it (one round trip less);
-    // if the stream exists after all, the append fails and the normal path takes over.
-    const recorded = expectNew && attempt === 1 ? [] : await store.readStream(streamId);
-    const state = fold(decider as Decider<unknown, Event, State>, recorded);
-    const events = decider.decide(command, state);
-    const current = recorded.length === 0 ? undefined : recorded[recorded.length - 1]!.revision;
-    if (events.length === 0) return { state, events, revision: current ?? -1n };
+    // A state known without reading (new stream, or just read by the caller) is tried first; if the
+    // stream has moved on, the append fails and the normal path takes over.
+    const current = attempt === 1 && assumed ? assumed : await loadAggregate(store, streamId, decider as Decider<unknown, Event, State>);
+    const events = decider.decide(command, current.state);
+    if (events.length === 0) return { state: current.state, events, revision: current.revision };
     try {
       const appended = await store.appendToStream(
         streamId,
         events.map((event) => ({ type: event.type, data: event })),
-        { expectedRevision: current ?? 'no_stream' },
+        { expectedRevision: current.revision === NO_STREAM_REVISION ? 'no_stream' : current.revision },
       );
       record(() => eventStoreAppendsTotal.inc());
-      return { state: events.reduce(decider.evolve, state), events, revision: appended.nextExpectedRevision };
+      return { state: events.reduce(decider.evolve, current.state), events, revision: appended.nextExpectedRevision };
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) record(() => eventStoreAppendConflictsTotal.inc());
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= retriesMax) throw error;

@@ -63,6 +63,23 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
       });
     });
 
+    describe('readEvent', () => {
+      it('reads one event of a stream by its id, as readStream gives it; null for an id the stream does not have', async () => {
+        const streamId = newStream();
+        const id = randomUUID();
+        await store.appendToStream(streamId, [{ type: 'Opened', data: { n: 0 } }, { id, type: 'Noted', data: { n: 1 }, metadata: { by: 'op' } }], {
+          expectedRevision: 'no_stream',
+        });
+
+        const read = await store.readEvent(streamId, id);
+        expect(read).toEqual((await store.readStream(streamId))[1]);
+        expect(read).toMatchObject({ id, streamId, revision: 1n, type: 'Noted', data: { n: 1 }, metadata: { by: 'op' } });
+        await expect(store.readEvent(streamId, randomUUID())).resolves.toBeNull();
+        await expect(store.readEvent(newStream(), id)).resolves.toBeNull();
+        await expect(store.readEvent(streamId, 'not-an-event-id')).resolves.toBeNull();
+      });
+    });
+
     describe('expected revision', () => {
       it('rejects no_stream on an existing stream with WrongExpectedRevisionError and appends nothing', async () => {
         const streamId = newStream();

@@ -71,6 +71,11 @@ export interface EventStore {
   /** The whole stream in revision order; an empty array when the stream does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;
   /**
+   * One event of a stream by its id (an operator's replay of a parked event), null when the stream
+   * has none. The stream is named: EventStoreDB has no index from an event id to its event.
+   */
+  readEvent(streamId: string, eventId: string): Promise<RecordedEvent | null>;
+  /**
    * Events after a position, in global order, never skipping one that commits later: an event that
    * is not yet visible is waited for rather than overtaken.
    */

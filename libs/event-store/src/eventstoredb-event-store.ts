@@ -110,6 +110,12 @@ export class EventStoreDBEventStore implements EventStore {
     return events;
   }
 
+  /** Reads the stream (an aggregate's: short, see STREAM_LENGTH_MAX) and picks the event. */
+  async readEvent(streamId: string, eventId: string): Promise<RecordedEvent | null> {
+    const wanted = eventId.toLowerCase();
+    return (await this.readStream(streamId)).find((event) => event.id.toLowerCase() === wanted) ?? null;
+  }
+
   /**
    * Pages through $all from `after` until `maxCount` events match or $all ends. ESDB reads from a
    * position inclusively, so `after` itself (and the last event of the previous page) is skipped.

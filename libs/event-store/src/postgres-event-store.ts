@@ -17,6 +17,7 @@ import {
   type AppendedRow,
   type EventRow,
   READ_ALL,
+  READ_EVENT,
   READ_STREAM,
   type ReadAllRow,
   toPrefixPattern,
@@ -93,6 +94,11 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.pool.query<EventRow>({ ...READ_STREAM, values: [streamId, STREAM_LENGTH_MAX + 1] });
     if (rows.length > STREAM_LENGTH_MAX) throw new RangeError(`stream ${streamId} is longer than ${STREAM_LENGTH_MAX} events`);
     return rows.map(toRecordedEvent);
+  }
+
+  async readEvent(streamId: string, eventId: string): Promise<RecordedEvent | null> {
+    const { rows } = await this.pool.query<EventRow>({ ...READ_EVENT, values: [streamId, eventId] });
+    return rows[0] ? toRecordedEvent(rows[0]) : null;
   }
 
   async readAll({ after, maxCount, typePrefixes = [] }: ReadAllOptions): Promise<RecordedEvent[]> {

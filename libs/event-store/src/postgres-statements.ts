@@ -64,6 +64,12 @@ export const READ_STREAM = {
   text: `SELECT ${EVENT_COLUMNS} FROM es_events WHERE stream_id = $1::text ORDER BY es_events.revision LIMIT $2::int`,
 };
 
+/** $2 is text: an id that is not a uuid matches no event rather than failing the statement. */
+export const READ_EVENT = {
+  name: 'es_read_event',
+  text: `SELECT ${EVENT_COLUMNS} FROM es_events WHERE stream_id = $1::text AND event_id::text = lower($2::text)`,
+};
+
 /**
  * Only transactions older than every running one (below the snapshot's xmin) are read: any
  * transaction that commits later has a larger id, so it sorts after everything returned here.

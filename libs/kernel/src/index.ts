@@ -4,3 +4,4 @@ export * from './clock';
 export * from './failpoint';
 export * from './config';
 export * from './display';
+export * from './decider';

@@ -1,3 +1,4 @@
+import type { Decider } from '@pay/kernel';
 import { decide, type CashPaymentCommand } from './cash-payment.decide';
 import { evolve, initialCashPayment, type CashPayment, type CashPaymentEvent } from './cash-payment';
 
@@ -6,11 +7,7 @@ export * from './cash-payment.decide';
 export * from './cash-payment.resource';
 export * from './payment-reference';
 
-export const cashPaymentDecider = { decide, evolve, initialState: initialCashPayment } satisfies {
-  decide(command: CashPaymentCommand, state: CashPayment): CashPaymentEvent[];
-  evolve(state: CashPayment, event: CashPaymentEvent): CashPayment;
-  initialState: CashPayment;
-};
+export const cashPaymentDecider: Decider<CashPaymentCommand, CashPaymentEvent, CashPayment> = { decide, evolve, initialState: initialCashPayment };
 
 export const cashPaymentStreamId = (cashPaymentId: string): string => `cash-payment-${cashPaymentId}`;
 

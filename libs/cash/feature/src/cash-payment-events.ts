@@ -1,5 +1,14 @@
-import { cashPaymentStreamId, toCashPaymentResource, type CashPayment, type CashPaymentEvent } from '@pay/cash-domain';
-import { integrationEventId, type EventType, type IntegrationEvent } from '@pay/contracts';
+import {
+  CASH_PAYMENT_EVENT_PREFIX,
+  cashPaymentDecider,
+  cashPaymentStreamId,
+  toCashPaymentResource,
+  type CashPayment,
+  type CashPaymentCommand,
+  type CashPaymentEvent,
+} from '@pay/cash-domain';
+import { type EventType, type IntegrationEvent } from '@pay/contracts';
+import { statusChangeEvent, type AggregateType } from '@pay/event-store';
 
 const STATUS_EVENT_TYPES: Partial<Record<CashPaymentEvent['type'], EventType>> = {
   CashPaymentSucceeded: 'cash_payment.succeeded',
@@ -30,12 +39,15 @@ export function toIntegrationEvent(event: CashPaymentEvent, stateAfter: CashPaym
   const createdAt = changedAt(event);
   if (!type || !createdAt || stateAfter.status === 'none') return null;
   const resource = toCashPaymentResource(stateAfter);
-  return {
-    id: integrationEventId(cashPaymentStreamId(resource.id), revision),
-    type,
-    createdAt,
-    integratorId: stateAfter.terms.integratorId,
-    objectId: resource.id,
-    data: { ...resource, object_version: Number(revision) + 1 },
-  };
+  return statusChangeEvent(cashPaymentStreamId(resource.id), revision, { type, createdAt, integratorId: stateAfter.terms.integratorId, resource });
 }
+
+/** The cash payment aggregate as the runtime knows it (repository, relay). */
+export const cashPaymentAggregate: AggregateType<CashPaymentCommand, CashPaymentEvent, CashPayment> = {
+  name: 'cash payment',
+  decider: cashPaymentDecider,
+  streamId: cashPaymentStreamId,
+  eventTypePrefix: CASH_PAYMENT_EVENT_PREFIX,
+  toIntegrationEvent,
+  isInternal: (event) => event.type === 'CashPaymentCreated' || event.type === 'CashPaymentValidationStarted',
+};

@@ -1,13 +1,5 @@
 import type { MessageBus } from '@pay/bus';
-import {
-  cashPaymentDecider,
-  cashPaymentStreamId,
-  toCashPaymentResource,
-  type CashPayment,
-  type CashPaymentCommand,
-  type CashPaymentEvent,
-  parsePaymentReference,
-} from '@pay/cash-domain';
+import { toCashPaymentResource, type CashPayment, type CashPaymentCommand, type CashPaymentEvent, parsePaymentReference } from '@pay/cash-domain';
 import {
   notFound,
   ServiceError,
@@ -17,10 +9,9 @@ import {
   type InstructionsPageContext,
   type PayCashPaymentRequest,
 } from '@pay/contracts';
-import { fold, handleCommand, type EventStore } from '@pay/event-store';
+import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
 import { addMs, failpoint, HOUR_MS, type Clock } from '@pay/kernel';
 import type { CashPointsStore } from './cash-points.store';
-import { toIntegrationEvent } from './cash-payment-events';
 import type { CashPaymentNumbers } from './cash-payment-store';
 import { renderInstructionsPage, renderQrCodePng } from './cash-pages';
 
@@ -35,7 +26,7 @@ const LEDGER_TIMEOUT_MS = 10_000;
 /** Cash points listed on the instructions page, at most. */
 export const CASH_POINTS_ON_PAGE_MAX = 500;
 
-type Existing = Exclude<CashPayment, { status: 'none' }>;
+export type CashPayments = AggregateRepository<CashPaymentCommand, CashPaymentEvent, CashPayment>;
 
 /**
  * The cash payment aggregate behind the bus, and the validation process between cash and the ledger.
@@ -46,7 +37,7 @@ type Existing = Exclude<CashPayment, { status: 'none' }>;
  */
 export class CashPaymentsService {
   constructor(
-    private readonly store: EventStore,
+    private readonly cashPayments: CashPayments,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     private readonly numbers: CashPaymentNumbers,
@@ -59,27 +50,31 @@ export class CashPaymentsService {
     const { cashPaymentId } = request;
     const paymentReference = await this.numbers.reserveReference(cashPaymentId);
     const hosted = `${this.config.publicBaseUrl}/hosted/cash_payments/${cashPaymentId}`;
-    const { state } = await this.execute(cashPaymentId, {
-      type: 'CreateCashPayment',
-      terms: {
-        cashPaymentId,
-        integratorId: request.integratorId,
-        amount: request.amount,
-        currency: request.currency,
-        orderReference: request.orderReference,
-        merchantConnection: request.merchantConnection,
-        paymentReference,
-        qrCodeUrl: `${hosted}/qr.png`,
-        instructionsUrl: `${hosted}/instructions`,
+    const { state } = await this.cashPayments.execute(
+      cashPaymentId,
+      {
+        type: 'CreateCashPayment',
+        terms: {
+          cashPaymentId,
+          integratorId: request.integratorId,
+          amount: request.amount,
+          currency: request.currency,
+          orderReference: request.orderReference,
+          merchantConnection: request.merchantConnection,
+          paymentReference,
+          qrCodeUrl: `${hosted}/qr.png`,
+          instructionsUrl: `${hosted}/instructions`,
+        },
+        expiresAt: request.expiresAt === null ? addMs(now, CASH_PAYMENT_TTL_MS_DEFAULT) : new Date(request.expiresAt),
+        now,
       },
-      expiresAt: request.expiresAt === null ? addMs(now, CASH_PAYMENT_TTL_MS_DEFAULT) : new Date(request.expiresAt),
-      now,
-    });
-    return this.visible(state, { integratorId: request.integratorId, cashPaymentId });
+      { expectNew: true },
+    );
+    return this.resource(state, { integratorId: request.integratorId, cashPaymentId });
   }
 
   async retrieve(ref: CashPaymentRef): Promise<CashPaymentResource> {
-    return this.visible(await this.load(ref.cashPaymentId), ref);
+    return toCashPaymentResource((await this.visible(ref)).state);
   }
 
   /** The agent application's look-up: the reference as typed, its check digit verified first. */
@@ -94,33 +89,37 @@ export class CashPaymentsService {
   }
 
   async cancel(ref: CashPaymentRef): Promise<CashPaymentResource> {
-    await this.retrieve(ref);
-    const { state } = await this.execute(ref.cashPaymentId, { type: 'CancelCashPayment', cashPaymentId: ref.cashPaymentId, now: this.clock.now() });
-    return this.visible(state, ref);
+    const from = await this.visible(ref);
+    const { state } = await this.cashPayments.execute(ref.cashPaymentId, { type: 'CancelCashPayment', cashPaymentId: ref.cashPaymentId, now: this.clock.now() }, { from });
+    return this.resource(state, ref);
   }
 
   /** The agent validates the cash: the payment must be open and the amount exact; then the ledger credits the merchant. */
   async pay(request: PayCashPaymentRequest): Promise<CashPaymentResource> {
-    const current = await this.retrieve(request);
+    const from = await this.visible(request);
+    const current = toCashPaymentResource(from.state);
     if (!(await this.cashPoints.find(request.cashPointId))) {
       throw new ServiceError('invalid_request', `no such cash point: '${request.cashPointId}'`, 'cash_point');
     }
     // A receipt number only for a payment that looks payable (a lost race burns one: gaps are allowed).
     if (current.status !== 'awaiting_payment') throw new ServiceError('invalid_status', `the cash payment is ${current.status} and cannot be paid`);
-    await this.execute(request.cashPaymentId, {
-      type: 'ValidateCash',
-      cashPaymentId: request.cashPaymentId,
-      cashPointId: request.cashPointId,
-      amount: request.amount,
-      receiptNumber: await this.numbers.nextReceiptNumber(),
-      now: this.clock.now(),
-    });
-    return this.visible(await this.finishValidation(request.cashPaymentId), request);
+    const receiptNumber = await this.numbers.nextReceiptNumber();
+    const started = await this.cashPayments.execute(
+      request.cashPaymentId,
+      { type: 'ValidateCash', cashPaymentId: request.cashPaymentId, cashPointId: request.cashPointId, amount: request.amount, receiptNumber, now: this.clock.now() },
+      { from },
+    );
+    return this.resource(await this.finish(request.cashPaymentId, started), request);
   }
 
   /** The process's remaining steps for a started validation; a no-op once its outcome is recorded. */
-  async finishValidation(cashPaymentId: string): Promise<Existing> {
-    const state = await this.load(cashPaymentId);
+  async finishValidation(cashPaymentId: string): Promise<Existing<CashPayment>> {
+    return this.finish(cashPaymentId, await this.cashPayments.loadExisting(cashPaymentId));
+  }
+
+  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
+  private async finish(cashPaymentId: string, current: Loaded<CashPayment>): Promise<Existing<CashPayment>> {
+    const state = this.cashPayments.visible(current.state, cashPaymentId, null);
     if (state.status !== 'awaiting_payment' || !state.validation) return state;
     const { terms, validation } = state;
     const transfer = await this.bus.request(
@@ -140,13 +139,13 @@ export class CashPaymentsService {
     failpoint('cash.after-ledger-transfer');
     if (transfer.status !== 'completed') throw new Error(`cash payment ${cashPaymentId}: the ledger refused the cash account's debit (${transfer.reason})`);
     const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
-    const { state: after } = await this.execute(cashPaymentId, { type: 'CompleteCashValidation', cashPaymentId, outcome, now: this.clock.now() });
-    return after as Existing;
+    const { state: after } = await this.cashPayments.execute(cashPaymentId, { type: 'CompleteCashValidation', cashPaymentId, outcome, now: this.clock.now() }, { from: current });
+    return this.cashPayments.visible(after, cashPaymentId, null);
   }
 
   /** Expires one cash payment if its deadline has passed on the service clock; returns whether it did. */
   async expire(cashPaymentId: string): Promise<boolean> {
-    const { events } = await this.execute(cashPaymentId, { type: 'ExpireCashPayment', cashPaymentId, now: this.clock.now() });
+    const { events } = await this.cashPayments.execute(cashPaymentId, { type: 'ExpireCashPayment', cashPaymentId, now: this.clock.now() });
     return events.length > 0;
   }
 
@@ -160,36 +159,11 @@ export class CashPaymentsService {
     return { pngBase64: (await renderQrCodePng(payment.payment_reference)).toString('base64') };
   }
 
-  /**
-   * Decides and appends; a status change is then recorded with the webhooks app before anyone is
-   * answered (the relay records it instead if the process dies in between).
-   */
-  private async execute(cashPaymentId: string, command: CashPaymentCommand) {
-    const handled = await handleCommand<CashPaymentCommand, CashPaymentEvent, CashPayment>(
-      this.store,
-      cashPaymentStreamId(cashPaymentId),
-      cashPaymentDecider,
-      command,
-      { expectNew: command.type === 'CreateCashPayment' },
-    );
-    const [event, ...more] = handled.events;
-    if (event && more.length > 0) throw new Error('a cash payment command decides at most one event');
-    const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);
-    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
-    return handled;
+  private visible(ref: CashPaymentRef): Promise<Loaded<Existing<CashPayment>>> {
+    return this.cashPayments.loadVisible(ref.cashPaymentId, ref.integratorId);
   }
 
-  private async load(cashPaymentId: string): Promise<Existing> {
-    const state = fold(cashPaymentDecider, await this.store.readStream(cashPaymentStreamId(cashPaymentId)));
-    if (state.status === 'none') throw notFound('cash payment', cashPaymentId);
-    return state;
-  }
-
-  /** An integrator sees only its own cash payments; anything else is as if it did not exist. */
-  private visible(state: CashPayment, ref: CashPaymentRef): CashPaymentResource {
-    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) {
-      throw notFound('cash payment', ref.cashPaymentId);
-    }
-    return toCashPaymentResource(state);
+  private resource(state: CashPayment, ref: CashPaymentRef): CashPaymentResource {
+    return toCashPaymentResource(this.cashPayments.visible(state, ref.cashPaymentId, ref.integratorId));
   }
 }

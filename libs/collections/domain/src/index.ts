@@ -1,3 +1,4 @@
+import type { Decider } from '@pay/kernel';
 import { decide, type CollectionCommand } from './collection.decide';
 import { evolve, initialCollection, type Collection, type CollectionEvent } from './collection';
 
@@ -5,11 +6,7 @@ export * from './collection';
 export * from './collection.decide';
 export * from './collection.resource';
 
-export const collectionDecider = { decide, evolve, initialState: initialCollection } satisfies {
-  decide(command: CollectionCommand, state: Collection): CollectionEvent[];
-  evolve(state: Collection, event: CollectionEvent): Collection;
-  initialState: Collection;
-};
+export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Collection> = { decide, evolve, initialState: initialCollection };
 
 export const collectionStreamId = (collectionId: string): string => `collection-${collectionId}`;
 export * from './expected-movements';

@@ -1,5 +1,7 @@
-import { integrationEventId, type EventType, type IntegrationEvent } from '@pay/contracts';
-import { collectionStreamId, toCollectionResource, type Collection, type CollectionEvent } from '@pay/collections-domain';
+import { type EventType, type IntegrationEvent } from '@pay/contracts';
+import { statusChangeEvent, type AggregateType } from '@pay/event-store';
+import { collectionDecider, collectionStreamId, toCollectionResource, type Collection, type CollectionCommand, type CollectionEvent } from '@pay/collections-domain';
+import { COLLECTION_EVENT_PREFIX } from './collection-projection';
 
 /**
  * The integration event type and when it happened, on the service clock; undefined for domain events
@@ -36,12 +38,15 @@ export function toIntegrationEvent(event: CollectionEvent, stateAfter: Collectio
   const change = changed(event);
   if (!change || stateAfter.status === 'none') return null;
   const resource = toCollectionResource(stateAfter, new Date(change.at));
-  return {
-    id: integrationEventId(collectionStreamId(resource.id), revision),
-    type: change.type,
-    createdAt: change.at,
-    integratorId: stateAfter.terms.integratorId,
-    objectId: resource.id,
-    data: { ...resource, object_version: Number(revision) + 1 },
-  };
+  return statusChangeEvent(collectionStreamId(resource.id), revision, { type: change.type, createdAt: change.at, integratorId: stateAfter.terms.integratorId, resource });
 }
+
+/** The collection aggregate as the runtime knows it (repository, relay). */
+export const collectionAggregate: AggregateType<CollectionCommand, CollectionEvent, Collection> = {
+  name: 'collection',
+  decider: collectionDecider,
+  streamId: collectionStreamId,
+  eventTypePrefix: COLLECTION_EVENT_PREFIX,
+  toIntegrationEvent,
+  isInternal: (event) => event.type === 'CollectionCreated' || event.type === 'CollectionSettlementStarted' || event.type === 'CollectionCashMoved',
+};

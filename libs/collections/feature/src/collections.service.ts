@@ -1,8 +1,6 @@
 import type { Pool } from 'pg';
 import type { MessageBus } from '@pay/bus';
 import {
-  collectionDecider,
-  collectionStreamId,
   inDepositStage,
   toCollectionResource,
   type CashCustody,
@@ -14,16 +12,14 @@ import {
 } from '@pay/collections-domain';
 import {
   cashPointAccount,
-  notFound,
   type CollectionRef,
   type CollectionResource,
   type CreateCollectionRequest,
   type ResolveDepositRequest,
   type ValidateDepositRequest,
 } from '@pay/contracts';
-import { fold, handleCommand, type EventStore } from '@pay/event-store';
+import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
 import { failpoint, type Clock } from '@pay/kernel';
-import { toIntegrationEvent } from './collection-events';
 
 export interface CollectionsConfig {
   publicBaseUrl: string;
@@ -35,7 +31,7 @@ const LEDGER_TIMEOUT_MS_DEFAULT = 10_000;
 /** A collection has at most a handover, a movement per count and a write-off pending: this bounds a runaway. */
 const MOVEMENTS_PER_FINISH_MAX = 100;
 
-type Existing = Exclude<Collection, { status: 'none' }>;
+export type Collections = AggregateRepository<CollectionCommand, CollectionEvent, Collection>;
 
 /**
  * The collections app: the collection aggregate behind the bus, and the process between collections
@@ -55,7 +51,7 @@ export class CollectionsService {
   private readonly ledgerTimeoutMs: number;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly collections: Collections,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     config: CollectionsConfig,
@@ -65,63 +61,77 @@ export class CollectionsService {
 
   async create(request: CreateCollectionRequest): Promise<CollectionResource> {
     const { collectionId } = request;
-    const { state } = await this.execute(collectionId, {
-      type: 'CreateCollection',
-      terms: {
-        collectionId,
-        integratorId: request.integratorId,
-        amount: request.amount,
-        currency: request.currency,
-        orderReference: request.orderReference,
-        beneficiaryConnection: request.beneficiaryConnection,
+    const { state } = await this.collections.execute(
+      collectionId,
+      {
+        type: 'CreateCollection',
+        terms: {
+          collectionId,
+          integratorId: request.integratorId,
+          amount: request.amount,
+          currency: request.currency,
+          orderReference: request.orderReference,
+          beneficiaryConnection: request.beneficiaryConnection,
+        },
+        now: this.clock.now(),
       },
-      now: this.clock.now(),
-    });
-    return this.visible(state, { integratorId: request.integratorId, collectionId });
+      { expectNew: true },
+    );
+    return this.resource(state, { integratorId: request.integratorId, collectionId });
   }
 
   async retrieve(ref: CollectionRef): Promise<CollectionResource> {
-    return this.visible(await this.load(ref.collectionId), ref);
+    return this.resource((await this.visible(ref)).state, ref);
   }
 
   async confirmHandover(ref: CollectionRef): Promise<CollectionResource> {
-    await this.retrieve(ref);
+    const from = await this.visible(ref);
     const cashPoint = await this.assignedCashPoint();
-    await this.execute(ref.collectionId, { type: 'ConfirmHandover', collectionId: ref.collectionId, cashPoint, now: this.clock.now() });
-    return this.visible(await this.finish(ref.collectionId), ref);
+    const handedOver = await this.collections.execute(ref.collectionId, { type: 'ConfirmHandover', collectionId: ref.collectionId, cashPoint, now: this.clock.now() }, { from });
+    return this.resource(await this.finishFrom(ref.collectionId, handedOver), ref);
   }
 
   async validateDeposit(request: ValidateDepositRequest): Promise<CollectionResource> {
-    await this.retrieve(request);
+    const from = await this.visible(request);
     const { collectionId, amountReceived } = request;
-    await this.execute(collectionId, { type: 'ValidateDeposit', collectionId, amountReceived, now: this.clock.now() });
-    return this.visible(await this.finish(collectionId), request);
+    const validated = await this.collections.execute(collectionId, { type: 'ValidateDeposit', collectionId, amountReceived, now: this.clock.now() }, { from });
+    return this.resource(await this.finishFrom(collectionId, validated), request);
   }
 
   /** The back office resolves a deposit under review (admin API: any integrator's collection). */
   async resolveDeposit(request: ResolveDepositRequest): Promise<CollectionResource> {
     const { collectionId } = request;
-    const before = await this.load(collectionId);
+    const before = await this.collections.loadExisting(collectionId);
     const resolution = request.resolution === 'correct' ? { type: 'correct' as const, amountReceived: request.amountReceived } : { type: 'accept_received' as const };
-    await this.execute(collectionId, { type: 'ResolveDeposit', collectionId, resolution, now: this.clock.now() });
-    const after = await this.finish(collectionId);
-    return this.visible(after, { integratorId: before.terms.integratorId, collectionId });
+    const resolved = await this.collections.execute(collectionId, { type: 'ResolveDeposit', collectionId, resolution, now: this.clock.now() }, { from: before });
+    const after = await this.finishFrom(collectionId, resolved);
+    return this.resource(after, { integratorId: before.state.terms.integratorId, collectionId });
   }
 
   /**
    * The process's remaining steps: the cash movements decided and not yet recorded, in order, then a
    * started settlement. A no-op once every outcome is recorded.
    */
-  async finish(collectionId: string): Promise<Existing> {
-    let state = await this.load(collectionId);
+  async finish(collectionId: string): Promise<Existing<Collection>> {
+    return this.finishFrom(collectionId, await this.collections.loadExisting(collectionId));
+  }
+
+  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
+  private async finishFrom(collectionId: string, current: Loaded<Collection>): Promise<Existing<Collection>> {
+    let loaded = current;
+    let state = this.collections.visible(loaded.state, collectionId, null);
     for (let step = 0; inDepositStage(state) && state.deposit.pendingMovements.length > 0; step++) {
       if (step >= MOVEMENTS_PER_FINISH_MAX) throw new Error(`collection ${collectionId}: more than ${MOVEMENTS_PER_FINISH_MAX} cash movements pending`);
       const movement = state.deposit.pendingMovements[0]!;
       const ledgerEntryId = await this.moveCash(collectionId, state.terms, state.deposit.cashPoint, movement);
-      const recorded = await this.execute(collectionId, { type: 'RecordCashMovement', collectionId, operationId: movement.operationId, ledgerEntryId, now: this.clock.now() });
-      state = recorded.state as Existing;
+      loaded = await this.collections.execute(
+        collectionId,
+        { type: 'RecordCashMovement', collectionId, operationId: movement.operationId, ledgerEntryId, now: this.clock.now() },
+        { from: loaded },
+      );
+      state = this.collections.visible(loaded.state, collectionId, null);
     }
-    return this.finishSettlement(collectionId);
+    return this.finishSettlement(collectionId, loaded);
   }
 
   /** One cash movement: a ledger transfer without fee, idempotent by the movement's operation id. */
@@ -164,8 +174,8 @@ export class CollectionsService {
   }
 
   /** The settlement's remaining steps, once every cash movement before it is recorded; a no-op once its outcome is. */
-  private async finishSettlement(collectionId: string): Promise<Existing> {
-    const state = await this.load(collectionId);
+  private async finishSettlement(collectionId: string, current: Loaded<Collection>): Promise<Existing<Collection>> {
+    const state = this.collections.visible(current.state, collectionId, null);
     if (!inDepositStage(state) || !state.settling || state.deposit.pendingMovements.length > 0) return state;
     const { terms, settling } = state;
     const transfer = await this.bus.request(
@@ -185,18 +195,17 @@ export class CollectionsService {
     );
     failpoint('collections.after-ledger-transfer');
     if (transfer.status !== 'completed') throw new Error(`settlement of ${collectionId}: the ledger refused the transfer (${transfer.reason})`);
-    const { state: after } = await this.execute(collectionId, {
-      type: 'CompleteSettlement',
+    const { state: after } = await this.collections.execute(
       collectionId,
-      outcome: { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount },
-      now: this.clock.now(),
-    });
-    return after as Existing;
+      { type: 'CompleteSettlement', collectionId, outcome: { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount }, now: this.clock.now() },
+      { from: current },
+    );
+    return this.collections.visible(after, collectionId, null);
   }
 
   /** The deadline sweep: reports the deposit overdue once, if the service clock is past due_at. */
   async markOverdue(collectionId: string): Promise<boolean> {
-    const { events } = await this.execute(collectionId, { type: 'MarkDepositOverdue', collectionId, now: this.clock.now() });
+    const { events } = await this.collections.execute(collectionId, { type: 'MarkDepositOverdue', collectionId, now: this.clock.now() });
     return events.length > 0;
   }
 
@@ -206,31 +215,13 @@ export class CollectionsService {
     return data[0]?.id ?? null;
   }
 
-  /**
-   * Decides and appends; a status change is then recorded with the webhooks app before anyone is
-   * answered (the relay records it instead if the process dies in between).
-   */
-  private async execute(collectionId: string, command: CollectionCommand) {
-    const handled = await handleCommand<CollectionCommand, CollectionEvent, Collection>(this.store, collectionStreamId(collectionId), collectionDecider, command, {
-      expectNew: command.type === 'CreateCollection',
-    });
-    const [event, ...more] = handled.events;
-    if (event && more.length > 0) throw new Error('a collection command decides at most one event');
-    const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);
-    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
-    return handled;
+  private visible(ref: CollectionRef): Promise<Loaded<Existing<Collection>>> {
+    return this.collections.loadVisible(ref.collectionId, ref.integratorId);
   }
 
-  private async load(collectionId: string): Promise<Existing> {
-    const state = fold(collectionDecider, await this.store.readStream(collectionStreamId(collectionId)));
-    if (state.status === 'none') throw notFound('collection', collectionId);
-    return state;
-  }
-
-  /** An integrator sees only its own collections; anything else is as if it did not exist (null: the agents' application). */
-  private visible(state: Collection, ref: CollectionRef): CollectionResource {
-    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) throw notFound('collection', ref.collectionId);
-    return toCollectionResource(state, this.clock.now());
+  /** The collection as `ref`'s integrator sees it (null: the agents' application), its `deposit.overdue` as of now. */
+  private resource(state: Collection, ref: CollectionRef): CollectionResource {
+    return toCollectionResource(this.collections.visible(state, ref.collectionId, ref.integratorId), this.clock.now());
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Decider } from '@pay/kernel';
 import { decide, type PaymentCommand } from './payment.decide';
 import { evolve, initialPayment, type Payment, type PaymentEvent } from './payment';
 
@@ -5,11 +6,7 @@ export * from './payment';
 export * from './payment.decide';
 export * from './payment.resource';
 
-export const paymentDecider = { decide, evolve, initialState: initialPayment } satisfies {
-  decide(command: PaymentCommand, state: Payment): PaymentEvent[];
-  evolve(state: Payment, event: PaymentEvent): Payment;
-  initialState: Payment;
-};
+export const paymentDecider: Decider<PaymentCommand, PaymentEvent, Payment> = { decide, evolve, initialState: initialPayment };
 
 export const paymentStreamId = (paymentId: string): string => `payment-${paymentId}`;
 export * from './refund';

@@ -1,5 +1,5 @@
 import type { RefundResource } from '@pay/contracts';
-import type { Currency } from '@pay/kernel';
+import type { Currency, Decider } from '@pay/kernel';
 
 /**
  * The refund aggregate: money returned from the merchant to the customer who paid, for part or all of
@@ -71,7 +71,7 @@ export const decideRefund = (command: RefundCommand, state: Refund): RefundEvent
   }
 };
 
-export const refundDecider = { decide: decideRefund, evolve: evolveRefund, initialState: initialRefund };
+export const refundDecider: Decider<RefundCommand, RefundEvent, Refund> = { decide: decideRefund, evolve: evolveRefund, initialState: initialRefund };
 
 export const refundStreamId = (refundId: string): string => `refund-${refundId}`;
 

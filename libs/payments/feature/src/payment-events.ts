@@ -1,5 +1,7 @@
-import { integrationEventId, type EventType, type IntegrationEvent } from '@pay/contracts';
-import { paymentStreamId, toPaymentResource, type Payment, type PaymentEvent } from '@pay/payments-domain';
+import { type EventType, type IntegrationEvent } from '@pay/contracts';
+import { statusChangeEvent, type AggregateType } from '@pay/event-store';
+import { paymentDecider, paymentStreamId, toPaymentResource, type Payment, type PaymentCommand, type PaymentEvent } from '@pay/payments-domain';
+import { PAYMENT_EVENT_PREFIX } from './payment-projection';
 
 const STATUS_EVENT_TYPES: Partial<Record<PaymentEvent['type'], EventType>> = {
   PaymentSucceeded: 'payment.succeeded',
@@ -33,12 +35,15 @@ export function toIntegrationEvent(event: PaymentEvent, stateAfter: Payment, rev
   const createdAt = changedAt(event);
   if (!type || !createdAt || stateAfter.status === 'none') return null;
   const resource = toPaymentResource(stateAfter);
-  return {
-    id: integrationEventId(paymentStreamId(resource.id), revision),
-    type,
-    createdAt,
-    integratorId: stateAfter.terms.integratorId,
-    objectId: resource.id,
-    data: { ...resource, object_version: Number(revision) + 1 },
-  };
+  return statusChangeEvent(paymentStreamId(resource.id), revision, { type, createdAt, integratorId: stateAfter.terms.integratorId, resource });
 }
+
+/** The payment aggregate as the runtime knows it (repository, relay). */
+export const paymentAggregate: AggregateType<PaymentCommand, PaymentEvent, Payment> = {
+  name: 'payment',
+  decider: paymentDecider,
+  streamId: paymentStreamId,
+  eventTypePrefix: PAYMENT_EVENT_PREFIX,
+  toIntegrationEvent,
+  isInternal: (event) => event.type === 'PaymentCreated' || event.type === 'PaymentAuthorizationStarted',
+};

@@ -1,18 +1,9 @@
 import type { Pool } from 'pg';
 import type { MessageBus } from '@pay/bus';
-import { notFound, type AuthorizePaymentRequest, type CreatePaymentRequest, type PaymentRef, type PaymentResource } from '@pay/contracts';
-import { fold, handleCommand, type EventStore } from '@pay/event-store';
+import type { AuthorizePaymentRequest, CreatePaymentRequest, PaymentRef, PaymentResource } from '@pay/contracts';
+import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
 import { addMs, failpoint, MINUTE_MS, type Clock } from '@pay/kernel';
-import {
-  paymentDecider,
-  paymentStreamId,
-  toPaymentResource,
-  type AuthorizationOutcome,
-  type Payment,
-  type PaymentCommand,
-  type PaymentEvent,
-} from '@pay/payments-domain';
-import { toIntegrationEvent } from './payment-events';
+import { toPaymentResource, type AuthorizationOutcome, type Payment, type PaymentCommand, type PaymentEvent } from '@pay/payments-domain';
 
 export interface PaymentsConfig {
   publicBaseUrl: string;
@@ -29,7 +20,7 @@ export const paymentsConfig = ({ publicBaseUrl }: { publicBaseUrl: string }): Pa
   ledgerTimeoutMs: 10_000,
 });
 
-type Existing = Exclude<Payment, { status: 'none' }>;
+export type Payments = AggregateRepository<PaymentCommand, PaymentEvent, Payment>;
 
 /**
  * The payments app: the payment aggregate behind the bus, and the authorization process between
@@ -40,7 +31,7 @@ type Existing = Exclude<Payment, { status: 'none' }>;
  */
 export class PaymentsService {
   constructor(
-    private readonly store: EventStore,
+    private readonly payments: Payments,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     private readonly config: PaymentsConfig,
@@ -49,55 +40,68 @@ export class PaymentsService {
   async create(request: CreatePaymentRequest): Promise<PaymentResource> {
     const now = this.clock.now();
     const { paymentId } = request;
-    const { state } = await this.execute(paymentId, {
-      type: 'CreatePayment',
-      terms: {
-        paymentId,
-        integratorId: request.integratorId,
-        amount: request.amount,
-        currency: request.currency,
-        orderReference: request.orderReference,
-        merchantConnection: request.merchantConnection,
-        returnUrl: request.returnUrl,
-        authorizationUrl: `${this.config.publicBaseUrl}/hosted/payments/${paymentId}`,
+    const { state } = await this.payments.execute(
+      paymentId,
+      {
+        type: 'CreatePayment',
+        terms: {
+          paymentId,
+          integratorId: request.integratorId,
+          amount: request.amount,
+          currency: request.currency,
+          orderReference: request.orderReference,
+          merchantConnection: request.merchantConnection,
+          returnUrl: request.returnUrl,
+          authorizationUrl: `${this.config.publicBaseUrl}/hosted/payments/${paymentId}`,
+        },
+        expiresAt: addMs(now, this.config.authorizationTtlMs),
+        now,
       },
-      expiresAt: addMs(now, this.config.authorizationTtlMs),
-      now,
-    });
-    return this.visible(state, { integratorId: request.integratorId, paymentId });
+      { expectNew: true },
+    );
+    return this.resource(state, { integratorId: request.integratorId, paymentId });
   }
 
   async retrieve(ref: PaymentRef): Promise<PaymentResource> {
-    return this.visible(await this.load(ref.paymentId), ref);
+    return toPaymentResource((await this.payments.loadVisible(ref.paymentId, ref.integratorId)).state);
   }
 
   async cancel(ref: PaymentRef): Promise<PaymentResource> {
-    await this.retrieve(ref);
-    const { state } = await this.execute(ref.paymentId, { type: 'CancelPayment', paymentId: ref.paymentId, now: this.clock.now() });
-    return this.visible(state, ref);
+    const from = await this.visible(ref);
+    const { state } = await this.payments.execute(ref.paymentId, { type: 'CancelPayment', paymentId: ref.paymentId, now: this.clock.now() }, { from });
+    return this.resource(state, ref);
   }
 
   async decline(ref: PaymentRef): Promise<PaymentResource> {
-    await this.retrieve(ref);
-    const { state } = await this.execute(ref.paymentId, { type: 'DeclinePayment', paymentId: ref.paymentId, now: this.clock.now() });
-    return this.visible(state, ref);
+    const from = await this.visible(ref);
+    const { state } = await this.payments.execute(ref.paymentId, { type: 'DeclinePayment', paymentId: ref.paymentId, now: this.clock.now() }, { from });
+    return this.resource(state, ref);
   }
 
   async authorize(request: AuthorizePaymentRequest): Promise<PaymentResource> {
-    await this.retrieve(request);
-    await this.execute(request.paymentId, {
-      type: 'StartAuthorization',
-      paymentId: request.paymentId,
-      customerId: request.customer.id,
-      customerCurrency: request.customer.currency,
-      now: this.clock.now(),
-    });
-    return this.visible(await this.finishAuthorization(request.paymentId), request);
+    const from = await this.visible(request);
+    const started = await this.payments.execute(
+      request.paymentId,
+      {
+        type: 'StartAuthorization',
+        paymentId: request.paymentId,
+        customerId: request.customer.id,
+        customerCurrency: request.customer.currency,
+        now: this.clock.now(),
+      },
+      { from },
+    );
+    return this.resource(await this.finish(request.paymentId, started), request);
   }
 
   /** The process's remaining steps for a started authorization; a no-op once its outcome is recorded. */
-  async finishAuthorization(paymentId: string): Promise<Existing> {
-    const state = await this.load(paymentId);
+  async finishAuthorization(paymentId: string): Promise<Existing<Payment>> {
+    return this.finish(paymentId, await this.payments.loadExisting(paymentId));
+  }
+
+  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
+  private async finish(paymentId: string, current: Loaded<Payment>): Promise<Existing<Payment>> {
+    const state = this.payments.visible(current.state, paymentId, null);
     if (state.status !== 'pending' || !state.authorization) return state;
     const { terms, authorization } = state;
     const transfer = await this.bus.request(
@@ -119,43 +123,22 @@ export class PaymentsService {
       transfer.status === 'completed'
         ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount }
         : transfer;
-    const { state: after } = await this.execute(paymentId, { type: 'CompleteAuthorization', paymentId, outcome, now: this.clock.now() });
-    return after as Existing;
+    const { state: after } = await this.payments.execute(paymentId, { type: 'CompleteAuthorization', paymentId, outcome, now: this.clock.now() }, { from: current });
+    return this.payments.visible(after, paymentId, null);
   }
 
   /** Expires one payment if its deadline has passed on the service clock; returns whether it did. */
   async expire(paymentId: string): Promise<boolean> {
-    const { events } = await this.execute(paymentId, { type: 'ExpirePayment', paymentId, now: this.clock.now() });
+    const { events } = await this.payments.execute(paymentId, { type: 'ExpirePayment', paymentId, now: this.clock.now() });
     return events.length > 0;
   }
 
-  /**
-   * Decides and appends; a status change is then recorded with the webhooks app before anyone is
-   * answered (the relay records it instead if the process dies in between).
-   */
-  private async execute(paymentId: string, command: PaymentCommand) {
-    const handled = await handleCommand<PaymentCommand, PaymentEvent, Payment>(this.store, paymentStreamId(paymentId), paymentDecider, command, {
-      expectNew: command.type === 'CreatePayment',
-    });
-    const [event, ...more] = handled.events;
-    if (event && more.length > 0) throw new Error('a payment command decides at most one event');
-    const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);
-    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
-    return handled;
+  private visible(ref: PaymentRef): Promise<Loaded<Existing<Payment>>> {
+    return this.payments.loadVisible(ref.paymentId, ref.integratorId);
   }
 
-  private async load(paymentId: string): Promise<Existing> {
-    const state = fold(paymentDecider, await this.store.readStream(paymentStreamId(paymentId)));
-    if (state.status === 'none') throw notFound('payment', paymentId);
-    return state;
-  }
-
-  /** An integrator sees only its own payments; anything else is as if it did not exist. */
-  private visible(state: Payment, ref: PaymentRef): PaymentResource {
-    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) {
-      throw notFound('payment', ref.paymentId);
-    }
-    return toPaymentResource(state);
+  private resource(state: Payment, ref: PaymentRef): PaymentResource {
+    return toPaymentResource(this.payments.visible(state, ref.paymentId, ref.integratorId));
   }
 }
 

@@ -1,24 +1,22 @@
 import type { MessageBus } from '@pay/bus';
-import { integrationEventId, notFound, type CreateRefund, type IntegrationEvent, type RefundResource } from '@pay/contracts';
-import { CONTENDED_COMMAND_RETRIES_MAX, fold, forEachWithStateAfter, handleCommand, type EventStore, type RecordedEvent } from '@pay/event-store';
+import type { CreateRefund, RefundResource } from '@pay/contracts';
+import { CONTENDED_COMMAND_RETRIES_MAX, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
 import { failpoint, type Clock } from '@pay/kernel';
-import {
-  paymentDecider,
-  paymentStreamId,
-  refundDecider,
-  refundOperationId,
-  refundStreamId,
-  toRefundResource,
-  type Payment,
-  type Refund,
-  type RefundEvent,
-} from '@pay/payments-domain';
+import { refundOperationId, toRefundResource, type Payment, type Refund, type RefundCommand, type RefundEvent } from '@pay/payments-domain';
+import type { Payments } from './payments.service';
 
-type ExistingRefund = Exclude<Refund, { status: 'none' }>;
+export type Refunds = AggregateRepository<RefundCommand, RefundEvent, Refund>;
 
 /** Concurrent refunds of one payment all write its stream: reservations and settlements retry until they pass. */
 const CONTENDED = { retriesMax: CONTENDED_COMMAND_RETRIES_MAX };
 type Succeeded = Extract<Payment, { status: 'succeeded' }>;
+type Pending = Extract<Refund, { status: 'pending' }>;
+
+/** States already read, so that a step does not read them again. */
+interface Known {
+  refund?: Loaded<Refund>;
+  payment?: Loaded<Payment>;
+}
 
 /**
  * Refunds, a process of three durable steps: the amount is reserved on the payment's stream (where
@@ -29,7 +27,8 @@ type Succeeded = Extract<Payment, { status: 'succeeded' }>;
  */
 export class RefundsService {
   constructor(
-    private readonly store: EventStore,
+    private readonly payments: Payments,
+    private readonly refunds: Refunds,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     private readonly ledgerTimeoutMs: number,
@@ -37,56 +36,52 @@ export class RefundsService {
 
   async create(request: CreateRefund): Promise<RefundResource> {
     const { refundId, paymentId } = request;
-    const existing = await this.load(refundId);
-    if (existing.status !== 'none') {
+    const existing = await this.refunds.load(refundId);
+    if (existing.state.status !== 'none') {
       // A retried create (the same id from the idempotency key): the refund, never a second reservation.
-      if (existing.terms.integratorId !== request.integratorId) throw notFound('refund', refundId);
-      return toRefundResource(await this.finish(existing.terms.paymentId, refundId));
+      const refund = this.refunds.visible(existing.state, refundId, request.integratorId);
+      return toRefundResource(await this.finish(refund.terms.paymentId, refundId, { refund: existing }));
     }
-    const payment = fold(paymentDecider, await this.store.readStream(paymentStreamId(paymentId)));
-    if (payment.status === 'none' || payment.terms.integratorId !== request.integratorId) throw notFound('payment', paymentId);
-    await handleCommand(this.store, paymentStreamId(paymentId), paymentDecider, {
-      type: 'ReserveRefund',
+    const payment = await this.payments.loadVisible(paymentId, request.integratorId);
+    const reserved = await this.payments.execute(
       paymentId,
-      refundId,
-      amount: request.amount,
-      reason: request.reason,
-      now: this.clock.now(),
-    }, CONTENDED);
-    return toRefundResource(await this.finish(paymentId, refundId));
+      { type: 'ReserveRefund', paymentId, refundId, amount: request.amount, reason: request.reason, now: this.clock.now() },
+      { ...CONTENDED, from: payment },
+    );
+    // Nothing reserved: a concurrent create of the same refund did, and may have opened its stream since.
+    const refund = reserved.events.length > 0 ? existing : undefined;
+    return toRefundResource(await this.finish(paymentId, refundId, { refund, payment: reserved }));
   }
 
   async retrieve(integratorId: string, refundId: string): Promise<RefundResource> {
-    const refund = await this.load(refundId);
-    if (refund.status === 'none' || refund.terms.integratorId !== integratorId) throw notFound('refund', refundId);
-    return toRefundResource(refund);
+    return toRefundResource((await this.refunds.loadVisible(refundId, integratorId)).state);
   }
 
   /** Every refund of the payment reserved and not settled: finished, in order. */
   async finishPending(paymentId: string): Promise<void> {
-    const payment = fold(paymentDecider, await this.store.readStream(paymentStreamId(paymentId)));
-    if (payment.status !== 'succeeded') return;
-    for (const refundId of Object.keys(payment.pendingRefunds ?? {})) await this.finish(paymentId, refundId);
+    const payment = await this.payments.load(paymentId);
+    if (payment.state.status !== 'succeeded') return;
+    for (const refundId of Object.keys(payment.state.pendingRefunds ?? {})) await this.finish(paymentId, refundId, { payment });
   }
 
   /** The remaining steps of one reserved refund; a no-op once it is settled on the payment. */
-  private async finish(paymentId: string, refundId: string): Promise<ExistingRefund> {
-    let refund = await this.load(refundId);
-    if (refund.status === 'none') refund = await this.request(paymentId, refundId);
-    if (refund.status === 'pending') refund = await this.transfer(refund);
-    await handleCommand(this.store, paymentStreamId(paymentId), paymentDecider, { type: 'SettleRefund', paymentId, refundId, refunded: refund.status === 'succeeded' }, CONTENDED);
-    return refund;
+  private async finish(paymentId: string, refundId: string, known: Known): Promise<Existing<Refund>> {
+    let refund = known.refund ?? (await this.refunds.load(refundId));
+    // A reservation never changes until settled: a payment state read earlier still has its terms.
+    if (refund.state.status === 'none') refund = await this.request(paymentId, refundId, known.payment ?? (await this.payments.load(paymentId)));
+    if (refund.state.status === 'pending') refund = await this.transfer(refund as Loaded<Pending>);
+    // The payment's stream is contended (other refunds): read afresh rather than conflict on a stale state.
+    await this.payments.execute(paymentId, { type: 'SettleRefund', paymentId, refundId, refunded: refund.state.status === 'succeeded' }, CONTENDED);
+    return this.refunds.visible(refund.state, refundId, null);
   }
 
   /** The refund's own stream, opened from the reservation on the payment (the terms come from there). */
-  private async request(paymentId: string, refundId: string): Promise<ExistingRefund> {
-    const payment = fold(paymentDecider, await this.store.readStream(paymentStreamId(paymentId))) as Succeeded;
+  private async request(paymentId: string, refundId: string, loaded: Loaded<Payment>): Promise<Loaded<Refund>> {
+    const payment = loaded.state as Succeeded;
     const reservation = payment.pendingRefunds?.[refundId];
     if (!reservation) throw new Error(`refund ${refundId}: no reservation on payment ${paymentId}`);
-    const { state } = await handleCommand(
-      this.store,
-      refundStreamId(refundId),
-      refundDecider,
+    return this.refunds.execute(
+      refundId,
       {
         type: 'RequestRefund',
         terms: {
@@ -103,11 +98,11 @@ export class RefundsService {
       },
       { expectNew: true },
     );
-    return state as ExistingRefund;
   }
 
-  private async transfer(refund: Extract<Refund, { status: 'pending' }>): Promise<ExistingRefund> {
-    const { terms } = refund;
+  /** The ledger step, then the outcome (recorded with the webhooks app before anyone is answered). */
+  private async transfer(refund: Loaded<Pending>): Promise<Loaded<Refund>> {
+    const { terms } = refund.state;
     const transfer = await this.bus.request(
       'ledger.transfer',
       {
@@ -123,50 +118,7 @@ export class RefundsService {
       { timeoutMs: this.ledgerTimeoutMs },
     );
     failpoint('refunds.after-ledger-transfer');
-    const handled = await handleCommand(this.store, refundStreamId(terms.refundId), refundDecider, {
-      type: 'CompleteRefund',
-      refundId: terms.refundId,
-      outcome: transfer.status === 'completed' ? { status: 'completed', entryId: transfer.entryId } : transfer,
-      now: this.clock.now(),
-    });
-    // The outcome is recorded with the webhooks app before anyone is answered (the relay otherwise).
-    const [event] = handled.events;
-    const integrationEvent = event && toRefundIntegrationEvent(event, handled.state, handled.revision);
-    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
-    return handled.state as ExistingRefund;
-  }
-
-  private async load(refundId: string): Promise<Refund> {
-    return fold(refundDecider, await this.store.readStream(refundStreamId(refundId)));
+    const outcome = transfer.status === 'completed' ? ({ status: 'completed', entryId: transfer.entryId } as const) : transfer;
+    return this.refunds.execute(terms.refundId, { type: 'CompleteRefund', refundId: terms.refundId, outcome, now: this.clock.now() }, { from: refund });
   }
 }
-
-/** `refund.succeeded` or `refund.failed` with the refund as data, or null for the request itself. */
-export function toRefundIntegrationEvent(event: RefundEvent, stateAfter: Refund, revision: bigint): IntegrationEvent | null {
-  if (stateAfter.status === 'none' || event.type === 'RefundRequested') return null;
-  const resource = toRefundResource(stateAfter);
-  return {
-    id: integrationEventId(refundStreamId(resource.id), revision),
-    type: event.type === 'RefundSucceeded' ? 'refund.succeeded' : 'refund.failed',
-    createdAt: event.type === 'RefundSucceeded' ? event.succeededAt : event.failedAt,
-    integratorId: stateAfter.terms.integratorId,
-    objectId: resource.id,
-    data: { ...resource, object_version: Number(revision) + 1 },
-  };
-}
-
-/**
- * The relay from the refund streams to the webhooks app (at least once), the safety net of the
- * recording done before a create is answered. Recording is idempotent by the stable event id.
- */
-export const relayRefundEvents = (store: EventStore, bus: MessageBus, batch: RecordedEvent[]): Promise<void> =>
-  forEachWithStateAfter<RefundEvent, Refund>(
-    store,
-    refundDecider,
-    batch,
-    async (event, stateAfter, revision) => {
-      const integrationEvent = toRefundIntegrationEvent(event, stateAfter, revision);
-      if (integrationEvent) await bus.request('events.record', integrationEvent);
-    },
-    (event) => event.type === 'RefundRequested',
-  );

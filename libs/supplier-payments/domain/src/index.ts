@@ -1,3 +1,4 @@
+import type { Decider } from '@pay/kernel';
 import { decide, type SupplierPaymentCommand } from './supplier-payment.decide';
 import { evolve, initialSupplierPayment, type SupplierPayment, type SupplierPaymentEvent } from './supplier-payment';
 
@@ -5,11 +6,7 @@ export * from './supplier-payment';
 export * from './supplier-payment.decide';
 export * from './supplier-payment.resource';
 
-export const supplierPaymentDecider = { decide, evolve, initialState: initialSupplierPayment } satisfies {
-  decide(command: SupplierPaymentCommand, state: SupplierPayment): SupplierPaymentEvent[];
-  evolve(state: SupplierPayment, event: SupplierPaymentEvent): SupplierPayment;
-  initialState: SupplierPayment;
-};
+export const supplierPaymentDecider: Decider<SupplierPaymentCommand, SupplierPaymentEvent, SupplierPayment> = { decide, evolve, initialState: initialSupplierPayment };
 
 export const supplierPaymentStreamId = (supplierPaymentId: string): string => `supplier-payment-${supplierPaymentId}`;
 

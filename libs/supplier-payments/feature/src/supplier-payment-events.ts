@@ -1,5 +1,14 @@
-import { integrationEventId, type EventType, type IntegrationEvent } from '@pay/contracts';
-import { supplierPaymentStreamId, toSupplierPaymentResource, type SupplierPayment, type SupplierPaymentEvent } from '@pay/supplier-payments-domain';
+import { type EventType, type IntegrationEvent } from '@pay/contracts';
+import { statusChangeEvent, type AggregateType } from '@pay/event-store';
+import {
+  SUPPLIER_PAYMENT_EVENT_PREFIX,
+  supplierPaymentDecider,
+  supplierPaymentStreamId,
+  toSupplierPaymentResource,
+  type SupplierPayment,
+  type SupplierPaymentCommand,
+  type SupplierPaymentEvent,
+} from '@pay/supplier-payments-domain';
 
 /** The status changes after creation, each an event type, and when each happened. */
 const statusChange = (event: SupplierPaymentEvent): { type: EventType; at: string } | null => {
@@ -33,12 +42,15 @@ export function toIntegrationEvent(event: SupplierPaymentEvent, stateAfter: Supp
   const change = statusChange(event);
   if (!change || stateAfter.status === 'none') return null;
   const resource = toSupplierPaymentResource(stateAfter);
-  return {
-    id: integrationEventId(supplierPaymentStreamId(resource.id), revision),
-    type: change.type,
-    createdAt: change.at,
-    integratorId: stateAfter.terms.integratorId,
-    objectId: resource.id,
-    data: { ...resource, object_version: Number(revision) + 1 },
-  };
+  return statusChangeEvent(supplierPaymentStreamId(resource.id), revision, { type: change.type, createdAt: change.at, integratorId: stateAfter.terms.integratorId, resource });
 }
+
+/** The supplier payment aggregate as the runtime knows it (repository, relay). */
+export const supplierPaymentAggregate: AggregateType<SupplierPaymentCommand, SupplierPaymentEvent, SupplierPayment> = {
+  name: 'supplier payment',
+  decider: supplierPaymentDecider,
+  streamId: supplierPaymentStreamId,
+  eventTypePrefix: SUPPLIER_PAYMENT_EVENT_PREFIX,
+  toIntegrationEvent,
+  isInternal: (event) => event.type === 'SupplierPaymentCreated' || event.type === 'SupplierPaymentApprovalStarted',
+};

@@ -7,11 +7,9 @@ import {
   type SupplierPaymentRef,
   type SupplierPaymentResource,
 } from '@pay/contracts';
-import { fold, handleCommand, type EventStore } from '@pay/event-store';
+import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
 import { addMs, DAY_MS, failpoint, type Clock } from '@pay/kernel';
 import {
-  supplierPaymentDecider,
-  supplierPaymentStreamId,
   toSupplierPaymentResource,
   type ApprovalOutcome,
   type BeneficiaryFacts,
@@ -20,7 +18,6 @@ import {
   type SupplierPaymentEvent,
 } from '@pay/supplier-payments-domain';
 import { toBeneficiaryResource, type BeneficiariesStore } from './beneficiaries.store';
-import { toIntegrationEvent } from './supplier-payment-events';
 
 export interface SupplierPaymentsConfig {
   publicBaseUrl: string;
@@ -33,7 +30,7 @@ export interface SupplierPaymentsConfig {
 export const APPROVAL_TTL_MS_DEFAULT = 7 * DAY_MS;
 export const LEDGER_TIMEOUT_MS_DEFAULT = 10_000;
 
-type Existing = Exclude<SupplierPayment, { status: 'none' }>;
+export type SupplierPayments = AggregateRepository<SupplierPaymentCommand, SupplierPaymentEvent, SupplierPayment>;
 
 /**
  * The supplier-payments app: the supplier payment aggregate behind the bus, and the approval process
@@ -48,7 +45,7 @@ export class SupplierPaymentsService {
   private readonly ledgerTimeoutMs: number;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly supplierPayments: SupplierPayments,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     private readonly beneficiaries: BeneficiariesStore,
@@ -72,60 +69,68 @@ export class SupplierPaymentsService {
     const facts: BeneficiaryFacts | null = beneficiary
       ? { id: beneficiary.id, business: beneficiary.businessConnection, currency: beneficiary.currency, status: beneficiary.status }
       : null;
-    const { state } = await this.execute(supplierPaymentId, {
-      type: 'CreateSupplierPayment',
-      terms: {
-        supplierPaymentId,
-        integratorId: request.integratorId,
-        payerConnection: request.payerConnection,
-        beneficiary: request.beneficiary,
-        amount: request.amount,
-        currency: request.currency,
-        invoiceReference: request.invoiceReference,
-        description: request.description,
-        approvalUrl: `${this.config.publicBaseUrl}/hosted/supplier_payments/${supplierPaymentId}`,
+    const { state } = await this.supplierPayments.execute(
+      supplierPaymentId,
+      {
+        type: 'CreateSupplierPayment',
+        terms: {
+          supplierPaymentId,
+          integratorId: request.integratorId,
+          payerConnection: request.payerConnection,
+          beneficiary: request.beneficiary,
+          amount: request.amount,
+          currency: request.currency,
+          invoiceReference: request.invoiceReference,
+          description: request.description,
+          approvalUrl: `${this.config.publicBaseUrl}/hosted/supplier_payments/${supplierPaymentId}`,
+        },
+        payerCurrency: request.payerCurrency,
+        beneficiary: facts,
+        expiresAt: addMs(now, this.approvalTtlMs),
+        now,
       },
-      payerCurrency: request.payerCurrency,
-      beneficiary: facts,
-      expiresAt: addMs(now, this.approvalTtlMs),
-      now,
-    });
-    return this.visible(state, { integratorId: request.integratorId, supplierPaymentId });
+      { expectNew: true },
+    );
+    return this.resource(state, { integratorId: request.integratorId, supplierPaymentId });
   }
 
   async retrieve(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
-    return this.visible(await this.load(ref.supplierPaymentId), ref);
+    return toSupplierPaymentResource((await this.visible(ref)).state);
   }
 
   async cancel(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
-    await this.retrieve(ref);
-    const { state } = await this.execute(ref.supplierPaymentId, { type: 'CancelSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() });
-    return this.visible(state, ref);
+    const from = await this.visible(ref);
+    const { state } = await this.supplierPayments.execute(ref.supplierPaymentId, { type: 'CancelSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() }, { from });
+    return this.resource(state, ref);
   }
 
   async reject(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
-    await this.retrieve(ref);
-    const { state } = await this.execute(ref.supplierPaymentId, { type: 'RejectSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() });
-    return this.visible(state, ref);
+    const from = await this.visible(ref);
+    const { state } = await this.supplierPayments.execute(ref.supplierPaymentId, { type: 'RejectSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() }, { from });
+    return this.resource(state, ref);
   }
 
   /** The authorized user approves: declined at once if the beneficiary was revoked since creation, else the transfer runs. */
   async approve(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
-    const { beneficiary } = await this.retrieve(ref);
-    const current = await this.beneficiaries.find(beneficiary);
-    const { state } = await this.execute(ref.supplierPaymentId, {
-      type: 'ApproveSupplierPayment',
-      supplierPaymentId: ref.supplierPaymentId,
-      beneficiaryAvailable: current?.status === 'authorized',
-      now: this.clock.now(),
-    });
-    if (state.status !== 'awaiting_approval') return this.visible(state, ref);
-    return this.visible(await this.finishApproval(ref.supplierPaymentId), ref);
+    const from = await this.visible(ref);
+    const current = await this.beneficiaries.find(from.state.terms.beneficiary);
+    const started = await this.supplierPayments.execute(
+      ref.supplierPaymentId,
+      { type: 'ApproveSupplierPayment', supplierPaymentId: ref.supplierPaymentId, beneficiaryAvailable: current?.status === 'authorized', now: this.clock.now() },
+      { from },
+    );
+    if (started.state.status !== 'awaiting_approval') return this.resource(started.state, ref);
+    return this.resource(await this.finish(ref.supplierPaymentId, started), ref);
   }
 
   /** The process's remaining steps for a started approval; a no-op once its outcome is recorded. */
-  async finishApproval(supplierPaymentId: string): Promise<Existing> {
-    const state = await this.load(supplierPaymentId);
+  async finishApproval(supplierPaymentId: string): Promise<Existing<SupplierPayment>> {
+    return this.finish(supplierPaymentId, await this.supplierPayments.loadExisting(supplierPaymentId));
+  }
+
+  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
+  private async finish(supplierPaymentId: string, current: Loaded<SupplierPayment>): Promise<Existing<SupplierPayment>> {
+    const state = this.supplierPayments.visible(current.state, supplierPaymentId, null);
     if (state.status !== 'awaiting_approval' || !state.approval) return state;
     const { terms, approval } = state;
     const transfer = await this.bus.request(
@@ -147,46 +152,21 @@ export class SupplierPaymentsService {
       transfer.status === 'completed'
         ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, debitedAmount: transfer.debitedAmount }
         : transfer;
-    const { state: after } = await this.execute(supplierPaymentId, { type: 'CompleteApproval', supplierPaymentId, outcome, now: this.clock.now() });
-    return after as Existing;
+    const { state: after } = await this.supplierPayments.execute(supplierPaymentId, { type: 'CompleteApproval', supplierPaymentId, outcome, now: this.clock.now() }, { from: current });
+    return this.supplierPayments.visible(after, supplierPaymentId, null);
   }
 
   /** Expires one supplier payment if its approval deadline has passed on the service clock; returns whether it did. */
   async expire(supplierPaymentId: string): Promise<boolean> {
-    const { events } = await this.execute(supplierPaymentId, { type: 'ExpireSupplierPayment', supplierPaymentId, now: this.clock.now() });
+    const { events } = await this.supplierPayments.execute(supplierPaymentId, { type: 'ExpireSupplierPayment', supplierPaymentId, now: this.clock.now() });
     return events.length > 0;
   }
 
-  /**
-   * Decides and appends; a status change is then recorded with the webhooks app before anyone is
-   * answered (the relay records it instead if the process dies in between).
-   */
-  private async execute(supplierPaymentId: string, command: SupplierPaymentCommand) {
-    const handled = await handleCommand<SupplierPaymentCommand, SupplierPaymentEvent, SupplierPayment>(
-      this.store,
-      supplierPaymentStreamId(supplierPaymentId),
-      supplierPaymentDecider,
-      command,
-      { expectNew: command.type === 'CreateSupplierPayment' },
-    );
-    const [event, ...more] = handled.events;
-    if (event && more.length > 0) throw new Error('a supplier payment command decides at most one event');
-    const integrationEvent = event && toIntegrationEvent(event, handled.state, handled.revision);
-    if (integrationEvent) await this.bus.request('events.record', integrationEvent);
-    return handled;
+  private visible(ref: SupplierPaymentRef): Promise<Loaded<Existing<SupplierPayment>>> {
+    return this.supplierPayments.loadVisible(ref.supplierPaymentId, ref.integratorId);
   }
 
-  private async load(supplierPaymentId: string): Promise<Existing> {
-    const state = fold(supplierPaymentDecider, await this.store.readStream(supplierPaymentStreamId(supplierPaymentId)));
-    if (state.status === 'none') throw notFound('supplier payment', supplierPaymentId);
-    return state;
-  }
-
-  /** An integrator sees only its own supplier payments; anything else is as if it did not exist. */
-  private visible(state: SupplierPayment, ref: SupplierPaymentRef): SupplierPaymentResource {
-    if (state.status === 'none' || (ref.integratorId !== null && state.terms.integratorId !== ref.integratorId)) {
-      throw notFound('supplier payment', ref.supplierPaymentId);
-    }
-    return toSupplierPaymentResource(state);
+  private resource(state: SupplierPayment, ref: SupplierPaymentRef): SupplierPaymentResource {
+    return toSupplierPaymentResource(this.supplierPayments.visible(state, ref.supplierPaymentId, ref.integratorId));
   }
 }

@@ -1,0 +1,65 @@
+import { expectedCashPaymentMovements, CASH_PAYMENT_EVENT_PREFIX, type CashPayment } from '@pay/cash-domain';
+import { notFound } from '@pay/contracts';
+import { AggregateRepository, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { statesAfter } from '@pay/platform';
+import { cashPaymentAggregate } from './cash-payment-events';
+import { listCashPayments, projectCashPaymentEvents } from './cash-payment-projection';
+import { CashPaymentNumbers, CashPaymentSweeps } from './cash-payment-store';
+import { CashPaymentsService, type CashConfig } from './cash-payments.service';
+import { CashPointsStore } from './cash-points.store';
+
+/** A validation started this long ago without an outcome is taken over by the sweep. */
+const STALLED_VALIDATION_MS = 5_000;
+
+const CASH_PAYMENT_VIEWS = 'cash.cash-payment-views';
+
+/** The cash app: cash points and cash payments, their projection, relay and sweeps (deadlines, stalled validations). */
+export function cashContext({ store, bus, clock, pool }: ContextInfrastructure, config: CashConfig): ContextDeclaration {
+  const cashPoints = new CashPointsStore(pool);
+  const cashPayments = new AggregateRepository(store, cashPaymentAggregate, recordWith(bus));
+  const service = new CashPaymentsService(cashPayments, bus, clock, new CashPaymentNumbers(pool), cashPoints, config);
+  const sweeps = new CashPaymentSweeps(pool);
+  return {
+    app: 'cash',
+    subscriptions: [
+      { kind: 'projection', id: CASH_PAYMENT_VIEWS, typePrefixes: [CASH_PAYMENT_EVENT_PREFIX], handle: projectCashPaymentEvents },
+      relayOf('cash.integration-events', cashPaymentAggregate),
+    ],
+    sweeper: {
+      tasks: {
+        due: (now, limit) => sweeps.dueForExpiry(now, limit),
+        applyDeadline: (id) => service.expire(id),
+        stalled: (olderThanMs, limit) => sweeps.stalledValidations(olderThanMs, limit),
+        resume: (id) => service.finishValidation(id),
+      },
+      caughtUpOn: CASH_PAYMENT_VIEWS,
+      options: { process: 'validation', stalledAfterMs: STALLED_VALIDATION_MS },
+    },
+    handlers: (caughtUp) => ({
+      'cash.cash-points.create': (request) => cashPoints.create(request, clock.now()),
+      'cash.cash-points.list': ({ limit }) => cashPoints.list(limit),
+      'cash.cash-points.retrieve': async ({ cashPointId }) => {
+        const point = await cashPoints.find(cashPointId);
+        if (!point) throw notFound('cash point', cashPointId);
+        return point;
+      },
+      'cash.cash-payments.create': (m) => service.create(m),
+      'cash.cash-payments.retrieve': (m) => service.retrieve(m),
+      // Read your writes: a cash payment is listed as soon as its create has been answered.
+      'cash.list': async (m) => {
+        await caughtUp(CASH_PAYMENT_VIEWS);
+        return listCashPayments(pool, m);
+      },
+      'cash.expected-movements': async ({ afterSeq, limit }) => {
+        await caughtUp(CASH_PAYMENT_VIEWS);
+        const { states, nextAfterSeq } = await statesAfter<Exclude<CashPayment, { status: 'none' }>>(pool, 'cash_payment_views', afterSeq, limit);
+        return { items: states.map(expectedCashPaymentMovements), nextAfterSeq };
+      },
+      'cash.cash-payments.cancel': (m) => service.cancel(m),
+      'cash.cash-payments.pay': (m) => service.pay(m),
+      'cash.cash-payments.find-by-reference': ({ reference }) => service.findByReference(reference),
+      'cash.cash-payments.instructions-page': ({ cashPaymentId, page }) => service.instructionsPage(cashPaymentId, page),
+      'cash.cash-payments.qr-code': ({ cashPaymentId }) => service.qrCode(cashPaymentId),
+    }),
+  };
+}

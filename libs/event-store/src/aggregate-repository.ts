@@ -1,0 +1,110 @@
+import { integrationEventId, notFound, type EventType, type IntegrationEvent } from '@pay/contracts';
+import type { Decider } from '@pay/kernel';
+import { handleCommand, loadAggregate, type CommandOptions, type Handled, type Loaded } from './command-handler';
+import type { EventStore } from './event-store';
+
+/** What every aggregate's state has: a status (`none` before its first event) and, after, its owner. */
+export interface OwnedState {
+  status: string;
+  terms?: { integratorId: string };
+}
+
+/** The state of an object that exists. */
+export type Existing<State> = Exclude<State, { status: 'none' }>;
+
+/**
+ * What the runtime needs to know of one aggregate type. The rest (decider, resource, integration
+ * events) is the context's own; this only names it.
+ */
+export interface AggregateType<Command, Event extends { type: string }, State extends OwnedState> {
+  /** The object as a not-found error names it: `payment`, `cash payment`. */
+  name: string;
+  decider: Decider<Command, Event, State>;
+  streamId(id: string): string;
+  /** Every event type of the aggregate starts with it: the subscriptions' filter. */
+  eventTypePrefix: string;
+  /** The integration event of a status change, or null for a domain event integrators do not see. */
+  toIntegrationEvent(event: Event, stateAfter: State, revision: bigint): IntegrationEvent | null;
+  /** Events that never make an integration event: the relay does not read their streams. */
+  isInternal?(event: Event): boolean;
+}
+
+/**
+ * The integration event of a status change: its id from the stream and the event's revision (stable
+ * under replay), the resource as data with `object_version` (the change's place in its history).
+ */
+export const statusChangeEvent = (
+  streamId: string,
+  revision: bigint,
+  change: { type: EventType; createdAt: string; integratorId: string; resource: { id: string } },
+): IntegrationEvent => ({
+  id: integrationEventId(streamId, revision),
+  type: change.type,
+  createdAt: change.createdAt,
+  integratorId: change.integratorId,
+  objectId: change.resource.id,
+  data: { ...change.resource, object_version: Number(revision) + 1 },
+});
+
+/** Hands an integration event to the webhooks app (idempotent by its stable id). */
+export type RecordIntegrationEvent = (event: IntegrationEvent) => Promise<unknown>;
+
+export const isExisting = <State extends OwnedState>(state: State): state is Existing<State> => state.status !== 'none';
+
+/**
+ * One aggregate type's streams: read once, decide and append with the expected revision (retrying
+ * on a conflict), record the status change with the webhooks app before anyone is answered (the
+ * relay records it instead if the process dies in between), and the owner check.
+ */
+export class AggregateRepository<Command, Event extends { type: string }, State extends OwnedState> {
+  constructor(
+    private readonly store: EventStore,
+    readonly type: AggregateType<Command, Event, State>,
+    private readonly recordEvent: RecordIntegrationEvent,
+  ) {}
+
+  /** Reads the stream once. */
+  load(id: string): Promise<Loaded<State>> {
+    return loadAggregate(this.store, this.type.streamId(id), this.type.decider);
+  }
+
+  /** Reads the stream once; not found when the object does not exist. */
+  async loadExisting(id: string): Promise<Loaded<Existing<State>>> {
+    const loaded = await this.load(id);
+    return { state: this.existing(loaded.state, id), revision: loaded.revision };
+  }
+
+  /** Reads the stream once; the object as `integratorId` may see it (see `visible`). */
+  async loadVisible(id: string, integratorId: string | null): Promise<Loaded<Existing<State>>> {
+    const loaded = await this.load(id);
+    return { state: this.visible(loaded.state, id, integratorId), revision: loaded.revision };
+  }
+
+  /**
+   * An integrator sees only its own objects; anything else is as if it did not exist. `null`: the
+   * platform's own callers (admin API, agents' application, hosted pages) see every object.
+   */
+  visible(state: State, id: string, integratorId: string | null): Existing<State> {
+    const existing = this.existing(state, id);
+    if (integratorId !== null && existing.terms?.integratorId !== integratorId) throw notFound(this.type.name, id);
+    return existing;
+  }
+
+  /**
+   * Decides and appends (see handleCommand: `from` spares reading a stream just read); a status
+   * change is then recorded with the webhooks app before the caller answers anyone.
+   */
+  async execute(id: string, command: Command, options: CommandOptions<State> = {}): Promise<Handled<Event, State>> {
+    const handled = await handleCommand(this.store, this.type.streamId(id), this.type.decider, command, options);
+    const [event, ...more] = handled.events;
+    if (event && more.length > 0) throw new Error(`a ${this.type.name} command decides at most one event`);
+    const integrationEvent = event && this.type.toIntegrationEvent(event, handled.state, handled.revision);
+    if (integrationEvent) await this.recordEvent(integrationEvent);
+    return handled;
+  }
+
+  private existing(state: State, id: string): Existing<State> {
+    if (!isExisting(state)) throw notFound(this.type.name, id);
+    return state;
+  }
+}
