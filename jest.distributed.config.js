@@ -28,6 +28,7 @@ module.exports = {
     '**/e2e/logs.e2e.spec.ts',
     '**/e2e/metrics.e2e.spec.ts',
     '**/e2e/ready.e2e.spec.ts',
+    '**/e2e/operations.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Payments, PaymentsError, type Currency } from '@pay/sdk';
 import { bootstrap, exportLines } from './bootstrap';
 import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
+import { ops } from './ops';
 import { readSettings, requireApiKey, UsageError, type Settings } from './settings';
 import { trigger, TRIGGER_TYPES } from './trigger';
 
@@ -32,6 +33,14 @@ export const USAGE = `Usage: npx payments <command> [options]
   trigger <type> [<type>…]      make an event happen in the sandbox and wait until it is listed:
                                 ${TRIGGER_TYPES.join(', ')}
 
+  ops subscriptions             (operators, admin key) every app's subscriptions: checkpoint, lag, parked
+  ops parked                    parked (poison) events and their error
+      --replay [--subscription ID [--event ID]]   replay all, one subscription's, or one event
+  ops deliveries [--endpoint ID] failed and retrying webhook deliveries, newest first
+      --redeliver                 send every failed one (of that endpoint, or all) again now
+  ops endpoints                 enabled endpoints failing now, oldest first; FLAGGED past an hour
+      --admin-key KEY             (default PAY_ADMIN_KEY, or .data/admin-api-key)
+
 Every command: --base-url URL (default PAY_BASE_URL or http://127.0.0.1:3000),
                --api-key sk_… (default PAY_API_KEY; not needed by bootstrap)`;
 
@@ -45,6 +54,11 @@ const OPTIONS = {
   events: { type: 'string' },
   from: { type: 'string' },
   secret: { type: 'string' },
+  replay: { type: 'boolean' },
+  subscription: { type: 'string' },
+  event: { type: 'string' },
+  endpoint: { type: 'string' },
+  redeliver: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -67,6 +81,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         return await listenCommand(settings, values, io);
       case 'trigger':
         return await triggerCommand(settings, rest, io);
+      case 'ops':
+        if (rest.length > 1) throw new UsageError(`ops takes one of subscriptions, parked, deliveries, endpoints (got ${rest.join(' ')})`);
+        return await ops(rest[0], values, settings, io);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }

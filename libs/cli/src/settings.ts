@@ -6,7 +6,7 @@ export interface Settings {
   baseUrl: string;
   /** The integrator's key (`sk_…`): every command but bootstrap. */
   apiKey?: string;
-  /** The admin key: bootstrap only. */
+  /** The admin key: bootstrap and ops only. */
   adminKey?: string;
 }
 

@@ -1,5 +1,6 @@
 /** @pay/sdk: the TypeScript client of the payments API (/v1). Node 20+, no dependencies. */
 export * from './client'; // Payments, its options and resources
+export * from './admin'; // PaymentsAdmin: the admin API's operations, with the admin key
 export { type RequestOptions, SDK_VERSION } from './http';
 export { ListCall } from './pagination';
 export * from './errors';

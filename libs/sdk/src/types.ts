@@ -362,3 +362,96 @@ export interface Clock {
   object: 'clock';
   now: string;
 }
+
+// ---- admin: the operator's view (/admin/v1/operations, the admin key) ----
+/** An app that did not answer (or failed to): the others' answers are still given. */
+export interface OperationsAppError {
+  app: 'payments' | 'cash' | 'supplier-payments' | 'collections';
+  code: string;
+  message: string;
+}
+
+/** A list gathered from every app that keeps catch-up subscriptions, with the apps that did not answer. */
+export interface OperationsList<T> extends List<T> {
+  errors: OperationsAppError[];
+}
+
+export interface Subscription {
+  /** e.g. `payments.payment-views`: its app, a dot, its name. */
+  id: string;
+  object: 'subscription';
+  app: OperationsAppError['app'];
+  /** The last committed commit position (a decimal string), null before the first batch. */
+  checkpoint: string | null;
+  checkpoint_updated_at: string | null;
+  /** Seconds since it last found nothing more to handle (0 when caught up). */
+  lag_seconds: number;
+  parked_events: number;
+  running: boolean;
+}
+
+export interface ParkedEvent {
+  object: 'parked_event';
+  subscription: string;
+  event: string;
+  stream: string;
+  type: string;
+  error: string;
+  parked_at: string;
+}
+
+/** One parked event (both), every one of a subscription (`subscription_id`), or all (neither). */
+export interface ParkedEventReplayParams {
+  subscription_id?: string;
+  event_id?: string;
+}
+
+export interface ParkedEventReplay {
+  object: 'parked_event_replay';
+  /** Handled this time and no longer parked. */
+  replayed: number;
+  /** Failed again: still parked, with the new error. */
+  failed: { subscription: string; event: string; error: string }[];
+  errors: OperationsAppError[];
+}
+
+export interface FailedDelivery {
+  id: string;
+  object: 'failed_delivery';
+  endpoint: string;
+  integrator: string;
+  event: string;
+  event_type: string;
+  /** `failed`: retries exhausted; `retrying`: failed at least once, another attempt scheduled. */
+  status: 'failed' | 'retrying';
+  attempts: number;
+  last_error: string | null;
+  last_attempt_at: string | null;
+}
+
+export interface FailedDeliveryListParams extends ListParams {
+  endpoint_id?: string;
+}
+
+export interface RedeliverFailedParams {
+  /** Only this endpoint's failed deliveries (default: every endpoint's). */
+  endpoint_id?: string;
+}
+
+export interface Redelivery {
+  object: 'redelivery';
+  endpoint: string | null;
+  redelivered: number;
+}
+
+export interface EndpointHealth {
+  id: string;
+  object: 'endpoint_health';
+  integrator: string;
+  url: string;
+  status: 'enabled' | 'disabled';
+  /** When its current run of failures began (service clock). */
+  failing_since: string;
+  /** Failing for more than an hour. */
+  flagged: boolean;
+}

@@ -5,6 +5,7 @@ import type { MigrationSet } from '@pay/platform';
 import { PaymentsController } from './api/payments.controller';
 import { AdminController } from './admin/admin.controller';
 import { FinanceController } from './admin/finance.controller';
+import { OperationsController } from './admin/operations.controller';
 import { ReconciliationController } from './admin/reconciliation.controller';
 import { BalancesController } from './api/balances.controller';
 import { BeneficiariesController } from './api/beneficiaries.controller';
@@ -54,6 +55,7 @@ export class GatewayModule {
       FinanceController,
       ReconciliationController,
       PeopleController,
+      OperationsController,
       ...(config.sandbox
         ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
         : []),

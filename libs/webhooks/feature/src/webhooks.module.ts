@@ -8,6 +8,7 @@ import { collectOnScrape, WEBHOOK_DUE_COUNT_MAX, webhookDeliveriesDue, webhookOl
 import { CLOCK, PG_POOL, type MigrationSet } from '@pay/platform';
 import { checkEndpointUrl, newWebhookSecret } from './delivery';
 import { DISPATCHER_DEFAULTS, WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookOperations } from './webhook-operations';
 import { toEndpointResource, WebhooksStore, type EndpointRow } from './webhooks.store';
 
 export const WEBHOOKS_MIGRATIONS: MigrationSet = { name: 'webhooks', dir: join(__dirname, '..', 'migrations') };
@@ -23,6 +24,7 @@ const WEBHOOKS_CONFIG = Symbol('WebhooksConfig');
 class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly store: WebhooksStore;
   private readonly dispatcher: WebhookDispatcher;
+  private readonly operations: WebhookOperations;
   private stopScrapes: (() => void) | undefined;
 
   constructor(
@@ -33,6 +35,7 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.store = new WebhooksStore(pool);
     this.dispatcher = new WebhookDispatcher(this.store, clock, { ...DISPATCHER_DEFAULTS, sandbox: config.sandbox });
+    this.operations = new WebhookOperations(pool);
   }
 
   onModuleInit(): void {
@@ -91,8 +94,20 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
       this.clock.observeOffset(clockOffsetMs);
       return { applied: await this.dispatcher.drainDue() };
     });
+    this.handleOperations();
     this.dispatcher.start();
     this.stopScrapes = collectOnScrape('webhooks', () => this.measureDueDeliveries(), [webhookDeliveriesDue, webhookOldestDueDeliveryAgeSeconds]);
+  }
+
+  /** The operator's view (admin API): failed deliveries, their bulk redelivery, failing endpoints; on the service clock. */
+  private handleOperations(): void {
+    this.bus.handle('webhooks.operations.failed-deliveries', (query) => this.operations.failedDeliveries(query));
+    this.bus.handle('webhooks.operations.redeliver-failed', async ({ endpointId }) => {
+      const redelivered = await this.operations.redeliverFailed(endpointId, this.clock.now());
+      if (redelivered > 0) this.dispatcher.wake();
+      return { redelivered };
+    });
+    this.bus.handle('webhooks.operations.failing-endpoints', async ({ limit }) => ({ items: await this.operations.failingEndpoints(limit, this.clock.now()) }));
   }
 
   async onApplicationShutdown(): Promise<void> {
