@@ -1,5 +1,5 @@
 /**
- * An aggregate as a decider (STYLE.md): pure `decide` and `evolve`, and the state before any event.
+ * An aggregate as a decider: pure `decide` and `evolve`, and the state before any event.
  * Declared once here (type:util) so the domain libraries can type their deciders without depending
  * on the event store.
  */

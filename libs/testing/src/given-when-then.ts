@@ -1,14 +1,10 @@
+import type { Decider } from '@pay/kernel';
+
 /**
  * given / when / then for deciders: fold the given events with `evolve`, run `decide`, compare the
  * events (or the error code) with what the rule says.
  */
-export interface DeciderSpec<Command, Event, State> {
-  decide(command: Command, state: State): Event[];
-  evolve(state: State, event: Event): State;
-  initialState: State;
-}
-
-export const deciderSpec = <Command, Event, State>(decider: DeciderSpec<Command, Event, State>) => ({
+export const deciderSpec = <Command, Event extends { type: string }, State>(decider: Decider<Command, Event, State>) => ({
   given: (events: Event[]) => ({
     when: (command: Command) => {
       const run = () => decider.decide(command, events.reduce(decider.evolve, decider.initialState));
