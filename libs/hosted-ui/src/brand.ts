@@ -1,4 +1,4 @@
-import type { EnvReader } from '@pay/kernel';
+import { BRAND_NAME_LENGTH_MAX, type EnvReader } from '@pay/kernel';
 
 /** The platform's name and colour on every hosted page (BRAND_NAME, BRAND_COLOR). */
 export interface Brand {
@@ -8,7 +8,6 @@ export interface Brand {
 }
 
 export const DEFAULT_BRAND: Brand = { name: 'Pay', color: '#0b3d91' };
-export const BRAND_NAME_LENGTH_MAX = 40;
 
 const HEX_COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 

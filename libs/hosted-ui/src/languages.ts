@@ -1,3 +1,5 @@
+import { ACCEPT_LANGUAGE_ENTRIES_MAX } from '@pay/kernel';
+
 /** The languages of the hosted pages; French first: the default, when nothing else is known. */
 export const LANGUAGES = ['fr', 'ar', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -9,9 +11,6 @@ export const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { fr: 'França
 export const isLanguage = (value: unknown): value is Language => typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
 
 export const directionOf = (language: Language): 'ltr' | 'rtl' => (language === 'ar' ? 'rtl' : 'ltr');
-
-/** An Accept-Language longer than this is read no further (a header is attacker-controlled). */
-const ACCEPT_LANGUAGE_ENTRIES_MAX = 20;
 
 /**
  * The best of our languages in an Accept-Language header (`ar-DZ,fr;q=0.8`): highest q first, then

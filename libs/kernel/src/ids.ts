@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { ID_LENGTH_MAX, ID_RANDOM_LENGTH } from './limits';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-export const ID_RANDOM_LENGTH = 24;
 
 /** Uniform random base62 string: bytes >= 248 are rejected so that every character is equally likely. */
 export const randomBase62 = (length: number): string => {
@@ -40,8 +40,12 @@ export const ID_PREFIXES = {
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
+for (const prefix of Object.values(ID_PREFIXES)) {
+  if (prefix.length + 1 + ID_RANDOM_LENGTH > ID_LENGTH_MAX) throw new Error(`ids.ts: a ${prefix}_ id would exceed ID_LENGTH_MAX`);
+}
+
 /** A kind prefix and 24 random base62 characters (~142 bits): not guessable, not sequential. */
 export const newId = (kind: IdKind): string => `${ID_PREFIXES[kind]}_${randomBase62(ID_RANDOM_LENGTH)}`;
 
 export const hasPrefix = (value: unknown, kind: IdKind): value is string =>
-  typeof value === 'string' && value.startsWith(`${ID_PREFIXES[kind]}_`) && value.length <= 64;
+  typeof value === 'string' && value.startsWith(`${ID_PREFIXES[kind]}_`) && value.length <= ID_LENGTH_MAX;

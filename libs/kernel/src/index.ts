@@ -1,3 +1,4 @@
+export * from './limits';
 export * from './money';
 export * from './ids';
 export * from './clock';

@@ -11,50 +11,92 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './clock';
 /** The smallest and largest amount of one payment, in minor units. */
 export const AMOUNT_MIN_MINOR = 1;
 export const AMOUNT_MAX_MINOR = 100_000_000_000;
-/** A connection's fixed fee cannot exceed the largest amount. */
+/** A connection's fixed fee above the largest amount the API accepts is surely a typo. */
 export const FIXED_FEE_MAX_MINOR = AMOUNT_MAX_MINOR;
+/** Digits before the decimal point of an amount typed on a hosted page: more is no amount. */
+export const AMOUNT_TYPED_DIGITS_MAX = 15;
 
 // ---- identifiers and text an integrator sends ----
 /** Random characters of a generated id (`pay_` + 24 base62 characters: about 143 bits). */
 export const ID_RANDOM_LENGTH = 24;
+/** An id of ours as a whole (hasPrefix), and the part after the prefix in the patterns that recognise ids. */
+export const ID_LENGTH_MAX = 64;
 /** Any identifier or short text field: order references, names, idempotency keys, path parameters. */
 export const STRING_LENGTH_MAX = 255;
 export const IDEMPOTENCY_KEY_LENGTH_MAX = STRING_LENGTH_MAX;
 export const PATH_PARAM_LENGTH_MAX = STRING_LENGTH_MAX;
 export const LEDGER_ID_LENGTH_MAX = STRING_LENGTH_MAX;
+/** A ledger account id finance reads: an owner's id, `cp_…:<CUR>` or `platform:<kind>:<CUR>`. */
+export const LEDGER_ACCOUNT_ID_LENGTH_MAX = 100;
 /** A supplier payment's description. */
 export const DESCRIPTION_LENGTH_MAX = 1000;
+/** A cash point's address, as the back office types it. */
+export const CASH_POINT_ADDRESS_LENGTH_MAX = 1000;
 /** A webhook endpoint's or a return URL. */
 export const URL_LENGTH_MAX = 2048;
 /** The brand name on the hosted pages. */
 export const BRAND_NAME_LENGTH_MAX = 40;
+/** A customer's phone (digits and spaces, optionally after +) and PIN, as the back office registers them. */
+export const PHONE_LENGTH_MIN = 4;
+export const PHONE_LENGTH_MAX = 20;
+export const PIN_LENGTH_MIN = 4;
+export const PIN_LENGTH_MAX = 6;
+/** A business user's or agent's login and password. */
+export const LOGIN_LENGTH_MIN = 3;
+export const LOGIN_LENGTH_MAX = 100;
+export const PASSWORD_LENGTH_MIN = 10;
+export const PASSWORD_LENGTH_MAX = 200;
 
 // ---- HTTP ----
 /** A JSON body; a form posted by a hosted page is far smaller. */
 export const BODY_LIMIT_BYTES = 1_048_576;
 export const FORM_BODY_LIMIT_BYTES = 16_384;
-/** Nesting of a JSON body: deeper is refused before anything parses it further. */
+/** Nesting of a JSON body: deeper is refused before it is parsed (class-transformer recurses per level). */
 export const JSON_DEPTH_MAX = 64;
-/** Entries of an Accept-Language header looked at. */
+/** A request value echoed in an error message is cut to this. */
+export const ECHOED_VALUE_LENGTH_MAX = 64;
+/** Keep-alive connections from load balancers (idle timeouts of 60 s) outlive Node's default 5 s. */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65 * SECOND_MS;
+/** A client that has not sent its whole request by then is answered 408. */
+export const HTTP_REQUEST_TIMEOUT_MS = 30 * SECOND_MS;
+/** How long browsers may cache the hosted pages' CSS, scripts and QR codes, and the API docs' assets. */
+export const HOSTED_ASSET_CACHE_SECONDS = 300;
+export const API_DOCS_ASSET_CACHE_SECONDS = 3600;
+/** Entries of an Accept-Language header looked at: the rest is read no further (the header is attacker-controlled). */
 export const ACCEPT_LANGUAGE_ENTRIES_MAX = 20;
 /** `limit` of the public lists. */
 export const LIST_LIMIT_DEFAULT = 10;
 export const LIST_LIMIT_MAX = 100;
-/** Finance reads: a statement's page, and the collections counted as cash in transit. */
+/** Finance reads: a statement's page, a ledger entries' page, and the collections listed behind the cash in transit (the oldest; the totals cover all). */
 export const STATEMENT_LIMIT_DEFAULT = 100;
 export const STATEMENT_LIMIT_MAX = 1000;
 export const LEDGER_ENTRIES_PAGE_MAX = LIST_LIMIT_MAX;
 export const CASH_IN_TRANSIT_COLLECTIONS_MAX = 1000;
 export const CASH_POINTS_ON_PAGE_MAX = 500;
-/** A reconciliation reads the books in pages and reports at most this many differences. */
+/** A reconciliation reads the books in pages of objects or references, and reports at most this many differences (the count checked is always complete); reading everything may take longer than a request. */
 export const RECONCILIATION_PAGE = 500;
 export const RECONCILIATION_DIFFERENCES_MAX = 1000;
 export const RECONCILIATION_TIMEOUT_MS = MINUTE_MS;
 /** The sandbox clock moves at most ten years in one call. */
 export const CLOCK_ADVANCE_SECONDS_MAX = 10 * 365 * 24 * 3600;
+/** Each app applies the deadlines a clock advance passed (many overdue rounds) within this. */
+export const CLOCK_ADVANCE_REQUEST_TIMEOUT_MS = MINUTE_MS;
 
 // ---- authentication and hosted pages ----
+/** Requests per second and API key (RATE_LIMIT_PER_SECOND; 0 turns the limit off), bursts up to twice that. */
 export const RATE_LIMIT_PER_SECOND_DEFAULT = 100;
+export const RATE_LIMIT_PER_SECOND_MAX = 1_000_000;
+export const RATE_LIMIT_BURST_FACTOR = 2;
+/** Keys tracked by one gateway's rate limiter before the idle ones are dropped. */
+export const RATE_LIMIT_BUCKETS_MAX = 10_000;
+/** A bearer token's characters: longer is refused without a lookup. */
+export const API_KEY_LENGTH_MAX = 200;
+/** Random base62 characters of a generated API key (`sk_…`, about 190 bits) and admin key (`admin_…`). */
+export const API_KEY_RANDOM_LENGTH = 32;
+export const ADMIN_API_KEY_RANDOM_LENGTH = 40;
+/** A secret an operator configures (ADMIN_API_KEY, METRICS_TOKEN). */
+export const CONFIGURED_SECRET_LENGTH_MIN = 16;
+export const CONFIGURED_SECRET_LENGTH_MAX = 200;
 /** A revoked key is refused at most this long after its revocation by another gateway's cache. */
 export const API_KEY_CACHE_TTL_MS = 2 * SECOND_MS;
 export const API_KEY_CACHE_MAX = 10_000;
@@ -65,12 +107,20 @@ export const LANGUAGE_COOKIE_TTL_MS = 365 * DAY_MS;
 export const SIGN_IN_FAILURES_MAX = 5;
 export const SIGN_IN_LOCK_MS = 15 * MINUTE_MS;
 export const HANDOVER_CODE_DIGITS = 6;
+/** A sign-in form's login and password are cut to this before they are looked up. */
+export const SIGN_IN_FIELD_LENGTH_MAX = PASSWORD_LENGTH_MAX;
+/** Customers with one phone whose PIN a sign-in tries. */
+export const SIGN_IN_CUSTOMERS_PER_PHONE_MAX = 20;
+/** A handover code and a cash payment reference as an agent types them are cut to this. */
+export const TYPED_CODE_LENGTH_MAX = 20;
+export const TYPED_REFERENCE_LENGTH_MAX = 40;
 /** Digits of a cash payment reference before its check digit. */
 export const PAYMENT_REFERENCE_RANDOM_DIGITS = 9;
 
 // ---- idempotency ----
-/** A request in progress holds its key this long; a retry meanwhile is 409. */
+/** A request in progress holds its key this long (a retry meanwhile is 409); longer, it is presumed dead and a retry takes over. */
 export const IDEMPOTENCY_LOCK_MS = 30 * SECOND_MS;
+/** Keys are kept at least 24 h (contract), purged after this, looked for once an hour. */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = HOUR_MS;
 
@@ -81,6 +131,8 @@ export const CASH_PAYMENT_TTL_MS_DEFAULT = 72 * HOUR_MS;
 export const CASH_EXPIRES_AT_MIN_AHEAD_MS = 5 * MINUTE_MS;
 export const CASH_EXPIRES_AT_MAX_AHEAD_MS = 30 * DAY_MS;
 export const APPROVAL_TTL_MS_DEFAULT = 7 * DAY_MS;
+/** Validating or resolving a collection's deposit settles it in the same request: longer than a bus request. */
+export const SETTLEMENT_REQUEST_TIMEOUT_MS = 30 * SECOND_MS;
 
 // ---- the ledger and the processes that call it ----
 /** A ledger call that takes longer is abandoned by its request and finished by the recovery sweep. */
@@ -92,6 +144,13 @@ export const STALLED_PROCESS_MS = 5 * SECOND_MS;
 /** PostgreSQL cancels a statement running longer than this. */
 export const STATEMENT_TIMEOUT_MS = 15 * SECOND_MS;
 export const ASYNC_COMMIT_POOL_MAX = 10;
+/** Connections of a process's main pool (DB_POOL_MAX). */
+export const DB_POOL_SIZE_DEFAULT = 20;
+export const DB_POOL_SIZE_MIN = 2;
+export const DB_POOL_SIZE_MAX = 200;
+/** An idle pooled connection is closed after this; getting a new one fails after this. */
+export const DB_IDLE_TIMEOUT_MS = 30 * SECOND_MS;
+export const DB_CONNECTION_TIMEOUT_MS = 10 * SECOND_MS;
 /** Movements a collection's settlement finishes per call, and overdue sweeps per deadline pass. */
 export const MOVEMENTS_PER_FINISH_MAX = 100;
 export const OVERDUE_ROUNDS_MAX = 10;
@@ -112,8 +171,15 @@ export const SUBSCRIPTION_RETRY_DELAY_MS_MIN = 100;
 export const SUBSCRIPTION_RETRY_DELAY_MS_MAX = 5 * SECOND_MS;
 /** Failures in a row before a batch is retried one event at a time, and an event parked. */
 export const POISON_AFTER_FAILURES = 5;
-/** `/ready` answers 503 when a subscription is further behind than this. */
+/**
+ * `/ready` answers 503 when a subscription is further behind than this: what it feeds is stale. Far
+ * above the lag of one that keeps up (about its poll interval).
+ */
 export const READY_MAX_SUBSCRIPTION_LAG_SECONDS = 60;
+/**
+ * Each dependency answers /ready's probe within this, or counts as down; the checks run at once, so
+ * /ready answers within about this too. A probe's own timeout must be longer (Docker's is 4 s here).
+ */
 export const READY_CHECK_TIMEOUT_MS = 2 * SECOND_MS;
 
 // ---- webhooks ----
@@ -130,6 +196,26 @@ export const PREVIOUS_SECRET_TTL_MS = DAY_MS;
 /** An endpoint failing this long is flagged to the operator, and this long disabled. */
 export const FAILING_ENDPOINT_FLAGGED_AFTER_MS = HOUR_MS;
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * DAY_MS;
+
+// ---- the host: embedded PostgreSQL, migrations, the distributed test topology ----
+/** The embedded PostgreSQL's max_connections: every process's pools together stay below it. */
+export const EMBEDDED_POSTGRES_CONNECTIONS_MAX = 300;
+/** A postmaster left by a killed process gets this long to stop, looked at this often. */
+export const STALE_POSTMASTER_WAIT_MS = 30 * SECOND_MS;
+export const STALE_POSTMASTER_POLL_MS = 100;
+/** PostgreSQL's last lines kept for the message when it fails to start. */
+export const EMBEDDED_POSTGRES_LOG_LINES_KEPT = 30;
+/** Tries at DATA_DIR's pid file: a second after removing one left by a dead process. */
+export const DATA_DIR_LOCK_ATTEMPTS = 2;
+/** Apps started together migrate one at a time: the others retry this often, this long at most. */
+export const MIGRATION_LOCK_RETRY_MS = 500;
+export const MIGRATION_LOCK_WAIT_MS_MAX = 2 * MINUTE_MS;
+/** One app of the distributed topology must answer /ready within this, polled this often. */
+export const TOPOLOGY_APP_START_TIMEOUT_MS = 90 * SECOND_MS;
+export const TOPOLOGY_READY_POLL_MS = 150;
+/** An app's output kept by the topology, and the tail of it shown when the app fails to start. */
+export const TOPOLOGY_APP_OUTPUT_KEPT_CHARS = 200_000;
+export const TOPOLOGY_APP_OUTPUT_SHOWN_CHARS = 5_000;
 
 // ---- Kafka ----
 /** A caller instance owns one reply partition per app: at most this many instances of an app. */
@@ -153,3 +239,24 @@ check(IDEMPOTENCY_LOCK_MS < IDEMPOTENCY_RETENTION_HOURS * HOUR_MS, 'an idempoten
 check(CASH_EXPIRES_AT_MIN_AHEAD_MS < CASH_PAYMENT_TTL_MS_DEFAULT && CASH_PAYMENT_TTL_MS_DEFAULT <= CASH_EXPIRES_AT_MAX_AHEAD_MS, 'the default cash deadline is outside the allowed range');
 check(FIXED_FEE_MAX_MINOR <= AMOUNT_MAX_MINOR && AMOUNT_MIN_MINOR >= 1, 'amount bounds');
 check(Number.isSafeInteger(AMOUNT_MAX_MINOR * 2), 'two amounts must add up exactly in a double');
+check(String(AMOUNT_MAX_MINOR).length <= AMOUNT_TYPED_DIGITS_MAX, 'the largest amount (in XOF, scale 0) must be typeable');
+check(ID_RANDOM_LENGTH < ID_LENGTH_MAX && ID_LENGTH_MAX <= PATH_PARAM_LENGTH_MAX, 'an id must fit its bound, and the bound a path parameter');
+check('cp_'.length + ID_LENGTH_MAX + ':DZD'.length <= LEDGER_ACCOUNT_ID_LENGTH_MAX, "a cash point's account id must fit an account id");
+check(LEDGER_ACCOUNT_ID_LENGTH_MAX <= STRING_LENGTH_MAX, 'an account id must fit a query parameter');
+check(FORM_BODY_LIMIT_BYTES <= BODY_LIMIT_BYTES, 'a form body cannot be allowed more than a JSON body');
+check(PHONE_LENGTH_MIN <= PHONE_LENGTH_MAX && PIN_LENGTH_MIN <= PIN_LENGTH_MAX, 'phone or PIN bounds inverted');
+check(LOGIN_LENGTH_MIN <= LOGIN_LENGTH_MAX && PASSWORD_LENGTH_MIN <= PASSWORD_LENGTH_MAX, 'login or password bounds inverted');
+check(LOGIN_LENGTH_MAX <= SIGN_IN_FIELD_LENGTH_MAX && PASSWORD_LENGTH_MAX <= SIGN_IN_FIELD_LENGTH_MAX, 'a sign-in form must not cut a valid login or password');
+check(HANDOVER_CODE_DIGITS <= TYPED_CODE_LENGTH_MAX, 'a typed handover code must not be cut');
+check(PAYMENT_REFERENCE_RANDOM_DIGITS + 1 <= TYPED_REFERENCE_LENGTH_MAX, 'a typed payment reference (with its check digit) must not be cut');
+check(RATE_LIMIT_PER_SECOND_DEFAULT <= RATE_LIMIT_PER_SECOND_MAX && RATE_LIMIT_BURST_FACTOR >= 1, 'rate limit bounds');
+check(CONFIGURED_SECRET_LENGTH_MIN <= CONFIGURED_SECRET_LENGTH_MAX, 'configured secret bounds inverted');
+check(CONFIGURED_SECRET_LENGTH_MAX <= API_KEY_LENGTH_MAX, 'a configured admin key must pass as a bearer token');
+check('admin_'.length + ADMIN_API_KEY_RANDOM_LENGTH <= CONFIGURED_SECRET_LENGTH_MAX && 'sk_'.length + API_KEY_RANDOM_LENGTH <= API_KEY_LENGTH_MAX, 'a generated key must pass as a bearer token');
+check(BUS_REQUEST_TIMEOUT_MS <= SETTLEMENT_REQUEST_TIMEOUT_MS && BUS_REQUEST_TIMEOUT_MS <= CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, 'a longer bus request cannot be shorter than the default');
+check(DB_POOL_SIZE_MIN <= DB_POOL_SIZE_DEFAULT && DB_POOL_SIZE_DEFAULT <= DB_POOL_SIZE_MAX, 'the default pool size is outside its range');
+check(DB_POOL_SIZE_MAX + ASYNC_COMMIT_POOL_MAX < EMBEDDED_POSTGRES_CONNECTIONS_MAX, "one process's pools must fit the embedded PostgreSQL's connections");
+check(MIGRATION_LOCK_RETRY_MS < MIGRATION_LOCK_WAIT_MS_MAX && STALE_POSTMASTER_POLL_MS < STALE_POSTMASTER_WAIT_MS, 'a wait must allow more than one look');
+check(TOPOLOGY_READY_POLL_MS < TOPOLOGY_APP_START_TIMEOUT_MS && READY_CHECK_TIMEOUT_MS < TOPOLOGY_APP_START_TIMEOUT_MS, "an app's start must allow its readiness checks");
+check(SUBSCRIPTION_POLL_INTERVAL_MS < READY_MAX_SUBSCRIPTION_LAG_SECONDS * SECOND_MS, 'a subscription that keeps up must count as ready');
+check(TOPOLOGY_APP_OUTPUT_SHOWN_CHARS <= TOPOLOGY_APP_OUTPUT_KEPT_CHARS, 'more output shown than kept');

@@ -46,6 +46,19 @@ const documented: { file: string; pattern: RegExp; values: (n: string[]) => [num
     values: ([seconds]) => [[Number(seconds) * 1000, limits.WEBHOOK_DELIVERY_TIMEOUT_MS]],
   },
   {
+    file: 'README.md',
+    pattern: /\| `RATE_LIMIT_PER_SECOND` \| `(\d+)` \| per API key, bursts up to twice that/,
+    values: ([perSecond]) => [
+      [Number(perSecond), limits.RATE_LIMIT_PER_SECOND_DEFAULT],
+      [2, limits.RATE_LIMIT_BURST_FACTOR],
+    ],
+  },
+  {
+    file: 'README.md',
+    pattern: /\| `DB_POOL_MAX` \| `(\d+)` \|/,
+    values: ([size]) => [[Number(size), limits.DB_POOL_SIZE_DEFAULT]],
+  },
+  {
     file: 'docs/lists.md',
     pattern: /`limit` \(1 to (\d+), default (\d+)\)/,
     values: ([max, fallback]) => [

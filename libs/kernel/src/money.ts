@@ -1,16 +1,15 @@
+import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, AMOUNT_TYPED_DIGITS_MAX } from './limits';
+
 /** The four settlement currencies and their minor-unit scale (ISO 4217 exponent). */
 export const CURRENCIES = ['DZD', 'MAD', 'TND', 'XOF'] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
 export const CURRENCY_SCALE: Readonly<Record<Currency, number>> = { DZD: 2, MAD: 2, TND: 3, XOF: 0 };
 
-/** Amounts accepted on the API, in minor units (contract section 2). */
-export const AMOUNT_MIN_MINOR = 1;
-export const AMOUNT_MAX_MINOR = 100_000_000_000;
-
 export const isCurrency = (value: unknown): value is Currency =>
   typeof value === 'string' && (CURRENCIES as readonly string[]).includes(value);
 
+/** Amounts accepted on the API, in minor units (contract section 2): AMOUNT_MIN_MINOR to AMOUNT_MAX_MINOR. */
 export const isValidAmount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= AMOUNT_MIN_MINOR && value <= AMOUNT_MAX_MINOR;
 
@@ -38,6 +37,8 @@ export const computeFee = (amountMinor: number, rule: FeeRule): { feeMinor: numb
 export const latinDigits = (text: string): string =>
   text.replace(/[\u0660-\u0669\u06f0-\u06f9]/g, (d) => String((d.codePointAt(0)! - (d >= '\u06f0' ? 0x06f0 : 0x0660)) % 10));
 
+const TYPED_AMOUNT = new RegExp(`^(\\d{1,${AMOUNT_TYPED_DIGITS_MAX}})(?:\\.(\\d+))?$`);
+
 /**
  * An amount typed in the currency's units ("12 500.00", "12500,5", "١٢٥٠٠", "1500" XOF) as minor
  * units; spaces ignored; at most the currency's decimals. Undefined when it is not one (0 only when
@@ -46,7 +47,7 @@ export const latinDigits = (text: string): string =>
 export const parseAmount = (typed: string, currency: Currency, zeroAllowed = false): number | undefined => {
   const text = latinDigits(typed).replace(/[\s\u202f\u00a0]/g, '').replace(/[,\u066b]/, '.');
   const scale = CURRENCY_SCALE[currency];
-  const match = /^(\d{1,15})(?:\.(\d+))?$/.exec(text);
+  const match = TYPED_AMOUNT.exec(text);
   if (!match || (match[2] ?? '').length > scale) return undefined;
   const minor = Number(match[1]) * 10 ** scale + Number((match[2] ?? '').padEnd(scale, '0') || '0');
   if (!Number.isSafeInteger(minor) || (minor === 0 && !zeroAllowed)) return undefined;

@@ -6,7 +6,14 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from 'pg';
-import { OperatorError } from '@pay/kernel';
+import {
+  DATA_DIR_LOCK_ATTEMPTS,
+  EMBEDDED_POSTGRES_CONNECTIONS_MAX,
+  EMBEDDED_POSTGRES_LOG_LINES_KEPT,
+  OperatorError,
+  STALE_POSTMASTER_POLL_MS,
+  STALE_POSTMASTER_WAIT_MS,
+} from '@pay/kernel';
 import { postgresUser, reachableBinaries, reachableClusterDir, type PostgresUser } from './postgres-as-root';
 
 export interface RunningDatabase {
@@ -15,10 +22,8 @@ export interface RunningDatabase {
 }
 
 const DATABASE_NAME = 'payments';
-const STALE_POSTMASTER_WAIT_MS = 30_000;
-const LOG_LINES_KEPT = 30;
 const INITDB_FLAGS = ['--auth=scram-sha-256', '--username=postgres', '--lc-messages=C', '--locale=C.UTF-8', '--encoding=UTF8'];
-const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
+const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `max_connections=${EMBEDDED_POSTGRES_CONNECTIONS_MAX}`];
 const READY = 'database system is ready to accept connections';
 
 /**
@@ -43,7 +48,7 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
   const remember = (line: string) => {
     if (!line.trim()) return;
     recent.push(line.trimEnd());
-    if (recent.length > LOG_LINES_KEPT) recent.shift();
+    if (recent.length > EMBEDDED_POSTGRES_LOG_LINES_KEPT) recent.shift();
     onLog(line.trimEnd());
   };
   const port = await freePort();
@@ -181,7 +186,7 @@ async function readOrCreateSecret(file: string): Promise<string> {
  */
 async function lockDataDir(root: string): Promise<() => Promise<void>> {
   const lockFile = join(root, 'service.pid');
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < DATA_DIR_LOCK_ATTEMPTS; attempt++) {
     try {
       await writeFile(lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
       return async () => {
@@ -213,7 +218,7 @@ async function stopStalePostmaster(clusterDir: string): Promise<void> {
   const deadline = Date.now() + STALE_POSTMASTER_WAIT_MS;
   while (isAlive(pid)) {
     if (Date.now() > deadline) throw new Error(`a PostgreSQL server (pid ${pid}) still runs on ${clusterDir} and did not stop`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, STALE_POSTMASTER_POLL_MS));
   }
 }
 

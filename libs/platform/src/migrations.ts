@@ -1,5 +1,6 @@
 import { runner } from 'node-pg-migrate';
 import { join } from 'node:path';
+import { MIGRATION_LOCK_RETRY_MS, MIGRATION_LOCK_WAIT_MS_MAX } from '@pay/kernel';
 
 /** One app's schema: its own migration files and its own bookkeeping table, so apps deploy alone. */
 export interface MigrationSet {
@@ -8,12 +9,9 @@ export interface MigrationSet {
 }
 
 /** Apps started together share one database: one migrates while the others wait their turn. */
-const LOCKED_RETRY_MS = 500;
-const LOCKED_WAIT_MS_MAX = 120_000;
-
 export async function runMigrations(databaseUrl: string, sets: readonly MigrationSet[]): Promise<void> {
   for (const set of sets) {
-    const deadline = Date.now() + LOCKED_WAIT_MS_MAX;
+    const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS_MAX;
     for (;;) {
       try {
         await runSet(databaseUrl, set);
@@ -21,7 +19,7 @@ export async function runMigrations(databaseUrl: string, sets: readonly Migratio
       } catch (error) {
         const locked = String((error as Error).message).includes('Another migration is already running');
         if (!locked || Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_MS));
+        await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_RETRY_MS));
       }
     }
   }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool, types } from 'pg';
+import { DB_CONNECTION_TIMEOUT_MS, DB_IDLE_TIMEOUT_MS } from '@pay/kernel';
 
 // bigint columns (int8) arrive as JS numbers: every amount we store is at most 1e11 * 2 and
 // is checked as a safe integer before it is written.
@@ -27,8 +28,8 @@ export function createPool(url: string, { max, statementTimeoutMs, asynchronousC
     connectionString: url,
     max,
     ...(asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
+    connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS,
     statement_timeout: statementTimeoutMs,
     application_name: 'payments-platform',
   });

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { EnvReader } from '@pay/kernel';
+import { CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogLevelName, type TracingConfig } from '@pay/observability';
 
 /** What every process reads from its environment, whichever apps it runs. */
@@ -38,7 +38,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
     databaseUrl: read.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     sandbox: read.bool('SANDBOX', false),
     publicBaseUrl: read.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
-    dbPoolMax: read.int('DB_POOL_MAX', 20, { min: 2, max: 200 }),
+    dbPoolMax: read.int('DB_POOL_MAX', DB_POOL_SIZE_DEFAULT, { min: DB_POOL_SIZE_MIN, max: DB_POOL_SIZE_MAX }),
     kafkaBrokers,
     eventStoreUrl: read.url('EVENTSTORE_URL', undefined, ['esdb:', 'esdb+discover:']),
     logLevel: readLogLevel(read),
@@ -54,9 +54,13 @@ function readLogLevel(read: EnvReader): LogLevelName {
   return DEFAULT_LOG_LEVEL;
 }
 
+const METRICS_TOKEN = new RegExp(`^[A-Za-z0-9_-]{${CONFIGURED_SECRET_LENGTH_MIN},${CONFIGURED_SECRET_LENGTH_MAX}}$`);
+
 function readMetricsToken(read: EnvReader): string | undefined {
   const token = read.string('METRICS_TOKEN');
   // The value itself is never echoed: it is a credential.
-  if (token !== undefined && !/^[A-Za-z0-9_-]{16,200}$/.test(token)) read.problems.push('METRICS_TOKEN must be 16 to 200 characters of letters, digits, _ and -');
+  if (token !== undefined && !METRICS_TOKEN.test(token)) {
+    read.problems.push(`METRICS_TOKEN must be ${CONFIGURED_SECRET_LENGTH_MIN} to ${CONFIGURED_SECRET_LENGTH_MAX} characters of letters, digits, _ and -`);
+  }
   return token;
 }

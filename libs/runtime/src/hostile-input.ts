@@ -1,16 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
-import { newId } from '@pay/kernel';
+import { ECHOED_VALUE_LENGTH_MAX, JSON_DEPTH_MAX, newId, PATH_PARAM_LENGTH_MAX } from '@pay/kernel';
 
 /**
  * What the HTTP edge refuses before any service sees a request: JSON nested too deep, strings that
  * PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates), and path ids that cannot exist.
  */
-
-/** Deeper JSON than this is refused before it is parsed (class-transformer recurses per level). */
-export const JSON_DEPTH_MAX = 64;
-/** No id of ours is longer; a longer path parameter is refused without a lookup. */
-export const PATH_PARAM_LENGTH_MAX = 255;
 
 /** True when `text`, read as JSON, opens more than `max` arrays/objects inside each other. */
 export function jsonNestingExceeds(text: string, max: number = JSON_DEPTH_MAX): boolean {
@@ -118,7 +113,7 @@ const segmentBefore = (route: string, name: string): string | undefined => {
 };
 
 /** A value echoed in a message: bounded, and only characters that print. */
-const printable = (value: string): string => value.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
+const printable = (value: string): string => value.slice(0, ECHOED_VALUE_LENGTH_MAX).replace(/[^\x20-\x7e]/g, '?');
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line or header,

@@ -4,24 +4,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
-import { newId } from '@pay/kernel';
+import { BODY_LIMIT_BYTES, FORM_BODY_LIMIT_BYTES, HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, newId } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
 import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
 import { observeRequests } from './request-observability';
 
-/** 1 MB as the contract counts it. */
-export const BODY_LIMIT_BYTES = 1_048_576;
-
-/** Hosted page forms carry a few short fields. */
-const FORM_BODY_LIMIT_BYTES = 16_384;
+/** Still exported here for this library's index; its home is @pay/kernel (limits.ts). */
+export { BODY_LIMIT_BYTES };
 
 export const fastifyOptions = {
   bodyLimit: BODY_LIMIT_BYTES,
   genReqId: () => newId('request'),
   logger: false,
-  // Keep-alive connections from load balancers outlive Node's default 5 s.
-  keepAliveTimeout: 65_000,
-  requestTimeout: 30_000,
+  keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
   // Errors raised before routing (a path that is not valid percent-encoding) in the contract's shape.
   frameworkErrors,
   // Requests Node's HTTP parser refuses (malformed, headers too large) in the contract's shape too.

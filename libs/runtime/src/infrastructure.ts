@@ -2,12 +2,9 @@ import type { Pool } from 'pg';
 import { InProcessBus, KafkaBus, type MessageBus } from '@pay/bus';
 import type { AppName } from '@pay/contracts';
 import { EVENT_STORE_MIGRATIONS, EventStoreDBEventStore, PostgresEventStore, type EventStore } from '@pay/event-store';
-import { OffsetClock, OperatorError } from '@pay/kernel';
+import { ASYNC_COMMIT_POOL_MAX, OffsetClock, OperatorError, STATEMENT_TIMEOUT_MS } from '@pay/kernel';
 import { createPool, PLATFORM_MIGRATIONS, runMigrations, ServiceClockStore, startEmbeddedPostgres, type MigrationSet, type RunningDatabase } from '@pay/platform';
 import type { HostConfig } from './host-config';
-
-const STATEMENT_TIMEOUT_MS = 15_000;
-const ASYNC_COMMIT_POOL_MAX = 10;
 
 /** What the apps of one process share: PostgreSQL pools, the service clock, the bus, the event store. */
 export interface Infrastructure {

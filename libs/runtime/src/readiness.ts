@@ -2,20 +2,13 @@ import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common'
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
+import { READY_CHECK_TIMEOUT_MS, READY_MAX_SUBSCRIPTION_LAG_SECONDS } from '@pay/kernel';
 import { EventStoreDBEventStore, type EventStore } from '@pay/event-store';
 import { currentSubscriptionLags, type SubscriptionLag } from '@pay/observability';
 import type { Pool } from 'pg';
 
-/**
- * Each dependency answers /ready's probe within this, or counts as down: the checks run at once, so
- * /ready answers within about this too. A probe's own timeout must be longer (Docker's is 4 s here).
- */
-export const READY_CHECK_TIMEOUT_MS = 2_000;
-/**
- * A subscription further behind than this makes its process not ready: what it feeds (read models,
- * relays, webhooks) is stale. Far above the lag of one that keeps up (about its poll interval).
- */
-export const READY_MAX_SUBSCRIPTION_LAG_SECONDS = 60;
+/** Still exported here for this library's index and spec; their home is @pay/kernel (limits.ts). */
+export { READY_CHECK_TIMEOUT_MS, READY_MAX_SUBSCRIPTION_LAG_SECONDS };
 
 /**
  * One dependency's check: resolves to undefined when it is up, or to what is wrong (a clause of

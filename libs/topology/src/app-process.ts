@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { TOPOLOGY_APP_OUTPUT_KEPT_CHARS, TOPOLOGY_APP_OUTPUT_SHOWN_CHARS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_READY_POLL_MS } from '@pay/kernel';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const START_TIMEOUT_MS = 90_000;
-const OUTPUT_KEPT_CHARS = 200_000;
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -58,13 +57,13 @@ export class AppProcess {
     const keep = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       if (this.echo) process.stdout.write(text.replace(/^(?=.)/gm, `[${this.name}] `));
-      this.log = (this.log + text).slice(-OUTPUT_KEPT_CHARS);
+      this.log = (this.log + text).slice(-TOPOLOGY_APP_OUTPUT_KEPT_CHARS);
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    const deadline = Date.now() + START_TIMEOUT_MS;
+    const deadline = Date.now() + TOPOLOGY_APP_START_TIMEOUT_MS;
     for (;;) {
-      if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-5_000)}`);
+      if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
       try {
         // 503 until its dependencies answer: polled again like a process not listening yet.
         if ((await fetch(`${this.url}/ready`)).status === 200) return;
@@ -73,9 +72,9 @@ export class AppProcess {
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`${this.name} was not ready (GET /ready) within ${START_TIMEOUT_MS} ms:\n${this.log.slice(-5_000)}`);
+        throw new Error(`${this.name} was not ready (GET /ready) within ${TOPOLOGY_APP_START_TIMEOUT_MS} ms:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
       }
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, TOPOLOGY_READY_POLL_MS));
     }
   }
 

@@ -1,11 +1,10 @@
 import { kafkaTopicsFor } from '@pay/bus';
 import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
+import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
 import { ensureDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
 import { AppProcess } from './app-process';
 import { startKafkaMock } from '@pay/kafka-mock';
 
-/** Reply topics get a partition per caller instance, with room to scale out. */
-const REPLY_PARTITIONS = 4;
 /** The serving apps first, the gateway (the only one the outside calls) last. */
 const START_ORDER: AppName[] = ['ledger', 'webhooks', 'payments', 'cash', 'supplier-payments', 'collections', 'gateway'];
 
@@ -53,7 +52,7 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     let kafkaBrokers = options.env['KAFKA_BROKERS'];
     let kafka: DistributedTopology['kafka'];
     if (!kafkaBrokers) {
-      const mock = await startKafkaMock({ brokers: options.mockBrokers ?? 1, topics: kafkaTopicsFor(REQUEST_TOPICS, REPLY_PARTITIONS) });
+      const mock = await startKafkaMock({ brokers: options.mockBrokers ?? 1, topics: kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS) });
       cleanups.push(() => mock.stop());
       kafkaBrokers = mock.bootstrapServers;
       kafka = mock;

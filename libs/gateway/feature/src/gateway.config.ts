@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBrand, type Brand } from '@pay/hosted-ui';
-import { randomBase62, type EnvReader } from '@pay/kernel';
+import { ADMIN_API_KEY_RANDOM_LENGTH, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, randomBase62, RATE_LIMIT_PER_SECOND_DEFAULT, RATE_LIMIT_PER_SECOND_MAX, type EnvReader } from '@pay/kernel';
 
 export interface GatewayConfig {
   sandbox: boolean;
@@ -19,10 +19,10 @@ export function readGatewayConfig(
   host: { dataDir: string; sandbox: boolean; publicBaseUrl: string },
   print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): GatewayConfig {
-  const rateLimitPerSecond = read.int('RATE_LIMIT_PER_SECOND', 100, { min: 0, max: 1_000_000 });
+  const rateLimitPerSecond = read.int('RATE_LIMIT_PER_SECOND', RATE_LIMIT_PER_SECOND_DEFAULT, { min: 0, max: RATE_LIMIT_PER_SECOND_MAX });
   const given = read.string('ADMIN_API_KEY');
-  if (given !== undefined && (given.length < 16 || given.length > 200 || !/^[A-Za-z0-9_]+$/.test(given))) {
-    read.problems.push('ADMIN_API_KEY must be 16 to 200 characters of letters, digits and _');
+  if (given !== undefined && (given.length < CONFIGURED_SECRET_LENGTH_MIN || given.length > CONFIGURED_SECRET_LENGTH_MAX || !/^[A-Za-z0-9_]+$/.test(given))) {
+    read.problems.push(`ADMIN_API_KEY must be ${CONFIGURED_SECRET_LENGTH_MIN} to ${CONFIGURED_SECRET_LENGTH_MAX} characters of letters, digits and _`);
   }
   const brand = readBrand(read);
   read.done();
@@ -37,7 +37,7 @@ function adminKeyUnder(dataDir: string, print: (line: string) => void): string {
   const file = join(dataDir, 'admin-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const key = `admin_${randomBase62(40)}`;
+  const key = `admin_${randomBase62(ADMIN_API_KEY_RANDOM_LENGTH)}`;
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   print(`Generated the admin API key (shown once; stored in ${file}):\n\n    ${key}\n`);
   return key;

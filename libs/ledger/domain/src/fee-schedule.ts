@@ -1,13 +1,10 @@
-import { CURRENCIES, type Currency, type FeeRule, isCurrency } from '@pay/kernel';
+import { CURRENCIES, type Currency, FIXED_FEE_MAX_MINOR, type FeeRule, isCurrency } from '@pay/kernel';
 import { type FeeUseCase } from '@pay/contracts';
 
 /** The fee rule of every use case in every currency. */
 export type FeeSchedule = { readonly [U in FeeUseCase]: { readonly [C in Currency]: FeeRule } };
 
 export const FEE_USE_CASES = ['payment', 'cash_payment', 'supplier_payment', 'settlement'] as const satisfies readonly FeeUseCase[];
-
-/** A fixed part above this is surely a typo (it is the largest amount the API accepts). */
-const FIXED_FEE_MAX_MINOR = 100_000_000_000;
 
 const sameInEveryCurrency = (rule: FeeRule): { [C in Currency]: FeeRule } =>
   Object.fromEntries(CURRENCIES.map((currency) => [currency, rule])) as { [C in Currency]: FeeRule };

@@ -10,13 +10,12 @@ import {
   type CustomerResource,
   type TopupResource,
 } from '@pay/contracts';
-import { AMOUNT_MAX_MINOR, newId, type Currency, type OffsetClock } from '@pay/kernel';
+import { AMOUNT_MAX_MINOR, CASH_POINT_ADDRESS_LENGTH_MAX, ID_LENGTH_MAX, newId, PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, PIN_LENGTH_MAX, PIN_LENGTH_MIN, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { ApiKeyAuthenticator } from '../auth/auth';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody } from '../openapi/describe';
@@ -32,10 +31,13 @@ class ConnectionBody {
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
 }
 
+const PHONE = new RegExp(`^\\+?[0-9 ]{${PHONE_LENGTH_MIN},${PHONE_LENGTH_MAX}}$`);
+const PIN = new RegExp(`^[0-9]{${PIN_LENGTH_MIN},${PIN_LENGTH_MAX}}$`);
+
 class CustomerBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
-  @IsDefined() @IsString() @Matches(/^\+?[0-9 ]{4,20}$/, { message: 'phone must be 4 to 20 digits, optionally after +' }) phone!: string;
-  @IsDefined() @IsString() @Matches(/^[0-9]{4,6}$/, { message: 'pin must be a string of 4 to 6 digits' }) pin!: string;
+  @IsDefined() @IsString() @Matches(PHONE, { message: `phone must be ${PHONE_LENGTH_MIN} to ${PHONE_LENGTH_MAX} digits, optionally after +` }) phone!: string;
+  @IsDefined() @IsString() @Matches(PIN, { message: `pin must be a string of ${PIN_LENGTH_MIN} to ${PIN_LENGTH_MAX} digits` }) pin!: string;
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
 }
 
@@ -47,7 +49,7 @@ class BeneficiaryBody {
 
 class CashPointBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(1000) address!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(CASH_POINT_ADDRESS_LENGTH_MAX) address!: string;
 }
 
 class TopupBody {
@@ -65,7 +67,7 @@ class ResolveDepositBody {
   @IsOptional() @IsInt(code('invalid_amount')) @Min(0, code('invalid_amount')) @Max(AMOUNT_MAX_MINOR, code('invalid_amount')) amount_received?: number;
 }
 
-const LEDGER_OWNER = /^(cus|conn|ben)_[A-Za-z0-9]{1,64}$/;
+const LEDGER_OWNER = new RegExp(`^(cus|conn|ben)_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}$`);
 
 /**
  * The admin API (contract section 7): the back office, and the stand-in for the service's own business
@@ -199,10 +201,10 @@ export class AdminController {
     const input = validateBody(ResolveDepositBody, body);
     if (input.resolution === 'accept_received') {
       if (input.amount_received !== undefined) throw new ServiceError('invalid_request', 'accept_received takes no amount_received', 'amount_received');
-      return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'accept_received' }, { timeoutMs: 30_000 });
+      return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'accept_received' }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS });
     }
     if (input.amount_received === undefined) throw new ServiceError('invalid_request', 'amount_received is required to correct the count', 'amount_received');
-    return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: 30_000 });
+    return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS });
   }
 
   private now(): Date {

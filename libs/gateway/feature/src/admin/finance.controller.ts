@@ -14,7 +14,7 @@ import {
   type StatementResource,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { CURRENCIES } from '@pay/kernel';
+import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { FinanceGuard } from '../auth/admin.guard';
 import { LIST_QUERY, QueryParams } from '../openapi/describe';
@@ -24,16 +24,12 @@ import { LIST_QUERY, QueryParams } from '../openapi/describe';
  * or the platform's by name (`platform:cash_in_transit:DZD`).
  */
 const BALANCE_ACCOUNT = new RegExp(
-  `^((cus|conn|ben)_[A-Za-z0-9]{1,64}|cp_[A-Za-z0-9]{1,64}:(${CURRENCIES.join('|')})|platform:(fees|funding|cash|cash_in_transit):(${CURRENCIES.join('|')}))$`,
+  `^((cus|conn|ben)_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}|cp_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}:(${CURRENCIES.join('|')})|platform:(fees|funding|cash|cash_in_transit):(${CURRENCIES.join('|')}))$`,
 );
-const CASH_POINT_ID = /^cp_[A-Za-z0-9]{1,64}$/;
+const CASH_POINT_ID = new RegExp(`^cp_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}$`);
 /** Any ledger account id: an owner's id, `cp_…:<CUR>` or `platform:<kind>:<CUR>`. */
-const ACCOUNT_ID = /^[A-Za-z0-9_:]{1,100}$/;
+const ACCOUNT_ID = new RegExp(`^[A-Za-z0-9_:]{1,${LEDGER_ACCOUNT_ID_LENGTH_MAX}}$`);
 const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit'] as const;
-export const STATEMENT_LIMIT_DEFAULT = 100;
-export const STATEMENT_LIMIT_MAX = 1000;
-/** Collections listed behind the cash in transit: the oldest this many (the totals cover all). */
-const CASH_IN_TRANSIT_COLLECTIONS_MAX = 1000;
 
 /**
  * Finance's read-only access to the ledger (admin key or a finance key): balances and the trial
@@ -150,7 +146,7 @@ function timeParams(query: unknown, required: readonly string[], optional: reado
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(params)) {
     if (!known.has(name)) throw new ServiceError('invalid_request', `unknown parameter: ${name}`, name);
-    if (typeof value !== 'string' || value === '' || value.length > 255) throw new ServiceError('invalid_request', `${name} must be given once, 1 to 255 characters`, name);
+    if (typeof value !== 'string' || value === '' || value.length > STRING_LENGTH_MAX) throw new ServiceError('invalid_request', `${name} must be given once, 1 to ${STRING_LENGTH_MAX} characters`, name);
   }
   for (const name of required) if (params[name] === undefined) throw new ServiceError('invalid_request', `${name} is required (an ISO 8601 time)`, name);
   for (const name of [...required, ...optional]) out[name] = isoTime(params, name);
@@ -170,7 +166,7 @@ const boundedInt = (value: string | undefined, fallback: number, max: number, pa
   return n;
 };
 const statementLimit = (value: string | undefined) => boundedInt(value, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, 'limit');
-const listLimit = (value: string | undefined) => boundedInt(value, 10, 100, 'limit');
+const listLimit = (value: string | undefined) => boundedInt(value, LIST_LIMIT_DEFAULT, LEDGER_ENTRIES_PAGE_MAX, 'limit');
 
 const wantsCsv = (request: FastifyRequest): boolean => /\btext\/csv\b/i.test(request.headers.accept ?? '');
 

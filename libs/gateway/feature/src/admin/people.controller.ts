@@ -2,31 +2,30 @@ import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/com
 import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
-import type { OffsetClock } from '@pay/kernel';
+import { LOGIN_LENGTH_MAX, LOGIN_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { PeopleRepository, type AgentRole } from '../directory/people.repository';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { validateBody } from '../http/validation';
 import { JsonBody } from '../openapi/describe';
 
-const LOGIN = /^[A-Za-z0-9._@+-]{3,100}$/;
-const LOGIN_MESSAGE = { message: 'login must be 3 to 100 letters, digits or . _ @ + -' };
-const PASSWORD_MESSAGE = { message: 'password must be 10 to 200 characters' };
+const LOGIN = new RegExp(`^[A-Za-z0-9._@+-]{${LOGIN_LENGTH_MIN},${LOGIN_LENGTH_MAX}}$`);
+const LOGIN_MESSAGE = { message: `login must be ${LOGIN_LENGTH_MIN} to ${LOGIN_LENGTH_MAX} letters, digits or . _ @ + -` };
+const PASSWORD_MESSAGE = { message: `password must be ${PASSWORD_LENGTH_MIN} to ${PASSWORD_LENGTH_MAX} characters` };
 
 class BusinessUserBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) business!: string;
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
   @IsDefined() @IsString() @Matches(LOGIN, LOGIN_MESSAGE) login!: string;
-  @IsDefined() @IsString() @Length(10, 200, PASSWORD_MESSAGE) password!: string;
+  @IsDefined() @IsString() @Length(PASSWORD_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_MESSAGE) password!: string;
 }
 
 class AgentBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) cash_point!: string;
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
   @IsDefined() @IsString() @Matches(LOGIN, LOGIN_MESSAGE) login!: string;
-  @IsDefined() @IsString() @Length(10, 200, PASSWORD_MESSAGE) password!: string;
+  @IsDefined() @IsString() @Length(PASSWORD_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_MESSAGE) password!: string;
   @IsOptional() @IsString() @IsIn(['cashier', 'carrier']) role?: AgentRole;
 }
 

@@ -1,15 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { AccountDeltas, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
+import { RECONCILIATION_PAGE, RECONCILIATION_TIMEOUT_MS } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { requireEmptyBody } from '../http/validation';
 import { reconcile, type ReconciliationReport } from './reconciliation';
 
-/** Objects, or ledger references, fetched per request while reconciling. */
-const RECONCILIATION_PAGE = 500;
 const EXPECTED_MOVEMENT_TOPICS = ['payments.expected-movements', 'cash.expected-movements', 'supplier-payments.expected-movements', 'collections.expected-movements'] as const;
-/** A reconciliation reads every object and reference: it may take longer than a request. */
-const RECONCILIATION_TIMEOUT_MS = 60_000;
 
 /** The proof that the ledger and the event-sourced objects agree (admin key). */
 @Controller('admin/v1/ledger')

@@ -1,4 +1,5 @@
 import type { AccountDeltas, ExpectedMovements } from '@pay/contracts';
+import { RECONCILIATION_DIFFERENCES_MAX } from '@pay/kernel';
 
 export interface Difference {
   object_id: string | null;
@@ -16,9 +17,6 @@ export interface ReconciliationReport {
   checked_objects: number;
   differences: Difference[];
 }
-
-/** Differences reported at most (the count of objects checked is always complete). */
-export const RECONCILIATION_DIFFERENCES_MAX = 1000;
 
 /**
  * Compares what the objects' histories say moved with what the ledger moved, reference by reference and

@@ -2,10 +2,10 @@ import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common
 import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { BeneficiaryResource } from '@pay/contracts';
+import { STRING_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { validateQuery } from '../http/validation';
 import { QueryParams } from '../openapi/describe';
 

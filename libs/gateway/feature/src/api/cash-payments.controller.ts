@@ -2,21 +2,17 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards 
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type ListResource } from '@pay/contracts';
-import { DAY_MS, MINUTE_MS, type Currency, type OffsetClock } from '@pay/kernel';
+import { CASH_EXPIRES_AT_MAX_AHEAD_MS, CASH_EXPIRES_AT_MIN_AHEAD_MS, DAY_MS, MINUTE_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
-/** Contract section 2: `expires_at` at least 5 minutes and at most 30 days ahead of the service clock. */
-export const CASH_EXPIRES_AT_MIN_AHEAD_MS = 5 * MINUTE_MS;
-export const CASH_EXPIRES_AT_MAX_AHEAD_MS = 30 * DAY_MS;
 /** ISO 8601 date and time with a zone (Z or ±hh:mm): a deadline without a zone is ambiguous. */
 const ISO_8601_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
@@ -58,7 +54,7 @@ export const checkExpiresAt = (body: unknown, now: Date): void => {
   const instant = parseIsoInstant(value);
   const aheadMs = instant === undefined ? undefined : instant - now.getTime();
   if (aheadMs === undefined || aheadMs < CASH_EXPIRES_AT_MIN_AHEAD_MS || aheadMs > CASH_EXPIRES_AT_MAX_AHEAD_MS) {
-    throw new ServiceError('invalid_request', 'expires_at must be an ISO 8601 time at least 5 minutes and at most 30 days ahead', 'expires_at');
+    throw new ServiceError('invalid_request', `expires_at must be an ISO 8601 time at least ${CASH_EXPIRES_AT_MIN_AHEAD_MS / MINUTE_MS} minutes and at most ${CASH_EXPIRES_AT_MAX_AHEAD_MS / DAY_MS} days ahead`, 'expires_at');
   }
 };
 

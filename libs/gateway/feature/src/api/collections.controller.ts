@@ -2,12 +2,11 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards 
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { COLLECTION_STATUSES, ServiceError, type CollectionResource, type ListResource } from '@pay/contracts';
-import { AMOUNT_MAX_MINOR, type Currency } from '@pay/kernel';
+import { AMOUNT_MAX_MINOR, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
@@ -102,6 +101,6 @@ export class CollectionsTestHelpersController {
   @HttpCode(200)
   async validateDeposit(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
     const input = validateBody(ValidateDepositBody, body);
-    return this.bus.request('collections.validate-deposit', { integratorId, collectionId, amountReceived: input.amount_received }, { timeoutMs: 30_000 });
+    return this.bus.request('collections.validate-deposit', { integratorId, collectionId, amountReceived: input.amount_received }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS });
   }
 }

@@ -1,8 +1,7 @@
 import { ServiceError } from '@pay/contracts';
+import { ID_LENGTH_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 
-export const LIST_LIMIT_DEFAULT = 10;
-export const LIST_LIMIT_MAX = 100;
-const ID = /^[a-z]{2,5}_[0-9A-Za-z]{1,64}$/;
+const ID = new RegExp(`^[a-z]{2,5}_[0-9A-Za-z]{1,${ID_LENGTH_MAX}}$`);
 
 export interface ListQuery<F extends string> {
   limit: number;
@@ -36,7 +35,7 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
   }
   const rawLimit = params['limit'] as string | undefined;
   const limit = rawLimit === undefined ? LIST_LIMIT_DEFAULT : Number(rawLimit);
-  if (!/^\d{1,3}$/.test(rawLimit ?? '10') || limit < 1 || limit > LIST_LIMIT_MAX) {
+  if (!/^\d{1,3}$/.test(rawLimit ?? String(LIST_LIMIT_DEFAULT)) || limit < 1 || limit > LIST_LIMIT_MAX) {
     throw new ServiceError('invalid_request', `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`, 'limit');
   }
   const startingAfter = params['starting_after'] as string | undefined;
@@ -45,7 +44,7 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
   for (const filter of filters) {
     const value = params[filter] as string | undefined;
     if (value !== undefined) {
-      if (value === '' || value.length > 255) throw new ServiceError('invalid_request', `${filter} must be 1 to 255 characters`, filter);
+      if (value === '' || value.length > STRING_LENGTH_MAX) throw new ServiceError('invalid_request', `${filter} must be 1 to ${STRING_LENGTH_MAX} characters`, filter);
       const allowedValues = options.oneOf?.[filter];
       if (allowedValues !== undefined && !allowedValues.includes(value)) {
         throw new ServiceError('invalid_request', `${filter} must be one of ${allowedValues.join(', ')}`, filter);

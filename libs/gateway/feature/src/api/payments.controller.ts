@@ -2,12 +2,11 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards 
 import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { PAYMENT_STATUSES, type ListResource, type PaymentResource } from '@pay/contracts';
-import type { Currency } from '@pay/kernel';
+import { STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { Creation, requireIdempotencyKey, type CreateRequest } from '../http/idempotency-key';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { IsAmount, IsHttpsUrl, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';

@@ -2,11 +2,10 @@ import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type ListResource, type RefundResource } from '@pay/contracts';
-import { hasPrefix } from '@pay/kernel';
+import { hasPrefix, STRING_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { IsAmount, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';

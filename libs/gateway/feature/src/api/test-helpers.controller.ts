@@ -2,11 +2,10 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from 
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { DEADLINE_TOPICS, ServiceError, type ClockResource, type PaymentResource } from '@pay/contracts';
-import { iso, type OffsetClock } from '@pay/kernel';
+import { CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, CLOCK_ADVANCE_SECONDS_MAX, iso, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK, ServiceClockStore } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
-import { STRING_LENGTH_MAX } from '../http/limits';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { JsonBody } from '../openapi/describe';
 
@@ -14,11 +13,8 @@ class AuthorizeBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) customer!: string;
 }
 
-/** Ten years, in seconds: a bound on one advance. */
-const ADVANCE_SECONDS_MAX = 10 * 365 * 24 * 3600;
-
 class AdvanceBody {
-  @IsDefined() @IsInt() @Min(1) @Max(ADVANCE_SECONDS_MAX) seconds!: number;
+  @IsDefined() @IsInt() @Min(1) @Max(CLOCK_ADVANCE_SECONDS_MAX) seconds!: number;
 }
 
 /**
@@ -64,7 +60,7 @@ export class TestHelpersController {
   async advance(@Body() body: unknown): Promise<ClockResource> {
     const { seconds } = validateBody(AdvanceBody, body);
     const clockOffsetMs = await this.clockStore.advance(this.serviceClock, seconds);
-    for (const topic of DEADLINE_TOPICS) await this.bus.request(topic, { clockOffsetMs }, { timeoutMs: 60_000 });
+    for (const topic of DEADLINE_TOPICS) await this.bus.request(topic, { clockOffsetMs }, { timeoutMs: CLOCK_ADVANCE_REQUEST_TIMEOUT_MS });
     return { object: 'clock', now: iso(this.serviceClock.now()) };
   }
 }

@@ -2,10 +2,10 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Us
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { EVENT_TYPES, type DeliveryResource, type EndpointDeliveryResource, type EventResource, type ListResource, type WebhookEndpointResource } from '@pay/contracts';
+import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { URL_LENGTH_MAX } from '../http/limits';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';

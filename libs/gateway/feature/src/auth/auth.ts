@@ -2,12 +2,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
 import { noteIntegrator } from '@pay/observability';
+import { API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS, API_KEY_LENGTH_MAX } from '@pay/kernel';
 import { FINANCE_KEY_PREFIX, type ApiKeyRecord, type DirectoryRepository } from '../directory/directory.repository';
 import type { RateLimiter } from './rate-limiter';
 
-const KEY_CACHE_TTL_MS = 2_000;
-const KEY_CACHE_MAX = 10_000;
-const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
+const BEARER = new RegExp(`^Bearer ([A-Za-z0-9_]{1,${API_KEY_LENGTH_MAX}})$`);
 
 const unauthenticated = (message: string) => new ServiceError('authentication_required', message);
 
@@ -56,8 +55,8 @@ export class ApiKeyAuthenticator {
     if (cached && cached.until > now) return cached.record;
     const record = await this.directory.findActiveKey(secret);
     if (record) {
-      if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
-      this.cache.set(secret, { record, until: now + KEY_CACHE_TTL_MS });
+      if (this.cache.size >= API_KEY_CACHE_MAX) this.cache.clear();
+      this.cache.set(secret, { record, until: now + API_KEY_CACHE_TTL_MS });
     } else {
       this.cache.delete(secret);
     }

@@ -1,3 +1,5 @@
+import { RATE_LIMIT_BUCKETS_MAX, RATE_LIMIT_BURST_FACTOR, SECOND_MS } from '@pay/kernel';
+
 /**
  * A token bucket per API key: `ratePerSecond` sustained, bursts up to twice that. In memory, per
  * gateway instance. Buckets idle long enough to be full again are dropped, so memory stays bounded
@@ -11,7 +13,7 @@ export class RateLimiter {
     private readonly ratePerSecond: number,
     private readonly nowMs: () => number = () => performance.now(),
   ) {
-    this.burst = ratePerSecond * 2;
+    this.burst = ratePerSecond * RATE_LIMIT_BURST_FACTOR;
   }
 
   /** 0 when the request may go on, otherwise the seconds to wait (for Retry-After). */
@@ -19,10 +21,10 @@ export class RateLimiter {
     if (this.ratePerSecond <= 0) return 0;
     const now = this.nowMs();
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.ratePerSecond);
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / SECOND_MS) * this.ratePerSecond);
     bucket.at = now;
     this.buckets.set(key, bucket);
-    if (this.buckets.size > 10_000) this.evictFull(now);
+    if (this.buckets.size > RATE_LIMIT_BUCKETS_MAX) this.evictFull(now);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;
@@ -31,7 +33,7 @@ export class RateLimiter {
   }
 
   private evictFull(now: number): void {
-    const refillMs = (this.burst / this.ratePerSecond) * 1000;
+    const refillMs = (this.burst / this.ratePerSecond) * SECOND_MS;
     for (const [key, bucket] of this.buckets) if (now - bucket.at > refillMs) this.buckets.delete(key);
   }
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ServiceError } from '@pay/contracts';
-import type { Currency } from '@pay/kernel';
+import { CONNECTION_CACHE_MAX, type Currency } from '@pay/kernel';
 import { DirectoryRepository, type Connection } from './directory.repository';
-
-const CONNECTION_CACHE_MAX = 10_000;
 
 /** Whether a connection named in a request is the caller's. */
 @Injectable()

@@ -2,7 +2,7 @@ import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } fr
 import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import type { ConnectionKind, ConnectionResource, CustomerResource, IntegratorResource } from '@pay/contracts';
-import { newId, randomBase62, type Currency } from '@pay/kernel';
+import { API_KEY_RANDOM_LENGTH, newId, randomBase62, SIGN_IN_CUSTOMERS_PER_PHONE_MAX, type Currency } from '@pay/kernel';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -28,9 +28,9 @@ const pinMatches = async (stored: string, pin: string): Promise<boolean> => {
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** API keys are 32 random base62 characters after `sk_` (~190 bits): a fast hash is enough to store them. */
-export const newApiKeySecret = (): string => `sk_${randomBase62(32)}`;
+export const newApiKeySecret = (): string => `sk_${randomBase62(API_KEY_RANDOM_LENGTH)}`;
 export const FINANCE_KEY_PREFIX = 'fk_';
-const newFinanceKeySecret = (): string => `${FINANCE_KEY_PREFIX}${randomBase62(32)}`;
+const newFinanceKeySecret = (): string => `${FINANCE_KEY_PREFIX}${randomBase62(API_KEY_RANDOM_LENGTH)}`;
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -169,7 +169,7 @@ export class DirectoryRepository {
    */
   async signInCustomer(phone: string, pin: string, preferredCurrency: Currency): Promise<{ id: string; currency: Currency } | undefined> {
     const { rows } = await this.pool.query<{ id: string; currency: Currency; pin_scrypt: string }>(
-      'SELECT id, currency, pin_scrypt FROM gw_customers WHERE phone = $1 ORDER BY created_at LIMIT 20',
+      `SELECT id, currency, pin_scrypt FROM gw_customers WHERE phone = $1 ORDER BY created_at LIMIT ${SIGN_IN_CUSTOMERS_PER_PHONE_MAX}`,
       [phone],
     );
     const matches = [];

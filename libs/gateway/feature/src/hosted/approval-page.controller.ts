@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { SupplierPaymentResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
+import { SIGN_IN_FIELD_LENGTH_MAX } from '@pay/kernel';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { PeopleRepository } from '../directory/people.repository';
 import { errorMessage, notFoundAsUndefined, redirect } from './forms';
@@ -82,9 +83,9 @@ export class ApprovalPageController {
     if (!form) return this.pages.formExpired(request, reply);
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
-    const loginName = (form.get('login') ?? '').trim().slice(0, 200);
+    const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
     const signedIn = await this.signIns.signIn(`business_user:${loginName}`, async () =>
-      loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined,
+      loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
     if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
     // The right password, but not a user of the paying business: no session for this payment.

@@ -1,9 +1,10 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { HOSTED_ASSET_CACHE_SECONDS } from '@pay/kernel';
 import type { FastifyReply } from 'fastify';
 import { HostedPages } from './views/hosted-pages';
 
 /** Cached briefly: the brand changes only with a restart. */
-const ASSET_CACHE = 'public, max-age=300';
+const ASSET_CACHE = `public, max-age=${HOSTED_ASSET_CACHE_SECONDS}`;
 
 /**
  * The hosted pages' own assets, from this origin (their CSP allows nothing else): the stylesheet and

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { HOSTED_ASSET_CACHE_SECONDS } from '@pay/kernel';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { sendPage } from './views/headers';
 import { HostedPages } from './views/hosted-pages';
@@ -31,7 +32,7 @@ export class CashPaymentsHostedController {
   @Get(':id/qr.png')
   async qrCode(@Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<Buffer> {
     const { pngBase64 } = await this.bus.request('cash.cash-payments.qr-code', { cashPaymentId });
-    void reply.header('Content-Type', 'image/png').header('Cache-Control', 'private, max-age=300').header('X-Content-Type-Options', 'nosniff');
+    void reply.header('Content-Type', 'image/png').header('Cache-Control', `private, max-age=${HOSTED_ASSET_CACHE_SECONDS}`).header('X-Content-Type-Options', 'nosniff');
     return Buffer.from(pngBase64, 'base64');
   }
 }

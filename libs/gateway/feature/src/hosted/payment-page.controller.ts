@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type PaymentResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
+import { PHONE_LENGTH_MAX, PHONE_LENGTH_MIN } from '@pay/kernel';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
@@ -12,6 +13,8 @@ import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
 
 const PAGE = '/hosted/payments';
+/** A phone as the back office registers it: anything else is no customer's, and costs no lookup. */
+const PHONE = new RegExp(`^\\+?[0-9 ]{${PHONE_LENGTH_MIN},${PHONE_LENGTH_MAX}}$`);
 
 /** This page's `?error=` codes and their messages. */
 const ERRORS: Readonly<Record<string, MessageKey>> = {
@@ -70,7 +73,7 @@ export class PaymentPageController {
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const phone = (form.get('phone') ?? '').trim();
     const signedIn = await this.signIns.signIn(`customer:${phone}`, async () =>
-      /^\+?[0-9 ]{4,20}$/.test(phone) ? this.directory.signInCustomer(phone, form.get('pin') ?? '', payment.currency) : undefined,
+      PHONE.test(phone) ? this.directory.signInCustomer(phone, form.get('pin') ?? '', payment.currency) : undefined,
     );
     if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
     await this.sessions.open(reply, { kind: 'customer', subjectId: signedIn.subject.id, objectId: paymentId });

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
-import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../idempotency/idempotency';
+import { IDEMPOTENCY_KEY_LENGTH_MAX } from '@pay/kernel';
 
 /** The header of a create's idempotency key (contract section 3), as Node lower-cases it. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

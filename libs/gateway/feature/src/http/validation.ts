@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { registerDecorator, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
 import { ServiceError, type ErrorCode } from '@pay/contracts';
-import { isCurrency, isValidAmount } from '@pay/kernel';
+import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, isCurrency, isValidAmount } from '@pay/kernel';
 
 /** Maps class-validator failures to the contract's codes; a decorator names its code in `context`. */
 export const code = (errorCode: ErrorCode): ValidationOptions => ({ context: { code: errorCode } });
@@ -79,7 +79,7 @@ const decorator =
       validator: { validate: check },
     });
 
-export const IsAmount = decorator('isAmount', isValidAmount, '$property must be an integer from 1 to 100000000000 (minor units)', 'invalid_amount');
+export const IsAmount = decorator('isAmount', isValidAmount, `$property must be an integer from ${AMOUNT_MIN_MINOR} to ${AMOUNT_MAX_MINOR} (minor units)`, 'invalid_amount');
 export const IsSupportedCurrency = decorator('isSupportedCurrency', isCurrency, '$property must be one of DZD, MAD, TND, XOF', 'unsupported_currency');
 export const IsHttpsUrl = decorator(
   'isHttpsUrl',

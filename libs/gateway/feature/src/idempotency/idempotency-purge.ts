@@ -1,7 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { IDEMPOTENCY_PURGE_INTERVAL_MS } from '@pay/kernel';
 import { IdempotencyStore } from './idempotency';
-
-const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Deletes expired idempotency keys once an hour while the gateway runs. */
 @Injectable()

@@ -2,13 +2,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ERROR_STATUS, ServiceError } from '@pay/contracts';
-import { newId, type IdKind } from '@pay/kernel';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_HOURS, newId, SECOND_MS, type IdKind } from '@pay/kernel';
 
-export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
-/** A request holding a key for longer than this is presumed dead; a retry then takes over. */
-const LOCK_MS = 30_000;
-/** Kept at least 24 h (contract); purged after 48 h. */
-export const IDEMPOTENCY_RETENTION_HOURS = 48;
 
 export interface IdempotentCall {
   /** The integrator id, or 'admin'. */
@@ -71,7 +66,7 @@ export class IdempotencyStore {
       text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, locked_until)
              VALUES ($1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6))
              ON CONFLICT (scope, key) DO NOTHING RETURNING object_id`,
-      values: [call.scope, call.key, call.endpoint, requestSha256, newId(call.objectKind), LOCK_MS / 1000],
+      values: [call.scope, call.key, call.endpoint, requestSha256, newId(call.objectKind), IDEMPOTENCY_LOCK_MS / SECOND_MS],
     });
     if (inserted.rows[0]) return { objectId: inserted.rows[0].object_id };
 
@@ -89,7 +84,7 @@ export class IdempotencyStore {
     const takenOver = await this.pool.query<{ object_id: string }>(
       `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3)
        WHERE scope = $1 AND key = $2 AND state = 'running' AND locked_until <= now() RETURNING object_id`,
-      [call.scope, call.key, LOCK_MS / 1000],
+      [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS],
     );
     if (takenOver.rows[0]) return { objectId: takenOver.rows[0].object_id };
     throw new ServiceError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in progress; retry later');

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { notFound } from '@pay/contracts';
+import { API_DOCS_ASSET_CACHE_SECONDS } from '@pay/kernel';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
 import { buildOpenApiDocument } from './document';
 
@@ -61,7 +62,7 @@ export class ApiDocsController {
 
   @Get('docs/assets/:file')
   asset(@Param('file') file: string, @Res({ passthrough: true }) reply: FastifyReply): Buffer | string {
-    void reply.header('Cache-Control', 'public, max-age=3600');
+    void reply.header('Cache-Control', `public, max-age=${API_DOCS_ASSET_CACHE_SECONDS}`);
     if (file === 'init.js') {
       void reply.header('Content-Type', 'application/javascript; charset=utf-8');
       return INIT_SCRIPT;

@@ -2,6 +2,7 @@ import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/comm
 import { RequestMethod, type Type } from '@nestjs/common';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ERROR_STATUS } from '@pay/contracts';
+import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, IDEMPOTENCY_KEY_LENGTH_MAX, PATH_PARAM_LENGTH_MAX } from '@pay/kernel';
 import { BODY_DTO, QUERY_PARAMS } from './describe';
 
 export interface DescribedRoute {
@@ -43,7 +44,7 @@ export function describeRoutes(controllers: readonly Type[]): DescribedRoute[] {
 
 /** Class-validator's custom decorators of ours, as JSON Schema. */
 const CUSTOM_CONSTRAINTS: Record<string, object> = {
-  isAmount: { type: 'integer', minimum: 1, maximum: 100_000_000_000, description: 'minor units' },
+  isAmount: { type: 'integer', minimum: AMOUNT_MIN_MINOR, maximum: AMOUNT_MAX_MINOR, description: 'minor units' },
   isSupportedCurrency: { type: 'string', enum: ['DZD', 'MAD', 'TND', 'XOF'] },
   isHttpsUrl: { type: 'string', format: 'uri', pattern: '^https://' },
 };
@@ -78,7 +79,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', maxLength: 255 } }));
+    const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', maxLength: PATH_PARAM_LENGTH_MAX } }));
     const queryParams = route.query.map((q) => ({ name: q.replace(/!$/, ''), in: 'query', required: q.endsWith('!'), schema: q.startsWith('limit') ? { type: 'integer', minimum: 1 } : { type: 'string' } }));
     const admin = route.path.startsWith('/admin/');
     const operation: Record<string, unknown> = {
@@ -88,7 +89,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
       parameters: [
         ...pathParams,
         ...queryParams,
-        ...(route.method === 'POST' && !admin ? [{ name: 'Idempotency-Key', in: 'header', required: route.path === '/v1/payments', schema: { type: 'string', maxLength: 255 } }] : []),
+        ...(route.method === 'POST' && !admin ? [{ name: 'Idempotency-Key', in: 'header', required: route.path === '/v1/payments', schema: { type: 'string', maxLength: IDEMPOTENCY_KEY_LENGTH_MAX } }] : []),
       ],
       responses: {
         [String(route.successStatus)]: { description: 'the object, a list envelope or the result of the action', content: { 'application/json': { schema: { type: 'object' } } } },

@@ -1,11 +1,12 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { DNS_LOOKUP_TIMEOUT_MS, URL_LENGTH_MAX } from '@pay/kernel';
 import { describeAddress, type AddressClass } from './address-class';
 
 export { classifyAddress, describeAddress, type AddressClass, type AddressDescription } from './address-class';
 
-export const ENDPOINT_URL_LENGTH_MAX = 2048;
-export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
+/** Still exported here for delivery/index.ts and the spec; their home is @pay/kernel (limits.ts). */
+export { DNS_LOOKUP_TIMEOUT_MS, URL_LENGTH_MAX as ENDPOINT_URL_LENGTH_MAX };
 /** The only plain-http hosts, and only in sandbox (contract section 6). */
 const SANDBOX_HTTP_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -32,7 +33,7 @@ export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '
 
 /** The rules that need no DNS (scheme, credentials, length); applied at registration and before every attempt. */
 export const checkUrlShape = (raw: string, { sandbox }: { sandbox: boolean }): EndpointUrlCheck => {
-  if (raw.length > ENDPOINT_URL_LENGTH_MAX) return { ok: false, message: `url must be at most ${ENDPOINT_URL_LENGTH_MAX} characters` };
+  if (raw.length > URL_LENGTH_MAX) return { ok: false, message: `url must be at most ${URL_LENGTH_MAX} characters` };
   let url: URL;
   try {
     url = new URL(raw);

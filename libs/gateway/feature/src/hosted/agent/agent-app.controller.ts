@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { SIGN_IN_FIELD_LENGTH_MAX } from '@pay/kernel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PeopleRepository } from '../../directory/people.repository';
 import { redirect } from '../forms';
@@ -37,9 +38,9 @@ export class AgentAppController {
   async signIn(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const form = signInFormOf(body, request);
     if (!form) return this.views.formExpired(request, reply);
-    const loginName = (form.get('login') ?? '').trim().slice(0, 200);
+    const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
     const signedIn = await this.signIns.signIn(`agent:${loginName}`, async () =>
-      loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, 200)) : undefined,
+      loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
     if ('refused' in signedIn) return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}`);
     await this.sessions.open(reply, { kind: 'agent', subjectId: signedIn.subject.id, objectId: signedIn.subject.cashPoint });

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
-import { latinDigits, parseAmount } from '@pay/kernel';
+import { latinDigits, parseAmount, TYPED_REFERENCE_LENGTH_MAX } from '@pay/kernel';
 import { DirectoryRepository } from '../../directory/directory.repository';
 import { seeOther } from '../forms';
 import { AgentReads, runCommand } from './agent-reads';
@@ -28,7 +28,7 @@ export class AgentCashPaymentsController {
   async findCashPayment(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.agentSessions.post(body, request, reply, 'cashier', async (form) => {
       try {
-        const reference = latinDigits(form.get('reference') ?? '').slice(0, 40);
+        const reference = latinDigits(form.get('reference') ?? '').slice(0, TYPED_REFERENCE_LENGTH_MAX);
         const payment = await this.bus.request('cash.cash-payments.find-by-reference', { reference });
         return cashPaymentPath(payment.id);
       } catch (error) {

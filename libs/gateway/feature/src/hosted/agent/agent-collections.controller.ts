@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { latinDigits, parseAmount } from '@pay/kernel';
+import { latinDigits, parseAmount, SETTLEMENT_REQUEST_TIMEOUT_MS, TYPED_CODE_LENGTH_MAX } from '@pay/kernel';
 import { DirectoryRepository } from '../../directory/directory.repository';
 import { seeOther } from '../forms';
 import { HandoverCodes } from '../stores/handover-codes';
@@ -59,7 +59,7 @@ export class AgentCollectionsController {
       if (refused) return `${AGENT_APP}?error=${refused}`;
       const amountReceived = parseAmount(form.get('amount') ?? '', collection.currency, true);
       if (amountReceived === undefined) return `${back}?error=amount_format`;
-      return runCommand(back, () => this.bus.request('collections.validate-deposit', { integratorId: null, collectionId, amountReceived }, { timeoutMs: 30_000 }));
+      return runCommand(back, () => this.bus.request('collections.validate-deposit', { integratorId: null, collectionId, amountReceived }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS }));
     });
   }
 
@@ -71,7 +71,7 @@ export class AgentCollectionsController {
       if (!collection) return `${AGENT_APP}?error=collection_unknown`;
       const attempts = `handover:${collection.id}`;
       if (!(await this.signIns.attempt(attempts))) return `${AGENT_APP}?error=handover_locked`;
-      if (!(await this.handoverCodes.matches(collection.id, latinDigits(form.get('code') ?? '').slice(0, 20)))) {
+      if (!(await this.handoverCodes.matches(collection.id, latinDigits(form.get('code') ?? '').slice(0, TYPED_CODE_LENGTH_MAX)))) {
         return `${AGENT_APP}?error=${(await this.signIns.failed(attempts)) ? 'handover_locked' : 'handover_code'}`;
       }
       await this.signIns.succeeded(attempts);

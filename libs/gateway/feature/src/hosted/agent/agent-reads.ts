@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { CashPaymentResource, CollectionResource } from '@pay/contracts';
+import { ID_LENGTH_MAX } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { notFoundAsUndefined, refusalCode } from '../forms';
 import { AGENT_ERRORS } from './agent-views';
 
-const COLLECTION_ID = /^col_[A-Za-z0-9]{1,64}$/;
+const COLLECTION_ID = new RegExp(`^col_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}$`);
 
 /** What the agents' pages read over the bus (any integrator's objects: an agent serves them all), and their commands. */
 @Injectable()

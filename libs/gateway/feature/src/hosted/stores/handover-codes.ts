@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';
+import { HANDOVER_CODE_DIGITS } from '@pay/kernel';
 
 const SECRET_NAME = 'handover_codes';
-export const HANDOVER_CODE_DIGITS = 6;
 
 /**
  * Handover codes: the recipient of a collection's cash gives the carrier a 6-digit code, which the

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
+import { HOSTED_SESSION_TTL_MS, SECOND_MS } from '@pay/kernel';
 import { formOf, sameToken } from '../forms';
 
 export type SessionKind = 'customer' | 'business_user' | 'agent';
@@ -15,10 +16,8 @@ export interface Session {
 
 export const SESSION_COOKIE = 'pay_session';
 export const SIGN_IN_CSRF_COOKIE = 'pay_csrf';
-const SESSION_TTL_MS = 15 * 60_000;
 /** The language chosen with the switch, remembered for a year (a preference, not a secret). */
 export const LANGUAGE_COOKIE = 'pay_lang';
-export const LANGUAGE_COOKIE_TTL_MS = 365 * 24 * 60 * 60_000;
 
 const randomToken = (): string => randomBytes(32).toString('base64url');
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -33,9 +32,9 @@ export class SessionStore {
     await this.pool.query(
       `INSERT INTO gw_sessions (token_sha256, kind, subject_id, object_id, csrf_token, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-      [sha256(token), session.kind, session.subjectId, session.objectId, csrfToken, SESSION_TTL_MS / 1000],
+      [sha256(token), session.kind, session.subjectId, session.objectId, csrfToken, HOSTED_SESSION_TTL_MS / SECOND_MS],
     );
-    setCookie(reply, SESSION_COOKIE, token, SESSION_TTL_MS);
+    setCookie(reply, SESSION_COOKIE, token, HOSTED_SESSION_TTL_MS);
     return { ...session, csrfToken };
   }
 
@@ -65,7 +64,7 @@ export const signInCsrfToken = (request: FastifyRequest, reply: FastifyReply): s
   const existing = readCookie(request, SIGN_IN_CSRF_COOKIE);
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
   const token = randomToken();
-  setCookie(reply, SIGN_IN_CSRF_COOKIE, token, SESSION_TTL_MS);
+  setCookie(reply, SIGN_IN_CSRF_COOKIE, token, HOSTED_SESSION_TTL_MS);
   return token;
 };
 

@@ -1,8 +1,9 @@
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
+import { SIGN_IN_FAILURES_MAX } from '@pay/kernel';
 import type { Pool } from 'pg';
 import { GATEWAY_MIGRATIONS } from '../../gateway.module';
-import { SIGN_IN_FAILURES_MAX, SignInLimiter } from './sign-in-limiter';
+import { SignInLimiter } from './sign-in-limiter';
 
 /** The lockout holds under parallel guesses: each attempt is counted before its secret is checked. */
 describe('sign-in limiter', () => {

@@ -1,9 +1,8 @@
 import type { Pool } from 'pg';
+import { MINUTE_MS, SECOND_MS, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS } from '@pay/kernel';
 
-export const SIGN_IN_FAILURES_MAX = 5;
-export const SIGN_IN_LOCK_MS = 15 * 60_000;
 /** As the pages say it. */
-export const SIGN_IN_LOCK_MINUTES = SIGN_IN_LOCK_MS / 60_000;
+export const SIGN_IN_LOCK_MINUTES = SIGN_IN_LOCK_MS / MINUTE_MS;
 
 /**
  * Five wrong PINs, passwords or codes in a row lock the login for 15 minutes (real time). Every attempt
@@ -30,7 +29,7 @@ export class SignInLimiter {
                  ELSE NULL END,
                updated_at = now()
              RETURNING locked_until IS NOT NULL AS locked`,
-      values: [login, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS / 1000],
+      values: [login, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS / SECOND_MS],
     });
     return !rows[0]!.locked;
   }
@@ -43,7 +42,7 @@ export class SignInLimiter {
                locked_until = CASE WHEN failures >= $2 THEN GREATEST(coalesce(locked_until, now()), now() + make_interval(secs => $3)) ELSE locked_until END,
                updated_at = now()
              WHERE login = $1 RETURNING locked_until > now() AS locked`,
-      values: [login, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS / 1000],
+      values: [login, SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS / SECOND_MS],
     });
     return rows[0]?.locked ?? false;
   }

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chooseLanguage, iconSvg, isLanguage, pageContext, stylesheet, Views, type Language, type MessageKey, type MessageParams } from '@pay/hosted-ui';
+import { LANGUAGE_COOKIE_TTL_MS } from '@pay/kernel';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../gateway.config';
 import { sendPage } from './headers';
-import { LANGUAGE_COOKIE, LANGUAGE_COOKIE_TTL_MS, readCookie, setCookie } from '../stores/sessions';
+import { LANGUAGE_COOKIE, readCookie, setCookie } from '../stores/sessions';
 import type { GatewayViews } from './view-models';
 
 /** The gateway's templates and the agents' scanner script, at the library's root (copied to dist/ by the build). */
