@@ -224,5 +224,12 @@ else
   echo "compose-check: note: deploy/ not compared with the code (node_modules unavailable, or another file)"
 fi
 
+# ---- 5. deploy/k8s (tools/k8s-check.ts): the Kubernetes manifests against the Kubernetes schemas and our rules ----
+if [ -n "$contract_topics" ] && [ -d node_modules/kubernetes-models ]; then
+  node tools/run.js tools/k8s-check.ts || status=1
+else
+  echo "compose-check: note: deploy/k8s not checked (node_modules or kubernetes-models unavailable)"
+fi
+
 if [ "$status" -eq 0 ]; then echo "compose-check: $file OK"; else echo "compose-check: $file has problems" >&2; fi
 exit "$status"
