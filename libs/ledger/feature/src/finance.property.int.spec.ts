@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { type ExecuteTransfer, type StatementResource } from '@pay/contracts';
 import { type Clock, CURRENCIES, type Currency, newId } from '@pay/kernel';
-import { allowsNegativeBalance, DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
+import { allowsNegativeBalance, DEFAULT_FEE_SCHEDULE, planTransfer } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { type Pool } from 'pg';
-import { LEDGER_MIGRATIONS, LedgerService } from './index';
+import { LEDGER_MIGRATIONS, LedgerService, TRANSFER_BATCH_SIZE_MAX } from './index';
 
 /**
  * Finance's invariants over random sequences of ledger operations (every use case, refused ones,
@@ -268,3 +268,71 @@ async function waitUntilBlocked(account: string): Promise<void> {
   }
   throw new Error(`no transfer waited for ${account}`);
 }
+
+/** A transfer of a batch: a new payment, or a repeat (same operation id) of an earlier one of the batch, with the same inputs or others. */
+const batchedMove = fc.record({
+  from: fc.nat(2),
+  to: fc.nat(1),
+  amount: fc.integer({ min: 1, max: 200_000 }),
+  repeatOf: fc.option(fc.nat(), { nil: undefined }),
+  otherInputs: fc.boolean(),
+});
+
+describe('the batch path: transfers asked for together are decided as if each ran alone, in arrival order', () => {
+  it('outcomes, refusals, entries and balances equal those of a sequential model', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(batchedMove, { minLength: 1, maxLength: TRANSFER_BATCH_SIZE_MAX + 20 }), async (moves) => {
+        now += 60_000;
+        const currency: Currency = 'MAD';
+        const accounts = await openAccounts(currency);
+        for (const owner of accounts.customers) await ledger.topup({ topupId: newId('topup'), owner, amount: 300_000, currency });
+        const requests: ExecuteTransfer[] = [];
+        for (const [i, move] of moves.entries()) {
+          const base = move.repeatOf !== undefined && i > 0 ? requests[move.repeatOf % i]! : undefined;
+          requests.push(
+            base
+              ? { ...base, amount: base.amount + (move.otherInputs ? 1 : 0) }
+              : { operationId: newId('payment'), reference: newId('payment'), useCase: 'payment', feeMode: 'deducted', debitOwner: accounts.customers[move.from]!, creditOwner: accounts.merchants[move.to]!, amount: move.amount, currency },
+          );
+        }
+
+        // The model: one transfer after the other; the first of an operation id decides, a repeat answers it.
+        const balances = new Map<string, number>([...accounts.customers.map((c): [string, number] => [c, 300_000]), ...accounts.merchants.map((m): [string, number] => [m, 0])]);
+        const first = new Map<string, { amount: number; status: string }>();
+        const expected = requests.map((request) => {
+          const seen = first.get(request.operationId);
+          if (seen) return seen.amount === request.amount ? seen.status : 'idempotency_key_reused';
+          const { debitedAmount, netAmount } = planTransfer(request, DEFAULT_FEE_SCHEDULE);
+          const funded = balances.get(request.debitOwner)! >= debitedAmount;
+          if (funded) {
+            balances.set(request.debitOwner, balances.get(request.debitOwner)! - debitedAmount);
+            balances.set(request.creditOwner, balances.get(request.creditOwner)! + netAmount);
+          }
+          first.set(request.operationId, { amount: request.amount, status: funded ? 'completed' : 'rejected' });
+          return funded ? 'completed' : 'rejected';
+        });
+
+        // Asked for in one event-loop turn: the batches form in this order, and none falls back to the one-by-one path.
+        const failedBefore = ledger.batches.failed;
+        const settled = await Promise.allSettled(requests.map((request) => ledger.transfer(request)));
+        expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.status : (s.reason as { code: string }).code))).toEqual(expected);
+        expect(ledger.batches.failed).toBe(failedBefore);
+        for (const [owner, balance] of balances) expect((await ledger.getBalance({ owner })).available).toBe(balance);
+        const ids = [...first.keys()];
+        const { rows } = await pool.query<{ operation_id: string; entries: number }>(
+          'SELECT operation_id, count(*)::int AS entries FROM ledger_entries WHERE operation_id = ANY($1) GROUP BY 1',
+          [ids],
+        );
+        expect(new Map(rows.map((row) => [row.operation_id, row.entries]))).toEqual(new Map(ids.filter((id) => first.get(id)!.status === 'completed').map((id) => [id, 1])));
+        for (const account of accounts.all) {
+          let balance = 0;
+          for (const transaction of await historyOf(account)) {
+            balance += transaction.amount;
+            expect(transaction.balance_after).toBe(balance);
+          }
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+});

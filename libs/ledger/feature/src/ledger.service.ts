@@ -18,13 +18,15 @@ import {
   type TrialBalanceResource,
 } from '@pay/contracts';
 import { type Clock, type Currency, iso, newId } from '@pay/kernel';
-import { allowsNegativeBalance, checkOpenAccount, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
-import { ledgerTransfersTotal, record, type LedgerTransferOutcome } from '@pay/observability';
+import { checkOpenAccount, checkParty, currencyMismatch, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
+import { hostLogger, ledgerTransfersTotal, record, type LedgerTransferOutcome } from '@pay/observability';
 import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
+import { GroupCommit, type Waiting } from './group-commit';
 import { inTransaction, once, requestHash, storeOutcome } from './transaction';
+import { applyTransferBatch, type BatchResult, type PreparedTransfer } from './transfer-batch';
 
 interface AccountRow {
   kind: string;
@@ -34,6 +36,13 @@ interface AccountRow {
 
 /** Entries listed for one reference: a payment has a handful, so this only bounds a runaway. */
 const ENTRIES_PAGE_MAX = 100;
+/**
+ * Most transfers one transaction applies. A hot account (a marketplace merchant) is locked once per
+ * batch instead of once per transfer; the statements stay small (a few hundred rows).
+ */
+export const TRANSFER_BATCH_SIZE_MAX = 64;
+/** Most transfers waiting for a batch (64 full batches): beyond it a transfer is refused at once, and its caller retries. */
+export const TRANSFER_QUEUE_LENGTH_MAX = 64 * TRANSFER_BATCH_SIZE_MAX;
 
 /** The ledger: accounts, top-ups and balanced, idempotent transfers over PostgreSQL. */
 export class LedgerService {
@@ -41,6 +50,13 @@ export class LedgerService {
   readonly balanceTransactions: BalanceTransactions;
   /** What finance reads: statements, balances as of a time, fee revenue, cash custody. */
   readonly finance: FinanceReads;
+  /** Batches committed, and batches that failed (their transfers ran again alone): what tests and operators watch. */
+  readonly batches = { written: 0, failed: 0 };
+  /** Group commit in front of the transfer path: transfers that arrive while a batch is written form the next one. */
+  private readonly batcher = new GroupCommit<PreparedTransfer, TransferOutcome>((batch) => this.writeBatch(batch), {
+    batchSizeMax: TRANSFER_BATCH_SIZE_MAX,
+    queueLengthMax: TRANSFER_QUEUE_LENGTH_MAX,
+  });
 
   constructor(
     private readonly pool: Pool,
@@ -114,14 +130,53 @@ export class LedgerService {
   }
 
   /**
-   * One balanced movement in one transaction, at most once per operationId. An insufficient balance
-   * is an outcome (stored, so that a repeat answers it again), not an error; nothing moves. Counted
-   * once committed: applied, rejected, or duplicate (a repeat answered from the stored outcome).
+   * One balanced movement, at most once per operationId. An insufficient balance is an outcome (stored,
+   * so that a repeat answers it again), not an error; nothing moves. Transfers that arrive together are
+   * applied by one transaction (applyTransferBatch), each as if alone. Counted once committed: applied,
+   * rejected, or duplicate (a repeat answered from the stored outcome).
    */
   async transfer(request: ExecuteTransfer): Promise<TransferOutcome> {
+    return this.batcher.submit(this.prepare(request));
+  }
+
+  private prepare(request: ExecuteTransfer): PreparedTransfer {
     const plan = planTransfer(request, this.schedule);
     const { operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency } = request;
     const hash = requestHash('transfer', [operationId, reference, useCase, feeMode, debitOwner, creditOwner, amount, currency]);
+    return { request, plan, hash };
+  }
+
+  /** One batch: its transaction, then each caller answered (or run alone) in arrival order. */
+  private async writeBatch(batch: readonly Waiting<PreparedTransfer, TransferOutcome>[]): Promise<void> {
+    let results: BatchResult[];
+    try {
+      results = await inTransaction(this.pool, (client) => applyTransferBatch(client, this.clock, batch.map((waiting) => waiting.item)));
+    } catch (error) {
+      this.batches.failed++;
+      hostLogger().warn({ err: error, transfers: batch.length }, 'ledger: a batch of transfers failed and rolled back; each runs again alone');
+      // An unexpected database error failed the whole batch, and it rolled back: nothing of it was
+      // applied. Each of its transfers runs again alone, one by one on the one-transaction path, so that
+      // one bad transfer fails only its own caller (with its own error), never its neighbours.
+      for (const waiting of batch) await this.transferAlone(waiting.item).then(waiting.resolve, waiting.reject);
+      return;
+    }
+    this.batches.written++;
+    const alone: Waiting<PreparedTransfer, TransferOutcome>[] = [];
+    batch.forEach((waiting, i) => {
+      const result = results[i]!;
+      if (result.result === 'alone') alone.push(waiting);
+      else if (result.result === 'failed') waiting.reject(result.error);
+      else {
+        record(() => ledgerTransfersTotal.inc({ outcome: result.counted }));
+        waiting.resolve(result.outcome);
+      }
+    });
+    for (const waiting of alone) await this.transferAlone(waiting.item).then(waiting.resolve, waiting.reject);
+  }
+
+  /** One transfer in its own transaction: the path a failed batch falls back to. */
+  private async transferAlone({ request, plan, hash }: PreparedTransfer): Promise<TransferOutcome> {
+    const { operationId, reference, useCase, debitOwner, currency } = request;
     let firstApplication = false;
     const outcome = await inTransaction(this.pool, (client) =>
       once(client, { id: operationId, hash, now: this.clock.now() }, async (): Promise<TransferOutcome> => {
@@ -190,13 +245,3 @@ export class LedgerService {
     return { object: 'trial_balance', currencies: rows };
   }
 }
-
-const currencyMismatch = (owner: string, accountCurrency: string, currency: string): ServiceError =>
-  new ServiceError('currency_mismatch', `the account of ${owner} is in ${accountCurrency}, not ${currency}`, 'currency');
-
-/** Every account of a transfer must exist and hold the transfer's currency. */
-const checkParty = (account: LockedAccount | undefined, id: string, currency: Currency): void => {
-  if (!account) throw new ServiceError('invalid_request', `no ledger account for '${id}'`);
-  if (account.currency !== currency) throw currencyMismatch(id, account.currency, currency);
-  if (account.allowNegative !== allowsNegativeBalance(id)) throw new Error(`account ${id} has the wrong allow_negative flag`);
-};

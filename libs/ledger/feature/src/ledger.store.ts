@@ -94,3 +94,106 @@ export async function writeEntry(client: PoolClient, entry: NewEntry, locked: Re
   // Callers lock every account first, so a missing one is a bug: fail and roll back.
   if (rows[0]?.accounts_updated !== deltas.size) throw new Error(`entry ${entry.id}: ${deltas.size - (rows[0]?.accounts_updated ?? 0)} account(s) missing`);
 }
+
+/** An entry of a batch: its postings with each account's balance right after it, decided in order. */
+export interface BatchEntry {
+  id: string;
+  operationId: string;
+  reference: string;
+  kind: string;
+  postings: readonly Posting[];
+  balancesAfter: readonly number[];
+}
+
+export interface BatchWrite {
+  /** The time of every entry of the batch: read once its accounts were locked. */
+  createdAt: Date;
+  /** In the order they were decided: their positions (and balance_after) follow it. */
+  entries: readonly BatchEntry[];
+  /** The outcome of each operation the batch claimed and decided, applied or rejected. */
+  outcomes: readonly { operationId: string; outcome: unknown }[];
+  /** Operations the batch claimed but refused (a missing account, another currency): released, as a rollback would. */
+  released: readonly string[];
+  /** The final balance of every account the entries move, as the decisions left it. */
+  balances: ReadonlyMap<string, number>;
+}
+
+/**
+ * writeEntry for a whole batch, set-based, in one statement: entries (positions in decision order),
+ * postings with their balance_after, fee revenue per day, currency and kind, the operations' outcomes,
+ * the released claims and each account's balance, moved once by the batch's total. The balances the
+ * statement leaves are checked against the decisions': the accounts are locked, so any difference is
+ * a bug, and fails the batch.
+ */
+export async function writeEntries(client: PoolClient, batch: BatchWrite, locked: ReadonlyMap<string, LockedAccount>): Promise<void> {
+  const postings = batch.entries.flatMap((entry) =>
+    entry.postings.map((posting, i) => ({ entryId: entry.id, seq: i + 1, ...posting, balanceAfter: entry.balancesAfter[i] as number, txnId: newId('balanceTransaction') })),
+  );
+  const deltas = balanceDeltas(batch.entries.flatMap((entry) => entry.postings));
+  const { rows } = await client.query<{ outcomes_stored: number; released: number; balances: { id: string; balance: number }[] | null }>({
+    name: 'ledger.write-entries',
+    text: `
+      WITH entries AS (
+        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at)
+        SELECT e.id, e.operation_id, e.reference, e.kind, $1
+        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e (id, operation_id, reference, kind, n)
+        ORDER BY e.n
+        RETURNING id, position, kind
+      ), postings AS (
+        INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
+        SELECT p.entry_id, p.seq, p.account_id, p.direction, p.amount, p.currency, p.txn_id, p.balance_after, e.position, $1
+        FROM unnest($6::text[], $7::smallint[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::bigint[])
+          AS p (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after)
+        JOIN entries e ON e.id = p.entry_id
+        RETURNING entry_id, account_id, direction, amount, currency, created_at
+      ), fee_revenue AS (
+        INSERT INTO ledger_fee_revenue_daily AS f (day, currency, kind, amount, postings)
+        SELECT (p.created_at AT TIME ZONE 'UTC')::date, p.currency, e.kind, sum(p.amount), count(*)
+        FROM postings p JOIN entries e ON e.id = p.entry_id
+        WHERE p.account_id = ANY ($14::text[]) AND p.direction = 'credit'
+        GROUP BY 1, 2, 3
+        ON CONFLICT (day, currency, kind) DO UPDATE SET amount = f.amount + excluded.amount, postings = f.postings + excluded.postings
+      ), outcomes AS (
+        UPDATE ledger_operations AS o SET outcome = u.outcome::jsonb
+        FROM unnest($15::text[], $16::text[]) AS u (id, outcome) WHERE o.operation_id = u.id
+        RETURNING 1
+      ), released AS (
+        DELETE FROM ledger_operations WHERE operation_id = ANY ($17::text[]) AND outcome IS NULL RETURNING 1
+      ), balances AS (
+        UPDATE ledger_accounts AS a SET balance = a.balance + d.delta
+        FROM unnest($18::text[], $19::bigint[]) AS d (id, delta) WHERE a.id = d.id
+        RETURNING a.id, a.balance
+      )
+      SELECT (SELECT count(*) FROM outcomes)::int AS outcomes_stored, (SELECT count(*) FROM released)::int AS released,
+        (SELECT json_agg(json_build_object('id', id, 'balance', balance)) FROM balances) AS balances`,
+    values: [
+      batch.createdAt,
+      batch.entries.map((e) => e.id),
+      batch.entries.map((e) => e.operationId),
+      batch.entries.map((e) => e.reference),
+      batch.entries.map((e) => e.kind),
+      postings.map((p) => p.entryId),
+      postings.map((p) => p.seq),
+      postings.map((p) => p.account),
+      postings.map((p) => p.direction),
+      postings.map((p) => p.amount),
+      postings.map((p) => p.currency),
+      postings.map((p) => p.txnId),
+      postings.map((p) => p.balanceAfter),
+      FEE_ACCOUNTS,
+      batch.outcomes.map((o) => o.operationId),
+      batch.outcomes.map((o) => JSON.stringify(o.outcome)),
+      batch.released,
+      [...deltas.keys()],
+      [...deltas.values()],
+    ],
+  });
+  const written = rows[0];
+  if (written?.outcomes_stored !== batch.outcomes.length) throw new Error(`batch: ${batch.outcomes.length} outcome(s) to store, ${written?.outcomes_stored} stored`);
+  if (written.released !== batch.released.length) throw new Error(`batch: ${batch.released.length} claim(s) to release, ${written.released} released`);
+  // Callers lock every account first, so a missing or different balance is a bug: fail and roll back.
+  const moved = new Map((written.balances ?? []).map((row) => [row.id, row.balance]));
+  for (const id of deltas.keys()) {
+    if (moved.get(id) !== batch.balances.get(id)) throw new Error(`batch: account ${id} at ${moved.get(id)}, decided ${batch.balances.get(id)} (locked at ${locked.get(id)?.balance})`);
+  }
+}

@@ -1,0 +1,68 @@
+import { runOutsideLogContext } from '@pay/observability';
+
+/** A caller waiting for its item to be written, with the two ends of its promise. */
+export interface Waiting<I, O> {
+  item: I;
+  resolve(value: O): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupCommitLimits {
+  /** Most items one write takes. */
+  batchSizeMax: number;
+  /** Most items waiting for a write: beyond it, submit refuses at once (the callers' own retries take over). */
+  queueLengthMax: number;
+}
+
+/**
+ * Group commit: one write at a time; what arrives while it runs waits, and the next write takes up to
+ * `batchSizeMax` of it as soon as the current one is done, in arrival order. Nothing is delayed by a
+ * timer: when no write runs, the first item starts one at the end of the current event-loop turn
+ * (setImmediate, microseconds: items submitted in the same turn share it), so a lone item is not held
+ * back. `write` settles every caller of its batch; should it throw instead, the callers it left
+ * unsettled are rejected with its error.
+ */
+export class GroupCommit<I, O> {
+  private readonly queue: Waiting<I, O>[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly write: (batch: readonly Waiting<I, O>[]) => Promise<void>,
+    private readonly limits: GroupCommitLimits,
+  ) {
+    if (!(limits.batchSizeMax >= 1 && limits.queueLengthMax >= limits.batchSizeMax)) throw new Error('group commit: 1 <= batchSizeMax <= queueLengthMax');
+  }
+
+  submit(item: I): Promise<O> {
+    if (this.queue.length >= this.limits.queueLengthMax) return Promise.reject(new Error(`ledger busy: ${this.queue.length} transfers waiting`));
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      if (!this.writing) {
+        this.writing = true;
+        // The batch belongs to no single caller: its work runs outside the submitter's log context and trace.
+        setImmediate(() => runOutsideLogContext(() => void this.drain()));
+      }
+    });
+  }
+
+  /** Items waiting for a write (not counting the one being written). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.limits.batchSizeMax);
+        try {
+          await this.write(batch);
+        } catch (error) {
+          // A promise settles once: the callers `write` already answered keep their answer.
+          for (const waiting of batch) waiting.reject(error);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+}
