@@ -2,16 +2,31 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDatabase, startEmbeddedPostgres } from '@pay/platform';
-import { runBaseline } from './baseline';
-import { stopAllLoad } from './load';
+import { runBaseline, type BaselineResult } from './baseline';
+import { distributedPhase, type DistributedResult } from './distributed';
+import { stopAllLoad, type LoadResult } from './load';
 import { RssSampler } from './memory';
-import { observabilityPhase, type ObservabilityOptions } from './observability';
+import { observabilityPhase, type ObservabilityOptions, type ObservabilityResult } from './observability';
 import { describeDelta, pgStats } from './pg-stats';
 import { fmt, table, type Row } from './report';
-import { authorizeScenario, createPendingPayments, createScenario, trialBalance } from './scenarios';
+import { authorizeScenario, createMaxScenario, createPendingPayments, createScenario, trialBalance, type AuthorizeResult } from './scenarios';
 import { spawnService } from './service';
 import { PAYMENT_AMOUNT, setUp } from './setup';
+import { storedPhase, storedSummary, type StoredOptions, type StoredSize } from './stored';
 import { webhookBatch, type WebhookBatchResult } from './webhooks';
+
+/**
+ * The phases, in the order a full run runs them. `--only a[,b…]` runs those alone (webhooks, baseline
+ * and distributed bring authorize with them: their figures are ratios to it); `--distributed` is
+ * `--only distributed`; `--stored N` adds the stored phase to a full run (`--only stored` seeds
+ * 1,000,000 unless given `--stored N`).
+ */
+const PHASES = ['create', 'authorize', 'webhooks', 'create-max', 'baseline', 'distributed', 'stored', 'observability'] as const;
+type Phase = (typeof PHASES)[number];
+const FULL_RUN = !process.argv.includes('--only') && !process.argv.includes('--distributed');
+const STORED_SIZE = storedSize();
+const SELECTED = selectPhases();
+const ran = (phase: Phase) => SELECTED.has(phase);
 
 /** `npm run bench`. Sizes are fixed so that runs compare; the authorize count can be tuned per machine. */
 const CONFIG = {
@@ -20,6 +35,9 @@ const CONFIG = {
   /** Unrecorded, at the same rate: the first seconds measure JIT and cold caches, not the service. */
   warmUpS: 3,
   createInstances: 20,
+  /** create-max: as fast as the service answers. */
+  createMaxConnections: envInt('BENCH_CREATE_MAX_CONNECTIONS', 64),
+  createMaxDurationS: envInt('BENCH_CREATE_MAX_SECONDS', 10),
   authorizeCount: envInt('BENCH_AUTHORIZE_COUNT', 6_000),
   authorizeConnections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
   pendingConcurrency: 32,
@@ -36,6 +54,28 @@ const CONFIG = {
   /** A failed attempt is retried about 5 s later: give up only after longer than that without an arrival. */
   webhookIdleTimeoutMs: 12_000,
   webhookMaxWaitMs: 60_000,
+  /** The distributed phase: the authorize scenario against start:distributed. */
+  distributed: {
+    /** Smaller than authorize's: over Kafka a request waits on consumers' polls, and the phase must stay near 2 minutes. */
+    count: envInt('BENCH_DISTRIBUTED_COUNT', 1_000),
+    warmUp: 100,
+    connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
+    pendingConcurrency: 32,
+    customers: 50,
+  },
+  /** The stored phase: the reference size, then --stored N, each on its own database. */
+  stored: {
+    sizes: [...new Set([envInt('BENCH_STORED_SMALL', 10_000), STORED_SIZE ?? 1_000_000])].sort((a, b) => a - b),
+    customers: 50,
+    rate: 200,
+    durationS: envInt('BENCH_STORED_SECONDS', 10),
+    warmUpS: 3,
+    instances: 20,
+    authorizeCount: envInt('BENCH_STORED_AUTHORIZE_COUNT', 3_000),
+    connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
+    pendingConcurrency: 32,
+    checkpoints: process.env['BENCH_STORED_CHECKPOINTS'] === 'all' ? 'all' : 'handled',
+  } satisfies StoredOptions,
   /** The observability phase: two services (off, on) loaded in turns, `rounds` batches each. */
   observability: {
     rounds: envInt('BENCH_OBSERVABILITY_ROUNDS', 4),
@@ -47,10 +87,21 @@ const CONFIG = {
   } satisfies ObservabilityOptions,
 };
 
-/** `npm run bench -- --only observability`: that phase alone (a couple of minutes). */
-const ONLY = onlyPhase(['observability']);
-
-const TARGETS = { createP99Ms: 10, rssMb: 500, ratio: 0.3, deliveriesPerSecond: 1_000, webhookP99Ms: 100 };
+/** The targets' table, and the bench's own checks. */
+const TARGETS = {
+  createP99Ms: 5,
+  createMaxPerSecond: 1_500,
+  rssMb: 500,
+  /** Settled payments/s ÷ the bare transfer loop on the same hot accounts. */
+  ratio: 1,
+  authorizeP99Ms: 100,
+  deliveriesPerSecond: 1_000,
+  webhookP99Ms: 100,
+  /** Authorizations/s with the webhook endpoints ÷ without. */
+  webhookAuthorizeRatio: 0.8,
+  /** start:distributed settled payments/s ÷ all-in-one. */
+  distributedRatio: 0.5,
+};
 
 const cleanups: (() => Promise<unknown>)[] = [];
 let cleaning: Promise<void> | undefined;
@@ -64,7 +115,22 @@ const cleanUp = (): Promise<void> =>
 const started = performance.now();
 const log = (message: string) => process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
 
+/** What each phase measured; undefined when it did not run. */
+interface Results {
+  create?: LoadResult;
+  createMax?: LoadResult & { okPerSecond: number };
+  authorize?: AuthorizeResult & { count: number };
+  rss?: RssSampler;
+  webhooks?: { live: WebhookBatchResult; backlog: WebhookBatchResult; rss: RssSampler };
+  books?: { balanced: boolean; detail: string };
+  baseline?: BaselineResult;
+  distributed?: DistributedResult;
+  stored?: { rows: Row[]; sizes: StoredSize[] };
+  observability?: ObservabilityResult;
+}
+
 async function main(): Promise<void> {
+  log(`phases: ${[...SELECTED].join(', ')}`);
   const root = await mkdtemp(join(tmpdir(), 'pay-bench-'));
   cleanups.push(() => rm(root, { recursive: true, force: true }));
   // As root, PostgreSQL runs as `postgres`, who must be able to reach the cluster under this dir.
@@ -73,12 +139,49 @@ async function main(): Promise<void> {
   log('starting embedded PostgreSQL');
   const postgres = await startEmbeddedPostgres(join(root, 'postgres'));
   cleanups.push(() => postgres.stop());
-  const serviceDatabase = databaseNamed(postgres.url, 'bench_service');
-  const baselineDatabase = databaseNamed(postgres.url, 'bench_baseline');
-  if (ONLY === 'observability') return observabilityOnly(postgres.url, root);
-  await ensureDatabase(serviceDatabase);
-  await ensureDatabase(baselineDatabase);
+  const results: Results = {};
 
+  if (ran('create') || ran('authorize') || ran('webhooks') || ran('create-max')) await servicePhases(postgres.url, root, results);
+
+  if (ran('baseline')) {
+    const baselineDatabase = databaseNamed(postgres.url, 'bench_baseline');
+    await ensureDatabase(baselineDatabase);
+    log(`baseline: raw ledger transfers over pg for ${CONFIG.baselineDurationS} s`);
+    results.baseline = await runBaseline(baselineDatabase, {
+      poolSize: CONFIG.poolSize,
+      workers: CONFIG.baselineWorkers,
+      durationS: CONFIG.baselineDurationS,
+      customerCount: CONFIG.customers,
+      amount: PAYMENT_AMOUNT,
+    });
+    const b = results.baseline;
+    log(`baseline: ${b.transfers} transfers, ${fmt(b.perSecond)}/s, p50 ${fmt(b.p50Ms, 2)} ms, p99 ${fmt(b.p99Ms, 2)} ms`);
+  }
+  if (ran('distributed')) {
+    log(`distributed: starting the seven apps over mock Kafka (start:distributed), ${CONFIG.distributed.count} authorizations`);
+    results.distributed = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed'), root, CONFIG.distributed, cleanups, log);
+  }
+  if (ran('stored')) {
+    log(`stored: ${CONFIG.stored.sizes.map((n) => n.toLocaleString('en')).join(' and ')} payments seeded, each on its own database (checkpoints: ${CONFIG.stored.checkpoints})`);
+    results.stored = await storedPhase(root, CONFIG.stored, cleanups, log);
+  }
+  // Last: two more services, with the machine to themselves too.
+  if (ran('observability')) {
+    const { rounds, batch } = CONFIG.observability;
+    log(`observability: two services (off, on), ${rounds} rounds of ${batch} authorizations each, in turns`);
+    results.observability = await observabilityPhase((name) => databaseNamed(postgres.url, name), root, CONFIG.observability, cleanups, log);
+  }
+
+  process.stdout.write(
+    `\nPayments service benchmark, the performance targets (${[...SELECTED].join(', ')})\n\n${table(summaryRows(results))}\n` +
+      `\nEvery figure (${describeRun()})\n\n${table(detailRows(results))}\n`,
+  );
+}
+
+/** The all-in-one service as deployed: create, authorize, webhooks and create-max, in that order, then the books. */
+async function servicePhases(postgresUrl: string, root: string, results: Results): Promise<void> {
+  const serviceDatabase = databaseNamed(postgresUrl, 'bench_service');
+  await ensureDatabase(serviceDatabase);
   log('starting the service: node tools/run.js apps/all-in-one/src/main.ts');
   const service = await spawnService({ databaseUrl: serviceDatabase, dataDir: join(root, 'service') });
   cleanups.push(() => service.stop());
@@ -91,133 +194,237 @@ async function main(): Promise<void> {
   const rss = new RssSampler(service.pid);
   rss.start();
   cleanups.push(async () => rss.stop());
+  results.rss = rss;
 
-  log(`create: warm-up, ${CONFIG.warmUpS} s at ${CONFIG.createRate}/s (not recorded)`);
-  await createScenario(fixture, { rate: CONFIG.createRate, durationS: CONFIG.warmUpS, instances: CONFIG.createInstances });
-  log(`create: POST /v1/payments at ${CONFIG.createRate}/s for ${CONFIG.createDurationS} s`);
-  const beforeCreate = await pgStats(serviceDatabase);
-  const create = await createScenario(fixture, { rate: CONFIG.createRate, durationS: CONFIG.createDurationS, instances: CONFIG.createInstances });
-  log(`create: ${create.completed} responses, ${fmt(create.perSecond)}/s, p50 ${fmt(create.p50Ms, 2)} ms, p99 ${fmt(create.p99Ms, 2)} ms, non-2xx ${create.non2xx}`);
-  for (const line of describeDelta(beforeCreate, await pgStats(serviceDatabase), create.completed)) log(`  create, PostgreSQL: ${line}`);
+  if (ran('create')) {
+    log(`create: warm-up, ${CONFIG.warmUpS} s at ${CONFIG.createRate}/s (not recorded)`);
+    await createScenario(fixture, { rate: CONFIG.createRate, durationS: CONFIG.warmUpS, instances: CONFIG.createInstances });
+    log(`create: POST /v1/payments at ${CONFIG.createRate}/s for ${CONFIG.createDurationS} s`);
+    const beforeCreate = await pgStats(serviceDatabase);
+    const create = await createScenario(fixture, { rate: CONFIG.createRate, durationS: CONFIG.createDurationS, instances: CONFIG.createInstances });
+    log(`create: ${create.completed} responses, ${fmt(create.perSecond)}/s, p50 ${fmt(create.p50Ms, 2)} ms, p99 ${fmt(create.p99Ms, 2)} ms, non-2xx ${create.non2xx}`);
+    for (const line of describeDelta(beforeCreate, await pgStats(serviceDatabase), create.completed)) log(`  create, PostgreSQL: ${line}`);
+    results.create = create;
+  }
 
-  log(`authorize: creating ${CONFIG.authorizeCount} pending payments (untimed)`);
-  const pendingStarted = performance.now();
-  const paymentIds = await createPendingPayments(fixture, CONFIG.authorizeCount, CONFIG.pendingConcurrency);
-  log(`authorize: created in ${fmt((performance.now() - pendingStarted) / 1000)} s; authorizing at full speed over ${CONFIG.authorizeConnections} connections`);
-  const beforeAuthorize = await pgStats(serviceDatabase);
-  const authorize = await authorizeScenario(fixture, paymentIds, CONFIG.authorizeConnections, () => pgStats(serviceDatabase));
-  log(`authorize: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms`);
-  for (const line of describeDelta(beforeAuthorize, authorize.statsAfterLoad, authorize.load.completed)) log(`  authorize, PostgreSQL: ${line}`);
-  log(`authorize: statuses read back with GET ${JSON.stringify(authorize.statuses)}`);
+  if (ran('authorize')) {
+    log(`authorize: creating ${CONFIG.authorizeCount} pending payments (untimed)`);
+    const pendingStarted = performance.now();
+    const paymentIds = await createPendingPayments(fixture, CONFIG.authorizeCount, CONFIG.pendingConcurrency);
+    log(`authorize: created in ${fmt((performance.now() - pendingStarted) / 1000)} s; authorizing at full speed over ${CONFIG.authorizeConnections} connections`);
+    const beforeAuthorize = await pgStats(serviceDatabase);
+    const authorize = await authorizeScenario(fixture, paymentIds, CONFIG.authorizeConnections, () => pgStats(serviceDatabase));
+    log(`authorize: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms`);
+    for (const line of describeDelta(beforeAuthorize, authorize.statsAfterLoad, authorize.load.completed)) log(`  authorize, PostgreSQL: ${line}`);
+    log(`authorize: statuses read back with GET ${JSON.stringify(authorize.statuses)}`);
+    results.authorize = { ...authorize, count: paymentIds.length };
+  }
   rss.stop();
 
-  // Last, and the only phase with webhook endpoints: the figures above are without any webhook traffic.
-  const webhooksRss = new RssSampler(service.pid);
-  webhooksRss.start();
-  cleanups.push(async () => webhooksRss.stop());
-  const webhookOptions = {
-    endpoints: CONFIG.webhookEndpoints,
-    connections: CONFIG.authorizeConnections,
-    pendingConcurrency: CONFIG.pendingConcurrency,
-    idleTimeoutMs: CONFIG.webhookIdleTimeoutMs,
-    maxWaitMs: CONFIG.webhookMaxWaitMs,
-  };
-  const snapshot = () => pgStats(serviceDatabase);
-  const beforeWebhooks = await snapshot();
-  const webhooks = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookPayments, backlog: false }, snapshot, log);
-  logWebhooks('webhooks live', webhooks);
-  // Per delivery: the batch's authorizations (and their read-back GETs) are in these counters too; the authorize phase gives their share.
-  for (const line of describeDelta(beforeWebhooks, webhooks.statsAfterWait, webhooks.arrivals)) log(`  webhooks live (authorizations included), PostgreSQL per delivery: ${line}`);
-  const beforeBacklog = await snapshot();
-  const backlog = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookBacklogPayments, backlog: true }, snapshot, log);
-  logWebhooks('webhooks backlog', backlog);
-  for (const line of describeDelta(beforeBacklog, backlog.statsAfterWait, backlog.arrivals)) log(`  webhooks backlog (authorizations included), PostgreSQL per delivery: ${line}`);
-  webhooksRss.stop();
+  // The only phase with webhook endpoints (deleted at its end): the figures above are without any webhook traffic.
+  if (ran('webhooks')) {
+    const webhooksRss = new RssSampler(service.pid);
+    webhooksRss.start();
+    cleanups.push(async () => webhooksRss.stop());
+    const webhookOptions = {
+      endpoints: CONFIG.webhookEndpoints,
+      connections: CONFIG.authorizeConnections,
+      pendingConcurrency: CONFIG.pendingConcurrency,
+      idleTimeoutMs: CONFIG.webhookIdleTimeoutMs,
+      maxWaitMs: CONFIG.webhookMaxWaitMs,
+    };
+    const snapshot = () => pgStats(serviceDatabase);
+    const beforeWebhooks = await snapshot();
+    const live = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookPayments, backlog: false }, snapshot, log);
+    logWebhooks('webhooks live', live);
+    // Per delivery: the batch's authorizations (and their read-back GETs) are in these counters too; the authorize phase gives their share.
+    for (const line of describeDelta(beforeWebhooks, live.statsAfterWait, live.arrivals)) log(`  webhooks live (authorizations included), PostgreSQL per delivery: ${line}`);
+    const beforeBacklog = await snapshot();
+    const backlog = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookBacklogPayments, backlog: true }, snapshot, log);
+    logWebhooks('webhooks backlog', backlog);
+    for (const line of describeDelta(beforeBacklog, backlog.statsAfterWait, backlog.arrivals)) log(`  webhooks backlog (authorizations included), PostgreSQL per delivery: ${line}`);
+    webhooksRss.stop();
+    results.webhooks = { live, backlog, rss: webhooksRss };
+  }
 
-  const books = await trialBalance(fixture, service.adminKey);
-  log(`trial balance: ${books.balanced ? 'balanced' : 'NOT BALANCED'} (${books.detail})`);
+  // After the phases it would disturb: it leaves thousands of payments for the projections to catch up on.
+  if (ran('create-max')) {
+    const maxRss = new RssSampler(service.pid);
+    maxRss.start();
+    log(`create-max: POST /v1/payments as fast as it answers, ${CONFIG.createMaxConnections} connections, ${CONFIG.createMaxDurationS} s`);
+    const beforeMax = await pgStats(serviceDatabase);
+    const createMax = await createMaxScenario(fixture, { connections: CONFIG.createMaxConnections, durationS: CONFIG.createMaxDurationS });
+    maxRss.stop();
+    log(
+      `create-max: ${createMax.ok} 2xx in ${fmt(createMax.durationS, 2)} s = ${fmt(createMax.okPerSecond)}/s, non-2xx ${createMax.non2xx} ${JSON.stringify(createMax.statusCounts)}, ` +
+        `errors ${createMax.errors}, timeouts ${createMax.timeouts}; p50 ${fmt(createMax.p50Ms, 2)} ms, p99 ${fmt(createMax.p99Ms, 2)} ms; service max RSS ${fmt(maxRss.maxMb)} MB`,
+    );
+    for (const line of describeDelta(beforeMax, await pgStats(serviceDatabase), createMax.completed)) log(`  create-max, PostgreSQL: ${line}`);
+    results.createMax = createMax;
+  }
 
-  // The baseline gets the machine to itself, as the service had it.
+  results.books = await trialBalance(fixture, service.adminKey);
+  log(`trial balance: ${results.books.balanced ? 'balanced' : 'NOT BALANCED'} (${results.books.detail})`);
+  // The phases after this one get the machine to themselves, as the service had it.
   await service.stop();
-  log(`service stopped; baseline: raw ledger transfers over pg for ${CONFIG.baselineDurationS} s`);
-  const baseline = await runBaseline(baselineDatabase, {
-    poolSize: CONFIG.poolSize,
-    workers: CONFIG.baselineWorkers,
-    durationS: CONFIG.baselineDurationS,
-    customerCount: CONFIG.customers,
-    amount: PAYMENT_AMOUNT,
-  });
-  log(`baseline: ${baseline.transfers} transfers, ${fmt(baseline.perSecond)}/s, p50 ${fmt(baseline.p50Ms, 2)} ms, p99 ${fmt(baseline.p99Ms, 2)} ms`);
-  // Last: two more services, with the machine to themselves too.
-  const observability = await observabilityPhase((name) => databaseNamed(postgres.url, name), root, CONFIG.observability, cleanups, log);
-
-  const ratio = authorize.succeededPerSecond / baseline.perSecond;
-  const unexpected = webhooks.unexpected + webhooks.eventIdMismatches + backlog.unexpected + backlog.eventIdMismatches;
-  const rows: Row[] = [
-    { figure: 'create: requests/s', value: fmt(create.perSecond), target: `${CONFIG.createRate} offered` },
-    { figure: 'create: p50 latency (ms)', value: fmt(create.p50Ms, 2), target: '' },
-    { figure: 'create: p99 latency (ms)', value: fmt(create.p99Ms, 2), target: `< ${TARGETS.createP99Ms}`, pass: create.p99Ms < TARGETS.createP99Ms },
-    { figure: 'create: non-2xx + errors', value: String(create.non2xx + create.errors + create.timeouts), target: '0', pass: create.non2xx + create.errors + create.timeouts === 0 },
-    { figure: 'authorize: authorizations/s (2xx)', value: fmt(authorize.authorizationsPerSecond), target: '' },
-    { figure: 'authorize: p50 latency (ms)', value: fmt(authorize.load.p50Ms, 2), target: '' },
-    { figure: 'authorize: p99 latency (ms)', value: fmt(authorize.load.p99Ms, 2), target: '' },
-    {
-      figure: 'authorize: succeeded (GET)',
-      value: `${authorize.statuses['succeeded'] ?? 0}/${paymentIds.length}`,
-      target: 'all',
-      pass: authorize.statuses['succeeded'] === paymentIds.length,
-    },
-    { figure: 'succeeded payments/s', value: fmt(authorize.succeededPerSecond), target: '' },
-    { figure: 'baseline: pg transfers/s', value: fmt(baseline.perSecond), target: '' },
-    { figure: 'succeeded/s ÷ baseline/s', value: `${fmt(ratio * 100)} %`, target: `>= ${TARGETS.ratio * 100} %`, pass: ratio >= TARGETS.ratio },
-    { figure: 'service max RSS (MB)', value: fmt(rss.maxMb), target: `< ${TARGETS.rssMb}`, pass: rss.maxMb < TARGETS.rssMb },
-    { figure: `webhooks: authorizations/s (${CONFIG.webhookEndpoints} endpoints)`, value: fmt(webhooks.authorize.authorizationsPerSecond), target: '' },
-    { figure: 'webhooks: deliveries/s', value: fmt(webhooks.deliveriesPerSecond), target: `>= ${TARGETS.deliveriesPerSecond}`, pass: webhooks.deliveriesPerSecond >= TARGETS.deliveriesPerSecond },
-    { figure: 'webhooks: offered deliveries/s', value: fmt(webhooks.offeredPerSecond), target: '' },
-    {
-      figure: 'webhooks: backlog drain deliveries/s',
-      value: fmt(backlog.deliveriesPerSecond),
-      target: `>= ${TARGETS.deliveriesPerSecond}`,
-      pass: backlog.deliveriesPerSecond >= TARGETS.deliveriesPerSecond,
-    },
-    { figure: 'webhooks: change→1st attempt p50 (ms)', value: fmt(webhooks.p50Ms), target: '' },
-    {
-      figure: 'webhooks: change→1st attempt p99 (ms)',
-      value: fmt(webhooks.p99Ms),
-      target: `< ${TARGETS.webhookP99Ms}`,
-      pass: webhooks.p99Ms < TARGETS.webhookP99Ms,
-    },
-    { figure: 'webhooks: change→attempt start p99, service (ms)', value: fmt(webhooks.serviceView.attemptStartP99Ms), target: '' },
-    { figure: 'webhooks: last arrival − last change (s)', value: fmt(webhooks.drainS, 2), target: '' },
-    {
-      figure: 'webhooks: (event, endpoint) pairs arrived',
-      value: `${webhooks.deliveredPairs + backlog.deliveredPairs}/${webhooks.expectedPairs + backlog.expectedPairs}`,
-      target: 'all',
-      pass: webhooks.expectedPairs > 0 && backlog.expectedPairs > 0 && webhooks.missingPairs + backlog.missingPairs === 0,
-    },
-    { figure: 'webhooks: duplicates (allowed)', value: String(webhooks.duplicates + backlog.duplicates), target: '' },
-    {
-      figure: 'webhooks: unexpected requests',
-      value: String(unexpected),
-      target: '0',
-      pass: unexpected === 0,
-    },
-    { figure: 'webhooks: service max RSS (MB)', value: fmt(webhooksRss.maxMb), target: `< ${TARGETS.rssMb}`, pass: webhooksRss.maxMb < TARGETS.rssMb },
-    { figure: 'ledger trial balance', value: books.balanced ? 'balanced' : 'unbalanced', target: 'balanced', pass: books.balanced },
-    ...observability.rows,
-  ];
-  process.stdout.write(
-    `\nPayments service benchmark (${CONFIG.authorizeCount} authorizations, ${CONFIG.customers} customers, pool ${CONFIG.poolSize}; ` +
-      `webhooks: ${CONFIG.webhookPayments} live + ${CONFIG.webhookBacklogPayments} backlog authorizations × ${CONFIG.webhookEndpoints} endpoints; ` +
-      `RSS from ${rss.sampleCount} samples)\n\n${table(rows)}\n`,
-  );
+  log('service stopped');
 }
 
-async function observabilityOnly(postgresUrl: string, root: string): Promise<void> {
-  const { rounds, batch } = CONFIG.observability;
-  log(`observability: two services (off, on), ${rounds} rounds of ${batch} authorizations each, in turns`);
-  const observability = await observabilityPhase((name) => databaseNamed(postgresUrl, name), root, CONFIG.observability, cleanups, log);
-  process.stdout.write(`\nCost of observability (${rounds} × ${batch} authorizations per side, ${CONFIG.observability.connections} connections)\n\n${table(observability.rows)}\n`);
+/** The sizes behind the figures, for the phases that ran. */
+function describeRun(): string {
+  const parts = [`${CONFIG.customers} customers, pool ${CONFIG.poolSize}`];
+  if (ran('authorize')) parts.push(`${CONFIG.authorizeCount} authorizations over ${CONFIG.authorizeConnections} connections`);
+  if (ran('create-max')) parts.push(`create-max ${CONFIG.createMaxConnections} connections for ${CONFIG.createMaxDurationS} s`);
+  if (ran('webhooks')) parts.push(`webhooks: ${CONFIG.webhookPayments} live + ${CONFIG.webhookBacklogPayments} backlog authorizations × ${CONFIG.webhookEndpoints} endpoints`);
+  if (ran('distributed')) parts.push(`distributed: ${CONFIG.distributed.count} authorizations`);
+  if (ran('stored')) parts.push(`stored: ${CONFIG.stored.sizes.join(' and ')} payments, ${CONFIG.stored.authorizeCount} authorizations each, checkpoints ${CONFIG.stored.checkpoints}`);
+  return parts.join('; ');
+}
+
+const percent = (ratio: number) => `${fmt(ratio * 100)} %`;
+const notRun = (figure: string, target: string, value: string): Row => ({ figure, value, target });
+
+/** The targets' table: one row per figure, in its order, for the phases that ran. */
+function summaryRows(r: Results): Row[] {
+  const rows: Row[] = [];
+  const { authorize, baseline, create, createMax, webhooks, distributed, stored } = r;
+  if (authorize && baseline) {
+    const ratio = authorize.succeededPerSecond / baseline.perSecond;
+    rows.push({ figure: 'settled payments/s ÷ bare per-transfer loop (same hot accounts)', value: percent(ratio), target: `>= ${TARGETS.ratio * 100} %`, pass: ratio >= TARGETS.ratio });
+  }
+  if (authorize) {
+    rows.push({ figure: 'authorize p99 at that throughput (ms)', value: fmt(authorize.load.p99Ms, 2), target: `< ${TARGETS.authorizeP99Ms}`, pass: authorize.load.p99Ms < TARGETS.authorizeP99Ms });
+  }
+  if (create) rows.push({ figure: `create p99 at ${CONFIG.createRate} requests/s (ms)`, value: fmt(create.p99Ms, 2), target: `< ${TARGETS.createP99Ms}`, pass: create.p99Ms < TARGETS.createP99Ms });
+  if (createMax) {
+    rows.push({ figure: 'create: max requests/s (2xx)', value: fmt(createMax.okPerSecond), target: `>= ${TARGETS.createMaxPerSecond}`, pass: createMax.okPerSecond >= TARGETS.createMaxPerSecond });
+  }
+  if (webhooks && authorize) {
+    const ratio = webhooks.live.authorize.authorizationsPerSecond / authorize.authorizationsPerSecond;
+    rows.push({
+      figure: `authorizations/s with ${CONFIG.webhookEndpoints} webhook endpoints ÷ without`,
+      value: percent(ratio),
+      target: `>= ${TARGETS.webhookAuthorizeRatio * 100} %`,
+      pass: ratio >= TARGETS.webhookAuthorizeRatio,
+    });
+  }
+  if (webhooks) {
+    rows.push({
+      figure: 'state change → first webhook attempt p99, under that load (ms)',
+      value: fmt(webhooks.live.p99Ms),
+      target: `< ${TARGETS.webhookP99Ms}`,
+      pass: webhooks.live.p99Ms < TARGETS.webhookP99Ms,
+    });
+  }
+  const storedFigure = 'create, retrieve, authorize with N stored payments ÷ with 10k';
+  const stored18 = stored ? storedSummary(stored.sizes) : undefined;
+  if (stored18) rows.push({ figure: storedFigure, value: stored18.value, target: `within ${STORED_WITHIN} %`, pass: stored18.pass });
+  else if (stored) rows.push(notRun(storedFigure, `within ${STORED_WITHIN} %`, 'one size only: give --stored N above BENCH_STORED_SMALL'));
+  else if (FULL_RUN) rows.push(notRun(storedFigure, `within ${STORED_WITHIN} %`, 'not run: npm run bench -- --stored 1000000'));
+  if (distributed && authorize) {
+    const ratio = distributed.authorize.succeededPerSecond / authorize.succeededPerSecond;
+    rows.push({ figure: 'same scenario over Kafka (start:distributed) ÷ all-in-one', value: percent(ratio), target: `>= ${TARGETS.distributedRatio * 100} %`, pass: ratio >= TARGETS.distributedRatio });
+  }
+  return rows;
+}
+const STORED_WITHIN = 20;
+
+/** Every figure of the phases that ran, with the bench's own checks. */
+function detailRows(r: Results): Row[] {
+  const rows: Row[] = [];
+  const { create, createMax, authorize, rss, webhooks, books, baseline, distributed, stored, observability } = r;
+  if (create) {
+    rows.push(
+      { figure: 'create: requests/s', value: fmt(create.perSecond), target: `${CONFIG.createRate} offered` },
+      { figure: 'create: p50 latency (ms)', value: fmt(create.p50Ms, 2), target: '' },
+      { figure: 'create: p99 latency (ms)', value: fmt(create.p99Ms, 2), target: `< ${TARGETS.createP99Ms}`, pass: create.p99Ms < TARGETS.createP99Ms },
+      { figure: 'create: non-2xx + errors', value: String(create.non2xx + create.errors + create.timeouts), target: '0', pass: create.non2xx + create.errors + create.timeouts === 0 },
+    );
+  }
+  if (createMax) {
+    const failed = createMax.non2xx + createMax.errors + createMax.timeouts;
+    rows.push(
+      { figure: `create-max: requests/s, 2xx (${CONFIG.createMaxConnections} connections)`, value: fmt(createMax.okPerSecond), target: `>= ${TARGETS.createMaxPerSecond}`, pass: createMax.okPerSecond >= TARGETS.createMaxPerSecond },
+      { figure: 'create-max: p50 / p99 latency (ms)', value: `${fmt(createMax.p50Ms, 2)} / ${fmt(createMax.p99Ms, 2)}`, target: '' },
+      { figure: 'create-max: non-2xx + errors + timeouts', value: String(failed), target: '0', pass: failed === 0 },
+    );
+  }
+  if (authorize) {
+    rows.push(
+      { figure: 'authorize: authorizations/s (2xx)', value: fmt(authorize.authorizationsPerSecond), target: '' },
+      { figure: 'authorize: p50 latency (ms)', value: fmt(authorize.load.p50Ms, 2), target: '' },
+      { figure: 'authorize: p99 latency (ms)', value: fmt(authorize.load.p99Ms, 2), target: `< ${TARGETS.authorizeP99Ms}`, pass: authorize.load.p99Ms < TARGETS.authorizeP99Ms },
+      {
+        figure: 'authorize: succeeded (GET)',
+        value: `${authorize.statuses['succeeded'] ?? 0}/${authorize.count}`,
+        target: 'all',
+        pass: authorize.statuses['succeeded'] === authorize.count,
+      },
+      { figure: 'succeeded payments/s', value: fmt(authorize.succeededPerSecond), target: '' },
+    );
+  }
+  if (baseline) rows.push({ figure: 'baseline: pg transfers/s', value: fmt(baseline.perSecond), target: '' });
+  if (authorize && baseline) {
+    const ratio = authorize.succeededPerSecond / baseline.perSecond;
+    rows.push({ figure: 'succeeded/s ÷ baseline/s', value: percent(ratio), target: `>= ${TARGETS.ratio * 100} %`, pass: ratio >= TARGETS.ratio });
+  }
+  if (rss && (create || authorize)) rows.push({ figure: 'service max RSS (MB)', value: fmt(rss.maxMb), target: `< ${TARGETS.rssMb}`, pass: rss.maxMb < TARGETS.rssMb });
+  if (webhooks) {
+    const { live, backlog } = webhooks;
+    const unexpected = live.unexpected + live.eventIdMismatches + backlog.unexpected + backlog.eventIdMismatches;
+    rows.push(
+      { figure: `webhooks: authorizations/s (${CONFIG.webhookEndpoints} endpoints)`, value: fmt(live.authorize.authorizationsPerSecond), target: '' },
+      ...(authorize
+        ? [
+            {
+              figure: 'webhooks: authorizations/s ÷ without endpoints',
+              value: percent(live.authorize.authorizationsPerSecond / authorize.authorizationsPerSecond),
+              target: `>= ${TARGETS.webhookAuthorizeRatio * 100} %`,
+              pass: live.authorize.authorizationsPerSecond / authorize.authorizationsPerSecond >= TARGETS.webhookAuthorizeRatio,
+            },
+          ]
+        : []),
+      { figure: 'webhooks: deliveries/s', value: fmt(live.deliveriesPerSecond), target: `>= ${TARGETS.deliveriesPerSecond}`, pass: live.deliveriesPerSecond >= TARGETS.deliveriesPerSecond },
+      { figure: 'webhooks: offered deliveries/s', value: fmt(live.offeredPerSecond), target: '' },
+      {
+        figure: 'webhooks: backlog drain deliveries/s',
+        value: fmt(backlog.deliveriesPerSecond),
+        target: `>= ${TARGETS.deliveriesPerSecond}`,
+        pass: backlog.deliveriesPerSecond >= TARGETS.deliveriesPerSecond,
+      },
+      { figure: 'webhooks: change→1st attempt p50 (ms)', value: fmt(live.p50Ms), target: '' },
+      { figure: 'webhooks: change→1st attempt p99 (ms)', value: fmt(live.p99Ms), target: `< ${TARGETS.webhookP99Ms}`, pass: live.p99Ms < TARGETS.webhookP99Ms },
+      { figure: 'webhooks: change→attempt start p99, service (ms)', value: fmt(live.serviceView.attemptStartP99Ms), target: '' },
+      { figure: 'webhooks: last arrival − last change (s)', value: fmt(live.drainS, 2), target: '' },
+      {
+        figure: 'webhooks: (event, endpoint) pairs arrived',
+        value: `${live.deliveredPairs + backlog.deliveredPairs}/${live.expectedPairs + backlog.expectedPairs}`,
+        target: 'all',
+        pass: live.expectedPairs > 0 && backlog.expectedPairs > 0 && live.missingPairs + backlog.missingPairs === 0,
+      },
+      { figure: 'webhooks: duplicates (allowed)', value: String(live.duplicates + backlog.duplicates), target: '' },
+      { figure: 'webhooks: unexpected requests', value: String(unexpected), target: '0', pass: unexpected === 0 },
+      { figure: 'webhooks: service max RSS (MB)', value: fmt(webhooks.rss.maxMb), target: `< ${TARGETS.rssMb}`, pass: webhooks.rss.maxMb < TARGETS.rssMb },
+    );
+  }
+  if (books) rows.push({ figure: 'ledger trial balance', value: books.balanced ? 'balanced' : 'unbalanced', target: 'balanced', pass: books.balanced });
+  if (distributed) {
+    const d = distributed.authorize;
+    rows.push(
+      { figure: 'distributed: apps ready (s)', value: fmt(distributed.startS), target: '' },
+      { figure: 'distributed: authorizations/s (2xx)', value: fmt(d.authorizationsPerSecond), target: '' },
+      { figure: 'distributed: p50 / p99 latency (ms)', value: `${fmt(d.load.p50Ms, 2)} / ${fmt(d.load.p99Ms, 2)}`, target: '' },
+      { figure: 'distributed: succeeded payments/s', value: fmt(d.succeededPerSecond), target: '' },
+      { figure: 'distributed: succeeded (GET)', value: `${d.statuses['succeeded'] ?? 0}/${distributed.count}`, target: 'all', pass: d.statuses['succeeded'] === distributed.count },
+    );
+    if (authorize) {
+      const ratio = d.succeededPerSecond / authorize.succeededPerSecond;
+      rows.push({ figure: 'distributed ÷ all-in-one: succeeded/s', value: percent(ratio), target: `>= ${TARGETS.distributedRatio * 100} %`, pass: ratio >= TARGETS.distributedRatio });
+    }
+  }
+  if (stored) rows.push(...stored.rows);
+  if (observability) rows.push(...observability.rows);
+  return rows;
 }
 
 function logWebhooks(name: string, batch: WebhookBatchResult): void {
@@ -239,12 +446,24 @@ function databaseNamed(url: string, name: string): string {
   return target.toString();
 }
 
-function onlyPhase<T extends string>(phases: readonly T[]): T | undefined {
+function selectPhases(): Set<Phase> {
   const at = process.argv.indexOf('--only');
+  if (at === -1 && !process.argv.includes('--distributed')) return new Set(PHASES.filter((phase) => phase !== 'stored' || STORED_SIZE !== undefined));
+  const listed = at === -1 ? [] : (process.argv[at + 1] ?? '').split(',');
+  if (process.argv.includes('--distributed')) listed.push('distributed');
+  for (const phase of listed) if (!PHASES.includes(phase as Phase)) throw new Error(`--only takes phases among ${PHASES.join(', ')} (comma-separated), not '${phase}'`);
+  const chosen = new Set(listed as Phase[]);
+  // Their figures are ratios to the all-in-one authorize phase of the same run.
+  if (chosen.has('webhooks') || chosen.has('baseline') || chosen.has('distributed')) chosen.add('authorize');
+  return new Set(PHASES.filter((phase) => chosen.has(phase)));
+}
+
+function storedSize(): number | undefined {
+  const at = process.argv.indexOf('--stored');
   if (at === -1) return undefined;
-  const phase = process.argv[at + 1];
-  if (!phases.includes(phase as T)) throw new Error(`--only takes one of ${phases.join(', ')}, not '${phase ?? ''}'`);
-  return phase as T;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--stored takes a number of payments, not '${process.argv[at + 1] ?? ''}'`);
+  return value;
 }
 
 function envInt(name: string, fallback: number): number {

@@ -128,3 +128,59 @@ export async function trialBalance(fixture: Fixture, adminKey: string): Promise<
     detail: currencies.map((c) => `${c.currency} debits ${c.total_debits} credits ${c.total_credits}`).join('; '),
   };
 }
+
+/**
+ * POST /v1/payments as fast as the service answers: `connections` connections, each sending its next
+ * request as soon as the previous one is answered, for `durationS` seconds, each request with its own
+ * Idempotency-Key. *requests/s* counts 2xx only (non-2xx are reported beside it).
+ */
+export async function createMaxScenario(fixture: Fixture, { connections, durationS }: { connections: number; durationS: number }): Promise<LoadResult & { okPerSecond: number }> {
+  const run = randomUUID().slice(0, 8);
+  let counter = 0;
+  const load = await runLoad(
+    {
+      url: fixture.baseUrl,
+      connections,
+      duration: durationS,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/payments',
+          headers: jsonHeaders(fixture),
+          body: paymentBody(fixture, `bench-create-max-${run}`),
+          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'Idempotency-Key': `${run}-max-${counter++}` } }),
+        },
+      ],
+    },
+    {},
+  );
+  return { ...load, okPerSecond: load.ok / load.durationS };
+}
+
+/**
+ * GET /v1/payments/{id} at a fixed rate, paced like createScenario, each request a payment drawn at
+ * random from `paymentIds` (so that a large table is read across, not one hot row).
+ */
+export async function retrieveScenario(
+  fixture: Fixture,
+  paymentIds: readonly string[],
+  { rate, durationS, instances }: { rate: number; durationS: number; instances: number },
+): Promise<LoadResult> {
+  return runLoad(
+    {
+      url: fixture.baseUrl,
+      connections: 1,
+      connectionRate: rate / instances,
+      duration: durationS,
+      requests: [
+        {
+          method: 'GET',
+          path: '/health',
+          headers: { Authorization: `Bearer ${fixture.apiKey}` },
+          setupRequest: (request) => ({ ...request, path: `/v1/payments/${paymentIds[Math.floor(Math.random() * paymentIds.length)]!}` }),
+        },
+      ],
+    },
+    { instances, staggerMs: 1000 / instances },
+  );
+}

@@ -1,0 +1,503 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ensureDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+import { expectCall } from './http';
+import type { LoadResult } from './load';
+import { fmt, type Row } from './report';
+import { authorizeScenario, createPendingPayments, createScenario, retrieveScenario, type AuthorizeResult } from './scenarios';
+import { sleep, spawnService, type ServiceProcess } from './service';
+import { paymentBody, setUp, type Fixture } from './setup';
+
+/**
+ * Does a request cost more with a million payments stored than with ten thousand? For each size, a
+ * database of its own (on a PostgreSQL of its own, with pg_stat_statements loaded): the service sets up
+ * the fixture and one template payment (created, then authorized: succeeded), is stopped, the size is
+ * seeded through SQL by cloning the template's rows (event stream, projection, integration event,
+ * ledger operation, entry and postings), the subscriptions' checkpoints are moved past the seeded
+ * events, and the service is started again and measured: create and retrieve at a fixed rate, authorize
+ * at full speed. The statements it sent are then read from pg_stat_statements and explained.
+ */
+export interface StoredOptions {
+  /** Payments seeded per database, smallest first: the first is the reference of the ratios. */
+  sizes: number[];
+  customers: number;
+  rate: number;
+  durationS: number;
+  warmUpS: number;
+  instances: number;
+  authorizeCount: number;
+  connections: number;
+  pendingConcurrency: number;
+  /**
+   * `handled` (default): only the checkpoints of subscriptions that handled the template's events are
+   * moved past the seed, the others stay where they were, as after a million real payments. `all`: every
+   * checkpoint is moved (subscriptions filtered on other types then never read the seeded events).
+   */
+  checkpoints: 'handled' | 'all';
+}
+
+/** Above this many rows (pg_class.reltuples), a Seq Scan in a hot-path plan is flagged. */
+const LARGE_TABLE_ROWS = 10_000;
+/** The seeded payments' creation times are spread over the last 30 days. */
+const SEED_SPAN_MS = 30 * 24 * 3600 * 1000;
+const TEMPLATE_REFERENCE = 'bench-stored-template-0001';
+/** Statements explained: those the measured scenarios sent at least this often, the costliest first. */
+const HOT_CALLS_MIN = 50;
+const HOT_STATEMENTS_MAX = 30;
+export const STORED_RATIO_TARGET = 0.2;
+
+interface Statement {
+  query: string;
+  calls: number;
+  meanMs: number;
+  rowsPerCall: number;
+}
+
+export interface StoredSize {
+  size: number;
+  seedS: number;
+  databaseMb: number;
+  create: LoadResult;
+  retrieve: LoadResult;
+  authorize: AuthorizeResult;
+  statements: Statement[];
+  /** Statements whose plan has a Seq Scan on a table of more than LARGE_TABLE_ROWS rows. */
+  flagged: { query: string; tables: string[]; plan: string }[];
+  /** Subscriptions whose checkpoint was left before the seeded events (mode `handled`). */
+  behind: string[];
+}
+
+export async function storedPhase(
+  root: string,
+  options: StoredOptions,
+  cleanups: (() => Promise<unknown>)[],
+  log: (line: string) => void,
+): Promise<{ rows: Row[]; sizes: StoredSize[] }> {
+  const postgres = await startWithStatements(join(root, 'stored-postgres'), log);
+  cleanups.push(() => postgres.stop());
+  const results: StoredSize[] = [];
+  try {
+    for (const size of options.sizes) {
+      const url = new URL(postgres.url);
+      url.pathname = `/bench_stored_${size}`;
+      results.push(await measureSize(url.toString(), join(root, `stored-${size}`), size, options, log));
+    }
+  } finally {
+    await postgres.stop();
+  }
+  const grown = growth(results);
+  for (const g of grown) {
+    log(`stored: statement mean time grew ${fmt(g.factor, 1)}× (${fmt(g.smallMs, 3)} → ${fmt(g.largeMs, 3)} ms, ${g.calls} calls at the larger size): ${g.query.slice(0, 300)}`);
+  }
+  return { rows: report(results, grown), sizes: results };
+}
+
+/** A statement is flagged when its mean time at the largest size is this many times the reference's, and above GROWN_MIN_MS. */
+const GROWN_FACTOR = 2;
+const GROWN_MIN_MS = 0.5;
+
+interface Grown {
+  query: string;
+  smallMs: number;
+  largeMs: number;
+  factor: number;
+  calls: number;
+}
+
+/** The hot statements of the largest size whose mean time grew with the data (matched on their text across the two databases). */
+function growth(sizes: StoredSize[]): Grown[] {
+  const [reference, ...others] = sizes;
+  const large = others.at(-1);
+  if (!reference || !large) return [];
+  const before = new Map(reference.statements.map((st) => [st.query, st]));
+  return large.statements
+    .flatMap((st) => {
+      const small = before.get(st.query);
+      if (!small) return [];
+      const factor = st.meanMs / small.meanMs;
+      return factor >= GROWN_FACTOR && st.meanMs >= GROWN_MIN_MS
+        ? [{ query: st.query.replace(/\s+/g, ' ').trim(), smallMs: small.meanMs, largeMs: st.meanMs, factor, calls: st.calls }]
+        : [];
+    })
+    .sort((a, b) => b.largeMs * b.calls - a.largeMs * a.calls);
+}
+
+/** Embedded PostgreSQL, restarted once with pg_stat_statements preloaded (it cannot be loaded later). */
+async function startWithStatements(dir: string, log: (line: string) => void): Promise<RunningDatabase> {
+  const first = await startEmbeddedPostgres(dir);
+  const client = new Client({ connectionString: first.url });
+  await client.connect();
+  try {
+    await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    await client.query(`ALTER SYSTEM SET pg_stat_statements.max = 10000`);
+  } finally {
+    await client.end();
+  }
+  await first.stop();
+  const postgres = await startEmbeddedPostgres(dir);
+  log('stored: PostgreSQL of its own started with pg_stat_statements');
+  return postgres;
+}
+
+async function measureSize(databaseUrl: string, dataDir: string, size: number, options: StoredOptions, log: (line: string) => void): Promise<StoredSize> {
+  await ensureDatabase(databaseUrl);
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  let service: ServiceProcess | undefined;
+  try {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    service = await spawnService({ databaseUrl, dataDir });
+    const created = options.rate * (options.durationS + options.warmUpS);
+    const fixture = await setUp(service.url, service.adminKey, options.customers, Math.ceil((created + options.authorizeCount + 1) / options.customers));
+    const template = await templatePayment(fixture, db);
+    await service.stop();
+    service = undefined;
+
+    log(`stored ${size.toLocaleString('en')}: seeding through SQL from template ${template.paymentId}`);
+    const seedStarted = performance.now();
+    const behind = await seed(db, template, fixture.customers, size, options.checkpoints);
+    const seedS = (performance.now() - seedStarted) / 1000;
+    const databaseMb = Number((await db.query<{ mb: string }>('SELECT pg_database_size(current_database()) / 1048576.0 AS mb')).rows[0]!.mb);
+    log(`stored ${size.toLocaleString('en')}: seeded in ${fmt(seedS)} s (VACUUM ANALYZE included), database ${fmt(databaseMb, 0)} MB`);
+    if (behind.length > 0) log(`stored ${size.toLocaleString('en')}: checkpoints left before the seeded events (never handled a payment event): ${behind.join(', ')}`);
+
+    service = await spawnService({ databaseUrl, dataDir });
+    const measured = { ...fixture, baseUrl: service.url };
+    const ids = seededIds(Math.min(size, 100_000), size);
+    await expectCall(measured.baseUrl, 'GET', `/v1/payments/${ids[0]!}`, 200, { key: measured.apiKey });
+    log(`stored ${size.toLocaleString('en')}: service restarted; warm-up ${options.warmUpS} s of create and retrieve (not recorded)`);
+    const paced = { rate: options.rate, durationS: options.warmUpS, instances: options.instances };
+    await createScenario(measured, paced);
+    await retrieveScenario(measured, ids, paced);
+    const pending = await createPendingPayments(measured, options.authorizeCount, options.pendingConcurrency);
+    await sleep(1_000);
+    await db.query('SELECT pg_stat_statements_reset()');
+
+    const timed = { ...paced, durationS: options.durationS };
+    const create = await createScenario(measured, timed);
+    const retrieve = await retrieveScenario(measured, ids, timed);
+    const authorize = await authorizeScenario(measured, pending, options.connections, async () => undefined);
+    log(
+      `stored ${size.toLocaleString('en')}: create p50 ${fmt(create.p50Ms, 2)} p99 ${fmt(create.p99Ms, 2)} ms (non-2xx ${create.non2xx}); ` +
+        `retrieve p50 ${fmt(retrieve.p50Ms, 2)} p99 ${fmt(retrieve.p99Ms, 2)} ms (non-2xx ${retrieve.non2xx}); ` +
+        `authorize ${fmt(authorize.authorizationsPerSecond)}/s p50 ${fmt(authorize.load.p50Ms, 2)} p99 ${fmt(authorize.load.p99Ms, 2)} ms, statuses ${JSON.stringify(authorize.statuses)}`,
+    );
+    const statements = await hotStatements(db);
+    const flagged = await explain(db, statements, size, log);
+    return { size, seedS, databaseMb, create, retrieve, authorize, statements, flagged, behind };
+  } finally {
+    await service?.stop();
+    await db.end();
+  }
+}
+
+interface Template {
+  paymentId: string;
+  streamId: string;
+  entryId: string;
+  whEventId: string | undefined;
+  customer: string;
+  /** Every ISO timestamp found in the template's rows, shifted per seeded payment. */
+  timestamps: string[];
+}
+
+/** One payment created and authorized through the API, once every projection has caught up with it. */
+async function templatePayment(fixture: Fixture, db: Client): Promise<Template> {
+  const created = (
+    await expectCall(fixture.baseUrl, 'POST', '/v1/payments', 201, {
+      key: fixture.apiKey,
+      headers: { 'Idempotency-Key': TEMPLATE_REFERENCE },
+      body: JSON.parse(paymentBody(fixture, TEMPLATE_REFERENCE)),
+    })
+  ).body;
+  const customer = fixture.customers[0]!;
+  await expectCall(fixture.baseUrl, 'POST', `/v1/test_helpers/payments/${created.id}/authorize`, 200, { key: fixture.apiKey, body: { customer } });
+  const paymentId = String(created.id);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { rows } = await db.query<{ status: string | null; wh: string | null; entry: string | null; stream: string | null }>(
+      `SELECT (SELECT status FROM payment_views WHERE payment_id = $1) AS status,
+              (SELECT id FROM wh_events WHERE object_id = $1 ORDER BY seq DESC LIMIT 1) AS wh,
+              (SELECT id FROM ledger_entries WHERE reference = $1 AND kind = 'payment') AS entry,
+              (SELECT stream_id FROM es_streams WHERE stream_id LIKE '%' || $1) AS stream`,
+      [paymentId],
+    );
+    const row = rows[0]!;
+    if (row.status === 'succeeded' && row.wh && row.entry && row.stream) {
+      await sleep(1_000); // the last checkpoints commit after the rows they wrote
+      const texts = await db.query<{ t: string }>(
+        `SELECT data::text || metadata::text AS t FROM es_events WHERE stream_id = $1
+         UNION ALL SELECT state::text FROM payment_views WHERE payment_id = $2
+         UNION ALL SELECT body FROM wh_events WHERE object_id = $2
+         UNION ALL SELECT outcome::text FROM ledger_operations WHERE operation_id = (SELECT operation_id FROM ledger_entries WHERE id = $3)`,
+        [row.stream, paymentId, row.entry],
+      );
+      const timestamps = [...new Set(texts.rows.flatMap((r) => r.t.match(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g) ?? []))];
+      return { paymentId, streamId: row.stream, entryId: row.entry, whEventId: row.wh, customer, timestamps };
+    }
+    if (Date.now() > deadline) throw new Error(`template payment ${paymentId} not projected within 30 s: ${JSON.stringify(row)}`);
+    await sleep(200);
+  }
+}
+
+/** The ids the seed gives payment g (1-based): random-looking, like the service's, and reproducible. */
+const seededId = (g: number): string => `pay_${createHash('md5').update(`seed-pay:${g}`).digest('hex').slice(0, 24)}`;
+/** `count` seeded ids spread evenly over the whole table. */
+const seededIds = (count: number, size: number): string[] => Array.from({ length: count }, (_, i) => seededId(1 + Math.floor((i * size) / count)));
+
+/**
+ * One transaction, set-based. `seed` has a row per payment g: its ids, its customer (round robin) and
+ * its time shift (the payments evenly over the last 30 days). Each table's template rows are cloned
+ * for every g: text columns with the template's ids, customer, order reference and timestamps
+ * replaced, timestamps shifted, sequences and identities left to their defaults; ledger postings are
+ * written with their running balance_after, as the ledger writes them, after one top-up per customer
+ * (from platform:funding) that covers its seeded payments.
+ */
+async function seed(db: Client, t: Template, customers: string[], size: number, checkpoints: StoredOptions['checkpoints']): Promise<string[]> {
+  const lit = (value: string) => db.escapeLiteral(value);
+  const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const replacements: [string, string][] = [
+    [lit(t.paymentId), 's.payment_id'],
+    [lit(t.entryId), 's.entry_id'],
+    [lit(t.customer), 's.customer'],
+    [lit(TEMPLATE_REFERENCE), 's.order_reference'],
+    ...(t.whEventId ? ([[lit(t.whEventId), 's.wh_event_id']] as [string, string][]) : []),
+    // Shifted once per payment in `seed` (ts1, ts2, …), not once per column.
+    ...t.timestamps.map((ts, i): [string, string] => [lit(ts), `s.ts${i + 1}`]),
+  ];
+  const rewrite = (expr: string) => replacements.reduce((inner, [from, to]) => `replace(${inner}, ${from}, ${to})`, expr);
+  const spacingMs = Math.max(1, Math.floor(SEED_SPAN_MS / size));
+
+  /** INSERT … SELECT of every column of `table`, from its rows matching `where`, once per seeded payment. */
+  const clone = async (table: string, where: string, orderBy: string) => {
+    const { rows: columns } = await db.query<{ name: string; type: string; identity: string; def: string | null }>(
+      `SELECT column_name AS name, data_type AS type, is_identity AS identity, column_default AS def FROM information_schema.columns
+       WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+      [table],
+    );
+    const copied = columns.filter((c) => c.identity !== 'YES' && !c.def?.startsWith('nextval(') && c.def !== 'pg_current_xact_id()');
+    const expression = (c: { name: string; type: string }) => {
+      const col = `t.${db.escapeIdentifier(c.name)}`;
+      if (c.type === 'text' || c.type === 'character varying') return rewrite(col);
+      if (c.type === 'jsonb' || c.type === 'json') return `${rewrite(`${col}::text`)}::${c.type}`;
+      if (c.type === 'timestamp with time zone') return `${col} + s.shift`;
+      if (c.type === 'uuid') return 'gen_random_uuid()';
+      return col;
+    };
+    await db.query(
+      `INSERT INTO ${table} (${copied.map((c) => db.escapeIdentifier(c.name)).join(', ')})
+       SELECT ${copied.map(expression).join(', ')} FROM seed s CROSS JOIN (SELECT * FROM ${table} WHERE ${where}) t ORDER BY s.g, ${orderBy}`,
+    );
+  };
+
+  await db.query('BEGIN');
+  try {
+    await db.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+    await db.query(`SET LOCAL synchronous_commit = off`);
+    const before = (
+      await db.query<{ entry_position: string; first_commit: string; first_prepare: string }>(
+        `SELECT (SELECT coalesce(max(position), 0) FROM ledger_entries)::text AS entry_position,
+                transaction_id::text AS first_commit, position::text AS first_prepare
+         FROM es_events WHERE stream_id = $1 ORDER BY revision LIMIT 1`,
+        [t.streamId],
+      )
+    ).rows[0]!;
+    await db.query(
+      `CREATE TEMP TABLE seed ON COMMIT DROP AS
+       SELECT *${t.timestamps.map((ts, i) => `, ${iso(`${lit(ts)}::timestamptz + shift`)} AS ts${i + 1}`).join('')} FROM (
+         SELECT g, 'pay_' || substr(md5('seed-pay:' || g), 1, 24) AS payment_id, 'je_' || substr(md5('seed-je:' || g), 1, 24) AS entry_id,
+           'evt_' || substr(md5('seed-evt:' || g), 1, 24) AS wh_event_id, 'seed-' || lpad(g::text, 18, '0') AS order_reference,
+           ($1::text[])[1 + (g - 1) % cardinality($1::text[])] AS customer, ($2::bigint - g + 1) * $3::bigint * interval '-1 millisecond' AS shift
+         FROM generate_series(1, $2::int) g) AS base`,
+      [customers, size, spacingMs],
+    );
+    await clone('es_streams', `stream_id = ${lit(t.streamId)}`, 't.stream_id');
+    await clone('es_events', `stream_id = ${lit(t.streamId)}`, 't.revision');
+    await clone('payment_views', `payment_id = ${lit(t.paymentId)}`, 't.payment_id');
+    if (t.whEventId) await clone('wh_events', `id = ${lit(t.whEventId)}`, 't.id');
+    const amount = `(SELECT amount FROM ledger_postings WHERE entry_id = ${lit(t.entryId)} AND account_id = ${lit(t.customer)})`;
+    // One top-up per customer for what its seeded payments debit, a day before the first of them.
+    await db.query(
+      `CREATE TEMP TABLE seed_topups ON COMMIT DROP AS
+       SELECT customer, 'top_' || substr(md5('seed-top:' || customer), 1, 24) AS id, 'je_' || substr(md5('seed-topje:' || customer), 1, 24) AS entry_id,
+         count(*) * ${amount} AS amount, date_trunc('milliseconds', now() + min(shift) - interval '1 day') AS created_at
+       FROM seed GROUP BY customer`,
+    );
+    await db.query(
+      `INSERT INTO ledger_operations (operation_id, request_hash, outcome, created_at)
+       SELECT id, md5(id), jsonb_build_object('id', id, 'amount', amount, 'object', 'topup', 'account', customer, 'currency', 'DZD',
+         'created_at', ${iso('created_at')}), created_at FROM seed_topups`,
+    );
+    await db.query(`INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) SELECT entry_id, id, id, 'topup', created_at FROM seed_topups ORDER BY customer`);
+    await clone('ledger_operations', `operation_id = (SELECT operation_id FROM ledger_entries WHERE id = ${lit(t.entryId)})`, 't.operation_id');
+    await clone('ledger_entries', `id = ${lit(t.entryId)}`, 't.id');
+    await db.query(
+      `INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
+       SELECT p.entry_id, p.seq, p.account_id, p.direction, p.amount, p.currency, 'txn_' || substr(md5(p.entry_id || ':' || p.seq), 1, 24),
+         a.balance + sum(CASE WHEN p.direction = 'credit' THEN p.amount ELSE -p.amount END) OVER (PARTITION BY p.account_id ORDER BY p.position, p.seq),
+         p.position, p.created_at
+       FROM (
+         SELECT e.id AS entry_id, e.position, e.created_at, x.seq, x.account_id, x.direction, x.amount, 'DZD' AS currency
+         FROM seed_topups u JOIN ledger_entries e ON e.id = u.entry_id
+         CROSS JOIN LATERAL (VALUES (1::smallint, 'platform:funding:DZD', 'debit', u.amount), (2::smallint, u.customer, 'credit', u.amount)) AS x (seq, account_id, direction, amount)
+         UNION ALL
+         SELECT e.id, e.position, e.created_at, t.seq, CASE WHEN t.account_id = ${lit(t.customer)} THEN s.customer ELSE t.account_id END, t.direction, t.amount, t.currency
+         FROM seed s JOIN ledger_entries e ON e.id = s.entry_id CROSS JOIN (SELECT * FROM ledger_postings WHERE entry_id = ${lit(t.entryId)}) t
+       ) p JOIN ledger_accounts a ON a.id = p.account_id`,
+    );
+    const seeded = `entry_position > ${Number(before.entry_position)}`;
+    await db.query(
+      `UPDATE ledger_accounts a SET balance = a.balance + d.delta
+       FROM (SELECT account_id, sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END) AS delta FROM ledger_postings WHERE ${seeded} GROUP BY account_id) d
+       WHERE a.id = d.account_id`,
+    );
+    await db.query(
+      `INSERT INTO ledger_fee_revenue_daily AS f (day, currency, kind, amount, postings)
+       SELECT (p.created_at AT TIME ZONE 'UTC')::date, p.currency, e.kind, sum(p.amount), count(*)
+       FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+       WHERE p.${seeded} AND p.direction = 'credit' AND p.account_id IN (SELECT id FROM ledger_accounts WHERE kind = 'platform_fees')
+       GROUP BY 1, 2, 3
+       ON CONFLICT (day, currency, kind) DO UPDATE SET amount = f.amount + excluded.amount, postings = f.postings + excluded.postings`,
+    );
+    const { rows: broken } = await db.query<{ problem: string }>(
+      `SELECT 'unbalanced ' || currency AS problem FROM ledger_postings GROUP BY currency
+         HAVING sum(amount) FILTER (WHERE direction = 'debit') <> sum(amount) FILTER (WHERE direction = 'credit')
+       UNION ALL
+       SELECT 'balance of ' || a.id FROM ledger_accounts a
+       WHERE a.balance <> coalesce((SELECT balance_after FROM ledger_postings p WHERE p.account_id = a.id ORDER BY entry_position DESC, seq DESC LIMIT 1), 0)`,
+    );
+    if (broken.length > 0) throw new Error(`seeding broke the ledger: ${broken.map((r) => r.problem).join(', ')}`);
+
+    // Past the seeded events: the subscriptions that handled the template's events (or every one).
+    const moved = checkpoints === 'all' ? 'true' : `(commit_position, prepare_position) >= (${before.first_commit}, ${before.first_prepare})`;
+    await db.query(
+      `UPDATE es_checkpoints SET commit_position = pg_current_xact_id()::text::numeric, prepare_position = (SELECT max(position) FROM es_events), updated_at = now()
+       WHERE ${moved}`,
+    );
+    const { rows: behind } = await db.query<{ id: string }>(
+      `SELECT subscription_id AS id FROM es_checkpoints WHERE commit_position < pg_current_xact_id()::text::numeric ORDER BY 1`,
+    );
+    await db.query('COMMIT');
+    // As autovacuum would have after a million payments: statistics and the visibility map.
+    await db.query('VACUUM (ANALYZE) es_streams, es_events, payment_views, wh_events, ledger_operations, ledger_entries, ledger_postings, ledger_accounts');
+    return behind.map((r) => r.id);
+  } catch (error) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The statements the measured scenarios sent most (pg_stat_statements, reset before them), costliest first. */
+async function hotStatements(db: Client): Promise<Statement[]> {
+  const { rows } = await db.query<{ query: string; calls: string; mean: number; rows: string }>(
+    `SELECT query, calls::text, mean_exec_time AS mean, rows::text FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND calls >= $1
+       AND query ~* '^\\s*(select|insert|update|delete|with)\\s' AND query !~* 'pg_stat_statements'
+     ORDER BY total_exec_time DESC LIMIT $2`,
+    [HOT_CALLS_MIN, HOT_STATEMENTS_MAX],
+  );
+  return rows.map((r) => ({ query: r.query, calls: Number(r.calls), meanMs: r.mean, rowsPerCall: Number(r.rows) / Number(r.calls) }));
+}
+
+/** Each statement's generic plan (the one a prepared statement ends up with); Seq Scans on large tables flagged. */
+async function explain(db: Client, statements: Statement[], size: number, log: (line: string) => void): Promise<StoredSize['flagged']> {
+  const { rows: sizes } = await db.query<{ name: string; rows: number }>(
+    `SELECT relname AS name, reltuples AS rows FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = 'public'::regnamespace`,
+  );
+  const rowsOf = new Map(sizes.map((r) => [r.name, Number(r.rows)]));
+  const flagged: StoredSize['flagged'] = [];
+  log(`stored ${size.toLocaleString('en')}: hot-path statements (pg_stat_statements, >= ${HOT_CALLS_MIN} calls), costliest first, with their generic plans:`);
+  for (const [i, statement] of statements.entries()) {
+    const oneLine = statement.query.replace(/\s+/g, ' ').trim();
+    log(`  #${i + 1} ${statement.calls} calls, mean ${fmt(statement.meanMs, 3)} ms, ${fmt(statement.rowsPerCall, 1)} rows/call: ${oneLine.slice(0, 400)}`);
+    let plan: string;
+    try {
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (GENERIC_PLAN) ${statement.query}`);
+      plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    } catch (error) {
+      log(`     (no plan: ${(error as Error).message})`);
+      continue;
+    }
+    for (const line of plan.split('\n')) log(`     ${line}`);
+    const tables = [...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]!).filter((name) => (rowsOf.get(name) ?? 0) > LARGE_TABLE_ROWS);
+    if (tables.length > 0) {
+      flagged.push({ query: oneLine, tables: [...new Set(tables)], plan });
+      log(`     ^ SEQ SCAN ON A LARGE TABLE: ${[...new Set(tables)].map((name) => `${name} (${Math.round(rowsOf.get(name) ?? 0)} rows)`).join(', ')}`);
+    }
+  }
+  return flagged;
+}
+
+function report(sizes: StoredSize[], grown: Grown[]): Row[] {
+  const rows: Row[] = [];
+  const label = (n: number) => (n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1_000 && n % 1_000 === 0 ? `${n / 1_000}k` : String(n));
+  for (const s of sizes) {
+    const at = `stored ${label(s.size)}`;
+    rows.push(
+      { figure: `${at}: seeding (s); database (MB)`, value: `${fmt(s.seedS)}; ${fmt(s.databaseMb, 0)}`, target: '' },
+      { figure: `${at}: create p50 / p99 (ms)`, value: `${fmt(s.create.p50Ms, 2)} / ${fmt(s.create.p99Ms, 2)}`, target: '' },
+      { figure: `${at}: retrieve p50 / p99 (ms)`, value: `${fmt(s.retrieve.p50Ms, 2)} / ${fmt(s.retrieve.p99Ms, 2)}`, target: '' },
+      { figure: `${at}: authorizations/s; p50 / p99 (ms)`, value: `${fmt(s.authorize.authorizationsPerSecond)}; ${fmt(s.authorize.load.p50Ms, 2)} / ${fmt(s.authorize.load.p99Ms, 2)}`, target: '' },
+      {
+        figure: `${at}: non-2xx; authorized payments succeeded`,
+        value: `${s.create.non2xx + s.retrieve.non2xx + s.authorize.load.non2xx}; ${s.authorize.statuses['succeeded'] ?? 0}/${s.authorize.statusById.size}`,
+        target: '0; all',
+        pass: s.create.non2xx + s.retrieve.non2xx + s.authorize.load.non2xx === 0 && s.authorize.statuses['succeeded'] === s.authorize.statusById.size,
+      },
+      {
+        figure: `${at}: hot-path plans with a Seq Scan on a large table`,
+        value: s.flagged.length === 0 ? '0' : `${s.flagged.length} (${[...new Set(s.flagged.flatMap((f) => f.tables))].join(', ')})`,
+        target: '0',
+        pass: s.flagged.length === 0,
+      },
+    );
+  }
+  const reference = sizes[0];
+  for (const s of sizes.slice(1)) {
+    if (!reference) break;
+    const vs = `${label(s.size)} ÷ ${label(reference.size)}`;
+    const within = STORED_RATIO_TARGET * 100;
+    const latency = (figure: string, ratio: number, gated: boolean): Row => ({
+      figure: `stored ${vs}: ${figure}`,
+      value: `${fmt(ratio * 100)} %`,
+      target: gated ? `<= ${100 + within} %` : '',
+      ...(gated ? { pass: ratio <= 1 + STORED_RATIO_TARGET } : {}),
+    });
+    const throughput = s.authorize.authorizationsPerSecond / reference.authorize.authorizationsPerSecond;
+    rows.push(
+      latency('create p50', s.create.p50Ms / reference.create.p50Ms, true),
+      latency('create p99', s.create.p99Ms / reference.create.p99Ms, false),
+      latency('retrieve p50', s.retrieve.p50Ms / reference.retrieve.p50Ms, true),
+      latency('retrieve p99', s.retrieve.p99Ms / reference.retrieve.p99Ms, false),
+      { figure: `stored ${vs}: authorizations/s`, value: `${fmt(throughput * 100)} %`, target: `>= ${100 - within} %`, pass: throughput >= 1 - STORED_RATIO_TARGET },
+      latency('authorize p99', s.authorize.load.p99Ms / reference.authorize.load.p99Ms, false),
+    );
+  }
+  const large = sizes.at(-1);
+  if (reference && large && large !== reference) {
+    rows.push({
+      figure: `stored ${label(large.size)} ÷ ${label(reference.size)}: hot statements ${GROWN_FACTOR}× slower or more`,
+      value: grown.length === 0 ? '0' : `${grown.length} (worst ${fmt(grown[0]!.factor, 1)}×: ${grown[0]!.query.slice(0, 40)}…)`,
+      target: '0',
+      pass: grown.length === 0,
+    });
+  }
+  return rows;
+}
+
+/** The table's summary row: every gated ratio within 20 % (create and retrieve p50, authorizations/s). */
+export function storedSummary(sizes: StoredSize[]): { value: string; pass: boolean } | undefined {
+  const [reference, ...others] = sizes;
+  const large = others.at(-1);
+  if (!reference || !large) return undefined;
+  const ratios = {
+    create: large.create.p50Ms / reference.create.p50Ms,
+    retrieve: large.retrieve.p50Ms / reference.retrieve.p50Ms,
+    authorize: large.authorize.authorizationsPerSecond / reference.authorize.authorizationsPerSecond,
+  };
+  return {
+    value: `${large.size.toLocaleString('en')} ÷ ${reference.size.toLocaleString('en')}: create p50 ${fmt(ratios.create * 100, 0)} %, retrieve p50 ${fmt(ratios.retrieve * 100, 0)} %, authorize/s ${fmt(ratios.authorize * 100, 0)} %`,
+    pass: ratios.create <= 1 + STORED_RATIO_TARGET && ratios.retrieve <= 1 + STORED_RATIO_TARGET && ratios.authorize >= 1 - STORED_RATIO_TARGET,
+  };
+}
