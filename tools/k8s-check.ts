@@ -15,7 +15,7 @@
  *    pod go; a Service selecting it with Prometheus' scrape annotations on the container port.
  * 3. Every variable docker-compose.yml gives the apps is provided (env, or the keys of a ConfigMap or
  *    Secret of these manifests); every reference resolves. No credential in a ConfigMap or inline env
- *    value (names like *KEY*, *SECRET*, *PASSWORD*, *TOKEN*, DATABASE_URL, EVENTSTORE_URL, or a URL
+ *    value (names like *KEY*, *SECRET*, *PASSWORD*, *TOKEN*, *DATABASE_URL, EVENTSTORE_URL, or a URL
  *    with a password); a Secret committed here holds only REPLACE_ME placeholders.
  * 4. A Job creating the Kafka topics takes them from the apps' image (tools/print-request-topics.ts)
  *    or lists exactly the contracts' REQUEST_TOPICS; without one, a note says topics are created elsewhere.
@@ -54,7 +54,7 @@ const STARTUP_BUDGET_MIN_SECONDS = 60;
 /** The app that reads ADMIN_API_KEY (and would otherwise write a generated one under DATA_DIR). */
 const ADMIN_KEY_APP = 'gateway';
 const PLACEHOLDER = /^REPLACE_ME\b/;
-const CREDENTIAL_NAME = /KEY|SECRET|PASSWORD|PASSWD|TOKEN|CREDENTIAL|^DATABASE_URL$|^EVENTSTORE_URL$/i;
+const CREDENTIAL_NAME = /KEY|SECRET|PASSWORD|PASSWD|TOKEN|CREDENTIAL|DATABASE_URL$|^EVENTSTORE_URL$/i;
 const PASSWORD_IN_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]+@/i;
 
 type Json = Record<string, unknown>;

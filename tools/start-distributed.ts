@@ -1,15 +1,39 @@
 import { resolve } from 'node:path';
-import { startDistributedTopology } from '@pay/topology';
+import { parseArgs } from 'node:util';
+import { parseInstances, startDistributedTopology, type InstanceCounts } from '@pay/topology';
+
+const USAGE = `usage: npm run start:distributed [-- [--instances N | --instances app=N[,app=N…]] [--database-per-service]]
+
+  --instances N                 N instances of every app (1 to 4: one reply partition each)
+  --instances payments=2,…      those apps' counts, the others 1; the gateways listen on PORT, PORT+1, …
+  --database-per-service        a database and a role per app on the one PostgreSQL (<APP>_DATABASE_URL)
+`;
 
 /**
  * `npm run start:distributed`: the same contract as `npm start`, every app in its own process over
  * Kafka (a local mock cluster when KAFKA_BROKERS is unset), with the same environment variables.
  */
 async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { instances: { type: 'string' }, 'database-per-service': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const instances: InstanceCounts | undefined = values.instances === undefined ? undefined : parseInstances(values.instances);
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   env['PORT'] = env['PORT'] ?? '3000';
-  const topology = await startDistributedTopology({ env, dataDir: resolve(env['DATA_DIR'] ?? './.data'), echo: true });
-  process.stdout.write(`distributed topology ready: gateway on ${topology.url}, Kafka at ${topology.kafkaBrokers}\n`);
+  const topology = await startDistributedTopology({
+    env,
+    dataDir: resolve(env['DATA_DIR'] ?? './.data'),
+    echo: true,
+    ...(instances ? { instances } : {}),
+    ...(values['database-per-service'] ? { databasePerService: true } : {}),
+  });
+  const counts = Object.entries(topology.instances).map(([app, list]) => `${app}×${list.length}`).join(' ');
+  process.stdout.write(`distributed topology ready: gateway on ${topology.gatewayUrls.join(', ')}, Kafka at ${topology.kafkaBrokers}, ${counts}\n`);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -22,6 +46,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`failed to start the distributed topology: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`failed to start the distributed topology: ${message}\n${error instanceof TypeError || error instanceof RangeError ? USAGE : ''}`);
+  process.exit(error instanceof TypeError || error instanceof RangeError ? 2 : 1);
 });

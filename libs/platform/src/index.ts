@@ -4,3 +4,4 @@ export * from './service-clock';
 export * from './pool';
 export * from './tokens';
 export * from './list-page';
+export * from './service-databases';

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
+import type { AppName } from '@pay/contracts';
+import { KAFKA_REPLY_PARTITIONS, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogLevelName, type TracingConfig } from '@pay/observability';
 
 /** What every process reads from its environment, whichever apps it runs. */
@@ -9,6 +10,17 @@ export interface HostConfig {
   dataDir: string;
   /** An external PostgreSQL; when absent, embedded PostgreSQL runs under dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * A database per service: `<APP>_DATABASE_URL` (e.g. PAYMENTS_DATABASE_URL, SUPPLIER_PAYMENTS_DATABASE_URL)
+   * for the app of that name, DATABASE_URL for the apps without one. See databaseUrlOf.
+   */
+  databaseUrls: Partial<Record<AppName, string>>;
+  /**
+   * Which instance of its app this process is (INSTANCE_INDEX, 0 when unset), from 0 to
+   * KAFKA_REPLY_PARTITIONS - 1: each instance of a caller app reads its own partition of every reply
+   * topic, so an app runs at most KAFKA_REPLY_PARTITIONS instances. Names the instance in Kafka client ids.
+   */
+  instanceIndex: number;
   sandbox: boolean;
   publicBaseUrl: string;
   dbPoolMax: number;
@@ -36,6 +48,8 @@ export function readHostConfig(read: EnvReader): HostConfig {
     host: read.string('HOST', '127.0.0.1'),
     dataDir: resolve(read.string('DATA_DIR', './.data')),
     databaseUrl: read.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    databaseUrls: readDatabaseUrls(read),
+    instanceIndex: readInstanceIndex(read),
     sandbox: read.bool('SANDBOX', false),
     publicBaseUrl: read.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
     dbPoolMax: read.int('DB_POOL_MAX', DB_POOL_SIZE_DEFAULT, { min: DB_POOL_SIZE_MIN, max: DB_POOL_SIZE_MAX }),
@@ -45,6 +59,40 @@ export function readHostConfig(read: EnvReader): HostConfig {
     metricsToken: readMetricsToken(read),
     tracing: readTracingConfig(read),
   };
+}
+
+/** Every app that may run alone, for the `<APP>_DATABASE_URL` variables. */
+const APPS: readonly AppName[] = ['gateway', 'payments', 'ledger', 'webhooks', 'cash', 'supplier-payments', 'collections'];
+
+/** `supplier-payments` -> `SUPPLIER_PAYMENTS_DATABASE_URL`. */
+export const databaseUrlVariable = (app: AppName): string => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+
+function readDatabaseUrls(read: EnvReader): Partial<Record<AppName, string>> {
+  const urls: Partial<Record<AppName, string>> = {};
+  for (const app of APPS) {
+    const url = read.url(databaseUrlVariable(app), undefined, ['postgres:', 'postgresql:']);
+    if (url) urls[app] = url;
+  }
+  return urls;
+}
+
+/** The database of `app`: its own `<APP>_DATABASE_URL`, else DATABASE_URL (else the embedded one: undefined). */
+export function databaseUrlOf(config: Pick<HostConfig, 'databaseUrl' | 'databaseUrls'>, app: AppName | 'all-in-one'): { url: string | undefined; variable: string } {
+  const own = app === 'all-in-one' ? undefined : config.databaseUrls[app];
+  if (own) return { url: own, variable: databaseUrlVariable(app as AppName) };
+  return { url: config.databaseUrl, variable: 'DATABASE_URL' };
+}
+
+function readInstanceIndex(read: EnvReader): number {
+  const raw = read.string('INSTANCE_INDEX');
+  const index = read.int('INSTANCE_INDEX', 0, { min: 0, max: KAFKA_REPLY_PARTITIONS - 1 });
+  if (raw !== undefined && read.problems.some((p) => p.startsWith('INSTANCE_INDEX'))) {
+    // Said in the operator's terms: why the bound, and what to change.
+    read.problems.push(
+      `INSTANCE_INDEX: an app runs at most ${KAFKA_REPLY_PARTITIONS} instances (one partition of each reply topic per instance, KAFKA_REPLY_PARTITIONS); create the reply topics with more partitions to run more`,
+    );
+  }
+  return index;
 }
 
 function readLogLevel(read: EnvReader): LogLevelName {

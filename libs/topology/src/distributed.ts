@@ -1,26 +1,47 @@
 import { kafkaTopicsFor } from '@pay/bus';
 import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
-import { ensureDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
-import { AppProcess } from './app-process';
+import { ensureDatabase, ensureServiceDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+import { AppProcess, type Exit } from './app-process';
 import { startKafkaMock } from '@pay/kafka-mock';
 
 /** The serving apps first, the gateway (the only one the outside calls) last. */
-const START_ORDER: AppName[] = ['ledger', 'webhooks', 'payments', 'cash', 'supplier-payments', 'collections', 'gateway'];
+export const START_ORDER: readonly AppName[] = ['ledger', 'webhooks', 'payments', 'cash', 'supplier-payments', 'collections', 'gateway'];
+
+/**
+ * Each process's pool when apps run several instances and DB_POOL_MAX is not given: fourteen processes
+ * at the default (20, plus 10 for asynchronous commits) would be past what one PostgreSQL serves.
+ */
+const DB_POOL_MAX_SCALED_OUT = '10';
+
+export type InstanceCounts = Record<AppName, number>;
 
 export interface DistributedTopology {
-  /** The gateway's origin. */
+  /** The first gateway's origin. */
   url: string;
+  /** Every gateway's origin, in instance order: a client (or a load balancer) spreads its requests over them. */
+  gatewayUrls: string[];
+  /** The server's database given or started (with a database per service: the one the others were created beside). */
   databaseUrl: string;
+  /** Each app's database: all the same URL unless databasePerService. */
+  databaseUrls: Record<AppName, string>;
   kafkaBrokers: string;
+  /** The first instance of each app. */
   apps: Record<AppName, AppProcess>;
+  /** Every instance of each app, by INSTANCE_INDEX. */
+  instances: Record<AppName, AppProcess[]>;
+  /**
+   * Replaces one instance as a rolling restart does: SIGTERM, wait for its exit (it drains first), then
+   * a new process with the same environment (INSTANCE_INDEX, port) until it is ready. Answers the old exit.
+   */
+  replace(app: AppName, index: number): Promise<Exit>;
   /** The mock cluster's fault controls, when the topology started one. */
   kafka: { setBrokerDown(id: number): Promise<void>; setBrokerUp(id: number): Promise<void> } | undefined;
   stop(): Promise<void>;
 }
 
 export interface DistributedOptions {
-  /** The environment every app gets (SANDBOX, ADMIN_API_KEY, PUBLIC_BASE_URL, …); PORT is the gateway's. */
+  /** The environment every app gets (SANDBOX, ADMIN_API_KEY, PUBLIC_BASE_URL, …); PORT is the first gateway's. */
   env: Record<string, string>;
   /** Embedded PostgreSQL's directory when env has no DATABASE_URL. */
   dataDir: string;
@@ -28,14 +49,65 @@ export interface DistributedOptions {
   mockBrokers?: number;
   /** Prefix and echo each app's output (the launcher does; tests keep it for failure messages). */
   echo?: boolean;
+  /**
+   * Instances per app: a count for every app, or some apps' counts (the others one), from 1 to
+   * KAFKA_REPLY_PARTITIONS. Default: TOPOLOGY_INSTANCES of this process's environment (as
+   * parseInstances reads it: `2`, or `payments=2,ledger=3`), else 1.
+   */
+  instances?: number | Partial<InstanceCounts>;
+  /**
+   * A database per app (`<base>_<app>`, each with its own role that may connect to it alone) on the
+   * one server, each app given its `<APP>_DATABASE_URL` and no DATABASE_URL. Default:
+   * TOPOLOGY_DATABASE_PER_SERVICE=true in this process's environment.
+   */
+  databasePerService?: boolean;
 }
 
 /**
- * Every app in its own process over Kafka, on one PostgreSQL: `npm run start:distributed`, and the
- * distributed end-to-end tests. Without KAFKA_BROKERS a local mock cluster (librdkafka's) is started
- * with the topics created ahead; without DATABASE_URL an embedded PostgreSQL.
+ * `2` (every app), or `payments=2,ledger=2` (those apps; the others 1). Throws on anything else, and on
+ * a count outside 1..KAFKA_REPLY_PARTITIONS: each instance of an app reads its own reply partition.
+ */
+export function parseInstances(spec: string): InstanceCounts {
+  const counts = Object.fromEntries(START_ORDER.map((app) => [app, 1])) as InstanceCounts;
+  const count = (text: string, what: string): number => {
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || n < 1 || n > KAFKA_REPLY_PARTITIONS) {
+      throw new RangeError(`${what}: instances must be an integer from 1 to ${KAFKA_REPLY_PARTITIONS} (one reply partition per instance, KAFKA_REPLY_PARTITIONS), got "${text}"`);
+    }
+    return n;
+  };
+  const trimmed = spec.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const n = count(trimmed, 'every app');
+    for (const app of START_ORDER) counts[app] = n;
+    return counts;
+  }
+  for (const part of trimmed.split(',')) {
+    const [app, n] = part.split('=').map((s) => s.trim());
+    if (!app || n === undefined || !(START_ORDER as readonly string[]).includes(app)) {
+      throw new RangeError(`--instances wants N or app=N[,app=N…] with apps among ${START_ORDER.join(', ')}, got "${spec}"`);
+    }
+    counts[app as AppName] = count(n, app);
+  }
+  return counts;
+}
+
+function instanceCounts(given: DistributedOptions['instances']): InstanceCounts {
+  if (given === undefined) return parseInstances(process.env['TOPOLOGY_INSTANCES'] || '1');
+  if (typeof given === 'number') return parseInstances(String(given));
+  return parseInstances(Object.entries(given).map(([app, n]) => `${app}=${n}`).join(',') || '1');
+}
+
+/**
+ * Every app in its own process over Kafka, on one PostgreSQL server: `npm run start:distributed`, and
+ * the distributed end-to-end tests. Without KAFKA_BROKERS a local mock cluster (librdkafka's) is
+ * started with the topics created ahead; without DATABASE_URL an embedded PostgreSQL. Each app may run
+ * several instances (INSTANCE_INDEX 0, 1, …) and may have its own database.
  */
 export async function startDistributedTopology(options: DistributedOptions): Promise<DistributedTopology> {
+  const counts = instanceCounts(options.instances);
+  const perService = options.databasePerService ?? process.env['TOPOLOGY_DATABASE_PER_SERVICE'] === 'true';
+  const scaledOut = START_ORDER.some((app) => counts[app] > 1);
   const cleanups: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -48,6 +120,8 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
       databaseUrl = database.url;
     }
     await ensureDatabase(databaseUrl);
+    const databaseUrls = {} as Record<AppName, string>;
+    for (const app of START_ORDER) databaseUrls[app] = perService ? await ensureServiceDatabase(databaseUrl, app) : databaseUrl;
 
     let kafkaBrokers = options.env['KAFKA_BROKERS'];
     let kafka: DistributedTopology['kafka'];
@@ -58,20 +132,62 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
       kafka = mock;
     }
 
-    const apps = {} as Record<AppName, AppProcess>;
+    const instances = {} as Record<AppName, AppProcess[]>;
     for (const name of START_ORDER) {
-      const env: Record<string, string> = { ...options.env, DATABASE_URL: databaseUrl, KAFKA_BROKERS: kafkaBrokers };
-      if (name !== 'gateway') delete env['PORT'];
-      apps[name] = new AppProcess(name, `apps/${name}/src/main.ts`, env, options.echo ?? false);
+      instances[name] = Array.from({ length: counts[name] }, (_, index) => {
+        const env = appEnv(options.env, name, index, { databaseUrl: databaseUrls[name], perService, kafkaBrokers: kafkaBrokers!, scaledOut });
+        return new AppProcess(counts[name] > 1 ? `${name}-${index}` : name, `apps/${name}/src/main.ts`, env, options.echo ?? false);
+      });
     }
     cleanups.push(async () => {
-      for (const name of [...START_ORDER].reverse()) await apps[name].kill('SIGTERM');
+      for (const name of [...START_ORDER].reverse()) await Promise.all(instances[name].map((instance) => instance.kill('SIGTERM')));
     });
-    // The apps run their own migrations; started one after another so that each finds the others' topics served.
-    for (const name of START_ORDER) await apps[name].start();
-    return { url: apps.gateway.url, databaseUrl, kafkaBrokers, apps, kafka, stop: stopAll };
+    // The apps run their own migrations; started one app after another so that each finds the others'
+    // topics served, the instances of one app one after another (they migrate the same database).
+    for (const name of START_ORDER) for (const instance of instances[name]) await instance.start();
+    const apps = Object.fromEntries(START_ORDER.map((name) => [name, instances[name][0]!])) as Record<AppName, AppProcess>;
+    const replace = async (app: AppName, index: number): Promise<Exit> => {
+      const instance = instances[app][index];
+      if (!instance) throw new RangeError(`${app} has no instance ${index}`);
+      const exit = await instance.kill('SIGTERM');
+      await instance.start();
+      return exit;
+    };
+    return {
+      url: apps.gateway.url,
+      gatewayUrls: instances.gateway.map((gateway) => gateway.url),
+      databaseUrl,
+      databaseUrls,
+      kafkaBrokers,
+      apps,
+      instances,
+      replace,
+      kafka,
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/** One instance's environment: its database, the brokers, its INSTANCE_INDEX; a port only for the first gateway. */
+function appEnv(
+  base: Record<string, string>,
+  app: AppName,
+  index: number,
+  { databaseUrl, perService, kafkaBrokers, scaledOut }: { databaseUrl: string; perService: boolean; kafkaBrokers: string; scaledOut: boolean },
+): Record<string, string> {
+  const env: Record<string, string> = { ...base, KAFKA_BROKERS: kafkaBrokers, INSTANCE_INDEX: String(index) };
+  if (perService) {
+    // Its own database only: no DATABASE_URL to fall back on (empty reads as unset, and hides the
+    // launcher's own), so a table read elsewhere fails loudly.
+    env['DATABASE_URL'] = '';
+    env[`${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`] = databaseUrl;
+  } else {
+    env['DATABASE_URL'] = databaseUrl;
+  }
+  if (app !== 'gateway' || index > 0) delete env['PORT'];
+  if (scaledOut && !base['DB_POOL_MAX']) env['DB_POOL_MAX'] = DB_POOL_MAX_SCALED_OUT;
+  return env;
 }

@@ -1,8 +1,8 @@
-import type { Provider, Type } from '@nestjs/common';
+import { Logger, type Provider, type Type } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
 import { AdminAuthenticator, ApiKeyAuthenticator } from './auth/auth';
-import { RateLimiter } from './auth/rate-limiter';
+import { PostgresBuckets, RateLimiter } from './auth/rate-limiter';
 import { ConnectionAuthorization } from './directory/connection-authorization';
 import { DirectoryRepository } from './directory/directory.repository';
 import { PeopleRepository } from './directory/people.repository';
@@ -40,10 +40,21 @@ export const gatewayProviders = (config: GatewayConfig): Provider[] => [
    */
   onPool(IdempotencyStore, PG_POOL_ASYNC_COMMIT),
   IdempotencyPurge,
+  /**
+   * The per-key limits hold across gateways: every admitted request is debited to the key's bucket in
+   * PostgreSQL (auth/rate-limiter.ts), on the asynchronous-commit pool: a debit lost in a crash only
+   * gives the key a token back.
+   */
   {
     provide: ApiKeyAuthenticator,
-    useFactory: (directory: DirectoryRepository) => new ApiKeyAuthenticator(directory, new RateLimiter(config.rateLimitPerSecond)),
-    inject: [DirectoryRepository],
+    useFactory: (directory: DirectoryRepository, pool: Pool) => {
+      const logger = new Logger('rate-limit');
+      const limiter = new RateLimiter(config.rateLimitPerSecond, undefined, new PostgresBuckets(pool), (error) =>
+        logger.warn(`shared rate-limit bucket not debited (this gateway's count stands): ${String(error)}`),
+      );
+      return new ApiKeyAuthenticator(directory, limiter);
+    },
+    inject: [DirectoryRepository, PG_POOL_ASYNC_COMMIT],
   },
   { provide: AdminAuthenticator, useFactory: (directory: DirectoryRepository) => new AdminAuthenticator(config.adminApiKey, directory), inject: [DirectoryRepository] },
   ConnectionAuthorization,

@@ -1,0 +1,61 @@
+import { createPool, runMigrations } from '@pay/platform';
+import { createTestDatabase } from '@pay/testing';
+import type { Pool } from 'pg';
+import { GATEWAY_MIGRATIONS } from '../gateway.module';
+import { PostgresBuckets, RateLimiter } from './rate-limiter';
+
+/** The per-key limit holds across gateways: two limiters (two gateways) share each key's bucket in PostgreSQL. */
+describe('rate limiter shared by gateways', () => {
+  let pool: Pool;
+  let buckets: PostgresBuckets;
+  /** A frozen clock: no refill during the test, so every admission is counted exactly. */
+  const frozen = () => 0;
+
+  beforeAll(async () => {
+    const url = await createTestDatabase('ratelimit');
+    await runMigrations(url, [GATEWAY_MIGRATIONS]);
+    pool = createPool(url, { max: 4, statementTimeoutMs: 10_000 });
+    buckets = new PostgresBuckets(pool);
+  });
+  afterAll(() => pool.end());
+
+  it('one gateway alone: the burst (twice the rate), then 429 with the seconds to wait', async () => {
+    const limiter = new RateLimiter(5, frozen, buckets);
+    const waits = [];
+    for (let i = 0; i < 12; i++) {
+      waits.push(limiter.take('key-alone'));
+      await limiter.settled();
+    }
+    expect(waits.filter((w) => w === 0)).toHaveLength(10);
+    expect(waits.slice(10)).toEqual([1, 1]);
+  });
+
+  it('two gateways taking turns admit one burst between them, not one each', async () => {
+    const [a, b] = [new RateLimiter(5, frozen, buckets), new RateLimiter(5, frozen, buckets)];
+    let admitted = 0;
+    for (let i = 0; i < 40; i++) {
+      const gateway = i % 2 === 0 ? a : b;
+      if (gateway.take('key-shared') === 0) admitted += 1;
+      await gateway.settled();
+    }
+    // Each gateway learns the other's debits from its own debit's answer: at most one admission each on a stale copy.
+    expect(admitted).toBeGreaterThanOrEqual(10);
+    expect(admitted).toBeLessThanOrEqual(12);
+    const { rows } = await pool.query<{ tokens: number }>('SELECT tokens FROM gw_rate_limits WHERE key_id = $1', ['key-shared']);
+    expect(rows[0]!.tokens).toBeLessThanOrEqual(0);
+  });
+
+  it('the shared bucket refills at the rate on the database clock and is capped at the burst', async () => {
+    await pool.query(`INSERT INTO gw_rate_limits (key_id, tokens, refilled_at) VALUES ('key-refill', -3, now() - interval '1 hour')`);
+    expect(await buckets.debit('key-refill', 5, 10)).toBe(9);
+  });
+
+  it('a debit that fails leaves the gateway deciding alone (never a refusal because of it)', async () => {
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter(5, frozen, { debit: () => Promise.reject(new Error('database down')) }, (e) => errors.push(e));
+    expect(limiter.take('key-down')).toBe(0);
+    await limiter.settled();
+    expect(errors).toHaveLength(1);
+    expect(limiter.take('key-down')).toBe(0);
+  });
+});

@@ -1,0 +1,37 @@
+import { EnvReader } from '@pay/kernel';
+import { databaseUrlOf, readHostConfig } from './host-config';
+
+const read = (env: Record<string, string>) => {
+  const reader = new EnvReader(env);
+  return { config: readHostConfig(reader), problems: reader.problems };
+};
+
+describe('a database per service', () => {
+  it('each app reads its own <APP>_DATABASE_URL, falling back to DATABASE_URL', () => {
+    const { config, problems } = read({
+      DATABASE_URL: 'postgres://u:p@db:5432/shared',
+      SUPPLIER_PAYMENTS_DATABASE_URL: 'postgres://sp:p@db:5432/supplier',
+    });
+    expect(problems).toEqual([]);
+    expect(databaseUrlOf(config, 'supplier-payments')).toEqual({ url: 'postgres://sp:p@db:5432/supplier', variable: 'SUPPLIER_PAYMENTS_DATABASE_URL' });
+    expect(databaseUrlOf(config, 'payments')).toEqual({ url: 'postgres://u:p@db:5432/shared', variable: 'DATABASE_URL' });
+    expect(databaseUrlOf(config, 'all-in-one').variable).toBe('DATABASE_URL');
+  });
+
+  it('a malformed per-app URL is a configuration problem naming the variable', () => {
+    expect(read({ LEDGER_DATABASE_URL: 'mysql://x' }).problems).toEqual(['LEDGER_DATABASE_URL must be a postgres: or postgresql: URL, got "mysql://x"']);
+  });
+});
+
+describe('INSTANCE_INDEX', () => {
+  it('defaults to 0; within the reply partitions it is taken', () => {
+    expect(read({}).config.instanceIndex).toBe(0);
+    expect(read({ INSTANCE_INDEX: '3' }).config.instanceIndex).toBe(3);
+  });
+
+  it('past the reply partitions the process refuses to start, saying why', () => {
+    const { problems } = read({ INSTANCE_INDEX: '4' });
+    expect(problems[0]).toMatch(/INSTANCE_INDEX must be an integer from 0 to 3/);
+    expect(problems[1]).toMatch(/at most 4 instances \(one partition of each reply topic per instance/);
+  });
+});

@@ -1,0 +1,17 @@
+import { parseInstances } from './distributed';
+
+describe('--instances', () => {
+  it('N: every app runs N instances', () => {
+    expect(Object.values(parseInstances('2'))).toEqual([2, 2, 2, 2, 2, 2, 2]);
+  });
+
+  it('app=N[,app=N]: those apps, the others one', () => {
+    expect(parseInstances('payments=2, ledger=3')).toMatchObject({ payments: 2, ledger: 3, gateway: 1, webhooks: 1 });
+  });
+
+  it('refuses more instances than reply partitions, zero, and unknown apps, naming the bound', () => {
+    expect(() => parseInstances('5')).toThrow(/1 to 4 \(one reply partition per instance/);
+    expect(() => parseInstances('payments=0')).toThrow(/payments: instances must be an integer from 1 to 4/);
+    expect(() => parseInstances('billing=2')).toThrow(/apps among ledger, webhooks/);
+  });
+});
