@@ -26,17 +26,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { REQUEST_TOPIC_OWNER, REQUEST_TOPICS } from '@pay/contracts';
-import { BUS_REQUEST_TIMEOUT_MS, DNS_LOOKUP_TIMEOUT_MS, KAFKA_REPLY_PARTITIONS, READY_CHECK_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, WEBHOOK_DELIVERY_TIMEOUT_MS } from '@pay/kernel';
-
-/**
- * The Kafka bus's bound on its close (DEFAULT_CLOSE_TIMEOUT_MS of libs/bus/src/kafka-bus.ts, not
- * exported): read from the source, so that a change there is seen here.
- */
-function kafkaBusCloseTimeoutMs(): number {
-  const match = /const DEFAULT_CLOSE_TIMEOUT_MS = ([\d_]+);/.exec(readFileSync('libs/bus/src/kafka-bus.ts', 'utf8'));
-  if (!match) throw new Error('k8s-check: DEFAULT_CLOSE_TIMEOUT_MS not found in libs/bus/src/kafka-bus.ts');
-  return Number(match[1]!.replaceAll('_', ''));
-}
+import { BUS_REQUEST_TIMEOUT_MS, DNS_LOOKUP_TIMEOUT_MS, KAFKA_CLOSE_TIMEOUT_MS, KAFKA_REPLY_PARTITIONS, READY_CHECK_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, WEBHOOK_DELIVERY_TIMEOUT_MS } from '@pay/kernel';
 
 /**
  * The longest an app takes to stop after SIGTERM (runMain → startNestHost's stop), stage by stage:
@@ -46,7 +36,7 @@ function kafkaBusCloseTimeoutMs(): number {
  * statement: STATEMENT_TIMEOUT_MS); then the Kafka bus closes within its own bound; the pools end.
  */
 export function drainMs(): number {
-  return BUS_REQUEST_TIMEOUT_MS + Math.max(DNS_LOOKUP_TIMEOUT_MS + WEBHOOK_DELIVERY_TIMEOUT_MS, STATEMENT_TIMEOUT_MS) + kafkaBusCloseTimeoutMs();
+  return BUS_REQUEST_TIMEOUT_MS + Math.max(DNS_LOOKUP_TIMEOUT_MS + WEBHOOK_DELIVERY_TIMEOUT_MS, STATEMENT_TIMEOUT_MS) + KAFKA_CLOSE_TIMEOUT_MS;
 }
 
 /** Apps start in 17 to 30 s (migrations, consumer groups, recovery): the startup probe allows twice that at least. */

@@ -1,5 +1,5 @@
 import { ServiceError, type RequestTopic } from '@pay/contracts';
-import { newId } from '@pay/kernel';
+import { ID_LENGTH_MAX, newId, TRACE_HEADER_LENGTH_MAX } from '@pay/kernel';
 import {
   beginSpan,
   busRequestDurationSeconds,
@@ -37,9 +37,7 @@ export const CORRELATION_ID_HEADER = 'correlation-id';
 /** W3C trace context headers, beside the two above. */
 export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 /** Ids we make are short base62 with a prefix; a header that is not one is ignored, not logged. */
-const ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
-/** W3C's own bounds: traceparent is 55 characters in its version 00, tracestate at most 32 entries of 256. */
-const TRACE_HEADER_LENGTH_MAX = 512;
+const ID_SHAPE = new RegExp(`^[A-Za-z0-9_-]{1,${ID_LENGTH_MAX}}$`);
 /** Replies that say the request was not served (an outage, a timeout, a bug) mark its spans as errors; a rule's refusal does not. */
 const FAILED_OUTCOMES = new Set(['internal_error', 'service_unavailable']);
 

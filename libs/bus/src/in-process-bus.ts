@@ -1,6 +1,7 @@
 import { ServiceError, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { BUS_REQUEST_TIMEOUT_MS } from '@pay/kernel';
 import { handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type BusReadiness, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
+import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
 type AnyHandler = (message: unknown) => Promise<unknown>;
 
@@ -24,7 +25,7 @@ export class InProcessBus implements MessageBus {
     if (this.closed) throw new ServiceError('service_unavailable', 'the service is shutting down');
     const handler = this.handlers.get(topic);
     if (!handler) throw new ServiceError('service_unavailable', `no service answers ${topic}`);
-    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? BUS_REQUEST_TIMEOUT_MS;
     this.inFlight += 1;
     let timer: NodeJS.Timeout | undefined;
     try {

@@ -1,4 +1,5 @@
 import { REQUEST_TOPICS, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
+import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
 import { startKafkaMock, type KafkaMock } from '@pay/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBus, kafkaTopicsFor, type KafkaBusOptions } from './kafka-bus';
@@ -8,8 +9,7 @@ import { KafkaBus, kafkaTopicsFor, type KafkaBusOptions } from './kafka-bus';
  * Not skipped when the mock cannot be built: the suite fails with the build script's message.
  * KAFKA_LOG=1 shows kafkajs' warnings and errors.
  */
-const REPLY_PARTITIONS = 4;
-const TOPICS = kafkaTopicsFor(REQUEST_TOPICS, REPLY_PARTITIONS);
+const TOPICS = kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS);
 const UNSERVED: RequestTopic = 'payments.retrieve';
 
 jest.setTimeout(60_000);

@@ -4,33 +4,30 @@ import { ClientKafka, ServerKafka, type KafkaContext, type KafkaOptions, type Ou
 import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
 import { isErrorCode, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import {
+  BUS_REQUEST_TIMEOUT_MS,
+  KAFKA_CLOSE_TIMEOUT_MS,
+  KAFKA_CONNECTION_TIMEOUT_MS,
+  KAFKA_CONSUMER_MAX_WAIT_MS,
+  KAFKA_CONSUMER_RETRIES,
+  KAFKA_CONSUMER_RETRY_MS_MAX,
+  KAFKA_HANDLER_HEARTBEAT_EVERY_MS,
+  KAFKA_HEARTBEAT_INTERVAL_MS,
+  KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
+  KAFKA_RETRIES,
+  KAFKA_RETRY_MS_MAX,
+  KAFKA_RETRY_MS_MIN,
+  KAFKA_SESSION_TIMEOUT_MS,
+} from '@pay/kernel';
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type BusReadiness, type Handler, type MessageBus, type Reply, type Request, type RequestOptions } from './message-bus';
+import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
-/** A caller instance owns one partition of each reply topic it reads: at most this many instances per app. */
-export const DEFAULT_REPLY_PARTITIONS = 4;
 export const REPLY_TOPIC_SUFFIX = '.reply';
-const DEFAULT_CONSUMER_MAX_WAIT_MS = 5;
-const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
-/**
- * Group membership: a member that stops heartbeating is replaced after the session timeout. It must
- * outlast the longest handler (kafkajs heartbeats between messages, not during one), so it is above
- * the default request timeout; heartbeats every second keep rebalances quick in tests.
- */
-const DEFAULT_SESSION_TIMEOUT_MS = 15_000;
-const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
-/** While a handler runs, a heartbeat is offered this often (kafkajs throttles to the heartbeat interval). */
-const HANDLER_HEARTBEAT_EVERY_MS = 500;
-/** Connecting and producing: bounded retries (~2 s), well inside a request's deadline. */
-const RETRY = { initialRetryTime: 100, maxRetryTime: 1_000, retries: 5 };
-/**
- * Consuming: a consumer that exhausts its retries crashes and kafkajs restarts it as a new group
- * member, which waits for the old member's session to expire (seconds to a rebalance). Retrying for
- * ~15 s instead rides out a broker restart and keeps the member, its partitions and its reply partition.
- */
-const CONSUMER_RETRY = { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 };
-const CONNECTION_TIMEOUT_MS = 1_000;
+/** Connecting and producing: bounded retries, well inside a request's deadline (limits.ts). */
+const RETRY = { initialRetryTime: KAFKA_RETRY_MS_MIN, maxRetryTime: KAFKA_RETRY_MS_MAX, retries: KAFKA_RETRIES };
+/** Consuming: retries long enough to ride out a broker restart and keep the group member (limits.ts). */
+const CONSUMER_RETRY = { initialRetryTime: KAFKA_RETRY_MS_MIN, maxRetryTime: KAFKA_CONSUMER_RETRY_MS_MAX, retries: KAFKA_CONSUMER_RETRIES };
 
 export interface KafkaBusOptions {
   /** Bootstrap servers, host:port. */
@@ -106,8 +103,8 @@ export class KafkaBus implements MessageBus {
   constructor(private readonly options: KafkaBusOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaBus needs at least one broker');
     this.logger = new Logger(`KafkaBus(${options.app})`);
-    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? BUS_REQUEST_TIMEOUT_MS;
+    this.closeTimeoutMs = options.closeTimeoutMs ?? KAFKA_CLOSE_TIMEOUT_MS;
     this.instanceId = options.instanceId ?? randomUUID().slice(0, 8);
     this.callTopics = new Set(options.callTopics ?? REQUEST_TOPICS.filter((topic) => REQUEST_TOPIC_OWNER[topic] !== options.app));
     this.client = new ReplyClient(this.transportOptions('-client'));
@@ -267,22 +264,22 @@ export class KafkaBus implements MessageBus {
 
   private transportOptions(postfixId: '-client' | '-server'): NonNullable<KafkaOptions['options']> {
     const { app, brokers } = this.options;
-    const sessionTimeout = this.options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    const sessionTimeout = this.options.sessionTimeoutMs ?? KAFKA_SESSION_TIMEOUT_MS;
     return {
       postfixId,
-      client: { clientId: `${app}-${this.instanceId}`, brokers, logLevel: this.options.logLevel ?? logLevel.WARN, retry: RETRY, connectionTimeout: CONNECTION_TIMEOUT_MS },
+      client: { clientId: `${app}-${this.instanceId}`, brokers, logLevel: this.options.logLevel ?? logLevel.WARN, retry: RETRY, connectionTimeout: KAFKA_CONNECTION_TIMEOUT_MS },
       consumer: {
         groupId: app,
         sessionTimeout,
         rebalanceTimeout: sessionTimeout,
-        heartbeatInterval: this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
-        maxWaitTimeInMs: this.options.consumerMaxWaitMs ?? DEFAULT_CONSUMER_MAX_WAIT_MS,
+        heartbeatInterval: this.options.heartbeatIntervalMs ?? KAFKA_HEARTBEAT_INTERVAL_MS,
+        maxWaitTimeInMs: this.options.consumerMaxWaitMs ?? KAFKA_CONSUMER_MAX_WAIT_MS,
         allowAutoTopicCreation: false,
         retry: CONSUMER_RETRY,
       },
       // kafkajs sends at once (no linger); the Java-compatible partitioner, named to silence its v2 warning.
       producer: { allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: RETRY },
-      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? DEFAULT_REPLY_PARTITIONS },
+      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY },
       subscribe: { fromBeginning: false },
     };
   }
@@ -347,7 +344,7 @@ class RequestServer extends ServerKafka {
    * while the handler runs (kafkajs sends at most one per heartbeat interval).
    */
   override async handleMessage(payload: EachMessagePayload): Promise<unknown> {
-    const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), HANDLER_HEARTBEAT_EVERY_MS);
+    const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), KAFKA_HANDLER_HEARTBEAT_EVERY_MS);
     try {
       return await super.handleMessage(payload);
     } finally {

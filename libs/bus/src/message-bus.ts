@@ -9,8 +9,6 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-
 /**
  * The bus port: request/reply between apps. Replies that are errors reject with a ServiceError
  * carrying the remote code, so a caller handles a remote rule like a local one.

@@ -1,3 +1,5 @@
+import { ADMIN_REQUEST_TIMEOUT_MS } from './limits';
+
 /** The few admin calls bootstrap needs (the SDK covers /v1 only): JSON over fetch with the admin key. */
 export class AdminClient {
   constructor(
@@ -12,7 +14,7 @@ export class AdminClient {
         method: 'POST',
         headers: { Authorization: `Bearer ${this.adminKey}`, 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
       throw new Error(`cannot reach the service at ${this.baseUrl} (${(error as Error).message}): is it running (SANDBOX=true npm start)?`);

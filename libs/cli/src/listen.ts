@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { signWebhook, type Event, type Payments } from '@pay/sdk';
-
-/** How often the events API is polled, and how far back each poll looks again for late arrivals. */
-export const POLL_INTERVAL_MS = 1_000;
-export const LATE_ARRIVAL_WINDOW_MS = 60_000;
-export const FORWARD_TIMEOUT_MS = 10_000;
+import { EVENTS_PAGE_MAX, FORWARD_TIMEOUT_MS, LATE_ARRIVAL_WINDOW_MS, POLL_INTERVAL_MS } from './limits';
 
 /** Resolves after `ms`, or at once when the signal aborts (the timer keeps the process alive meanwhile). */
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -58,7 +54,7 @@ export class EventForwarder {
       this.floor = this.since.getTime();
       return;
     }
-    const newest = await this.client.events.list({ limit: 100 }).page();
+    const newest = await this.client.events.list({ limit: EVENTS_PAGE_MAX }).page();
     for (const event of newest.data) this.forwarded.set(event.id, Date.parse(event.created_at));
     if (newest.data[0]) this.since = new Date(newest.data[0].created_at);
     this.floor = this.since.getTime();
@@ -68,7 +64,7 @@ export class EventForwarder {
   async poll(): Promise<number> {
     const fresh: Event[] = [];
     const createdGte = new Date(Math.max(this.floor, this.since.getTime() - LATE_ARRIVAL_WINDOW_MS));
-    for await (const event of this.client.events.list({ created_gte: createdGte, limit: 100 })) {
+    for await (const event of this.client.events.list({ created_gte: createdGte, limit: EVENTS_PAGE_MAX })) {
       if (!this.forwarded.has(event.id)) fresh.push(event);
     }
     fresh.reverse();

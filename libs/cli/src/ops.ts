@@ -1,10 +1,6 @@
 import { PaymentsAdmin } from '@pay/sdk';
+import { CELL_CHARS_MAX, OPS_ROWS_MAX } from './limits';
 import { UsageError, type Settings } from './settings';
-
-/** Rows shown by one `ops` listing: the API's page maximum. */
-export const OPS_ROWS_MAX = 100;
-/** A cell longer than this (an error's stack) is cut: the table stays readable; the API has it whole. */
-const CELL_CHARS_MAX = 80;
 
 export interface OpsFlags {
   replay?: boolean;

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Currency, EventType, Payment, Payments } from '@pay/sdk';
+import { EVENT_WAIT_MS } from './limits';
 import { fixture, UsageError } from './settings';
 
 /** Minor units of what triggers create: 1 500.00 in the bootstrap's currency. */
 export const TRIGGER_AMOUNT = 150_000;
-/** How long to wait for the event a trigger caused to be listed. */
-export const EVENT_WAIT_MS = 60_000;
 
 const MINUTE_S = 60;
 const HOUR_S = 60 * MINUTE_S;

@@ -27,6 +27,8 @@ export interface AggregateType<Command, Event extends { type: string }, State ex
   toIntegrationEvent(event: Event, stateAfter: State, revision: bigint): IntegrationEvent | null;
   /** Events that never make an integration event: the relay does not read their streams. */
   isInternal?(event: Event): boolean;
+  /** The command that applies the object's deadline at `now`, for an aggregate that has one (see `AggregateRepository.expire`). */
+  expire?(id: string, now: Date): Command;
 }
 
 /**
@@ -45,6 +47,38 @@ export const statusChangeEvent = (
   objectId: change.resource.id,
   data: { ...change.resource, object_version: Number(revision) + 1 },
 });
+
+/** An integrator-visible status change: its event type and when it happened (the service clock). */
+export interface StatusChange<Event> {
+  type: EventType;
+  at(event: Event): string;
+}
+
+/**
+ * Every event type of an aggregate, and the status change it is (null: a domain event integrators do
+ * not see). Total: an event type added to the aggregate does not compile until it is mapped here.
+ */
+export type StatusChanges<Event extends { type: string }> = { [T in Event['type']]: StatusChange<Extract<Event, { type: T }>> | null };
+
+/**
+ * An aggregate's `toIntegrationEvent` from its status changes: null for an event that is not one;
+ * else the resource as of the change (`toResource` gets the change's time) in a `statusChangeEvent`.
+ */
+export const statusChangeEvents =
+  <Event extends { type: string }, State extends OwnedState>(
+    streamId: (id: string) => string,
+    toResource: (state: Existing<State>, at: Date) => { id: string },
+    changes: StatusChanges<Event>,
+  ) =>
+  (event: Event, stateAfter: State, revision: bigint): IntegrationEvent | null => {
+    const change = changes[event.type as Event['type']] as StatusChange<Event> | null;
+    if (!change || !isExisting(stateAfter)) return null;
+    const createdAt = change.at(event);
+    const integratorId = stateAfter.terms?.integratorId;
+    if (integratorId === undefined) throw new Error(`${event.type}: the state after it has no owner`);
+    const resource = toResource(stateAfter, new Date(createdAt));
+    return statusChangeEvent(streamId(resource.id), revision, { type: change.type, createdAt, integratorId, resource });
+  };
 
 /** Hands an integration event to the webhooks app (idempotent by its stable id). */
 export type RecordIntegrationEvent = (event: IntegrationEvent) => Promise<unknown>;
@@ -101,6 +135,19 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
     const integrationEvent = event && this.type.toIntegrationEvent(event, handled.state, handled.revision);
     if (integrationEvent) await this.recordEvent(integrationEvent);
     return handled;
+  }
+
+  /** Creates the object (tried without reading: there is no stream yet); answers it as `integratorId` may see it. */
+  async create(id: string, command: Command, integratorId: string | null): Promise<Existing<State>> {
+    const { state } = await this.execute(id, command, { expectNew: true });
+    return this.visible(state, id, integratorId);
+  }
+
+  /** Applies the object's deadline if it has passed at `now` (the aggregate's `expire` command); true when that changed it. */
+  async expire(id: string, now: Date): Promise<boolean> {
+    if (!this.type.expire) throw new Error(`a ${this.type.name} has no deadline`);
+    const { events } = await this.execute(id, this.type.expire(id, now));
+    return events.length > 0;
   }
 
   private existing(state: State, id: string): Existing<State> {

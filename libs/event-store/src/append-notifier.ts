@@ -1,8 +1,5 @@
 import type { Pool } from 'pg';
-
-/** How often to look whether an append has become readable, and how long at most before notifying anyway. */
-const VISIBILITY_POLL_MS = 5;
-const VISIBILITY_WAIT_MS_MAX = 2_000;
+import { APPEND_VISIBILITY_POLL_MS, APPEND_VISIBILITY_WAIT_MS_MAX } from '@pay/kernel';
 
 /**
  * In-process `onAppended`. readAll only returns transactions older than every running one, so a
@@ -37,7 +34,7 @@ export class AppendNotifier {
 
   private async watch(): Promise<void> {
     this.watching = true;
-    const deadline = Date.now() + VISIBILITY_WAIT_MS_MAX;
+    const deadline = Date.now() + APPEND_VISIBILITY_WAIT_MS_MAX;
     try {
       for (;;) {
         const target = this.awaitedCommit;
@@ -47,7 +44,7 @@ export class AppendNotifier {
           // Appends that arrived meanwhile are awaited in the same loop.
           if (this.awaitedCommit === target || Date.now() > deadline) return;
         } else {
-          await new Promise((resolve) => setTimeout(resolve, VISIBILITY_POLL_MS));
+          await new Promise((resolve) => setTimeout(resolve, APPEND_VISIBILITY_POLL_MS));
         }
         if (this.closed) return;
       }

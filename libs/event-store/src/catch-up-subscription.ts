@@ -1,16 +1,17 @@
 import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
+import {
+  POISON_AFTER_FAILURES,
+  SUBSCRIPTION_BATCH_SIZE_DEFAULT,
+  SUBSCRIPTION_BATCH_SIZE_MAX,
+  SUBSCRIPTION_POLL_INTERVAL_MS,
+  SUBSCRIPTION_RETRY_DELAY_MS_MAX,
+  SUBSCRIPTION_RETRY_DELAY_MS_MIN,
+} from '@pay/kernel';
 import { trackSubscriptionLag } from '@pay/observability';
 import { advanceCheckpoint, loadCheckpoint, readCheckpoint } from './checkpoint-store';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
 import { countParkedEvents, describeError, parkEvent, unparkEvent, updateParkedError } from './parked-events';
-
-export const BATCH_SIZE_DEFAULT = 100;
-export const BATCH_SIZE_MAX = 1000;
-export const POLL_INTERVAL_MS_DEFAULT = 250;
-export const RETRY_DELAY_MS_MIN_DEFAULT = 100;
-export const RETRY_DELAY_MS_MAX_DEFAULT = 5_000;
-export const POISON_AFTER_FAILURES_DEFAULT = 5;
 
 export interface CatchUpSubscriptionOptions {
   /** Names the checkpoint: a new instance with the same id resumes where the last one committed. */
@@ -97,13 +98,13 @@ export class CatchUpSubscription {
   private untrackLag: (() => void) | undefined;
 
   constructor(private readonly options: CatchUpSubscriptionOptions) {
-    this.batchSize = options.batchSize ?? BATCH_SIZE_DEFAULT;
-    this.pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS_DEFAULT;
-    this.retryDelayMsMin = options.retryDelayMsMin ?? RETRY_DELAY_MS_MIN_DEFAULT;
-    this.retryDelayMsMax = options.retryDelayMsMax ?? RETRY_DELAY_MS_MAX_DEFAULT;
-    this.poisonAfterFailures = options.poisonAfterFailures ?? POISON_AFTER_FAILURES_DEFAULT;
+    this.batchSize = options.batchSize ?? SUBSCRIPTION_BATCH_SIZE_DEFAULT;
+    this.pollIntervalMs = options.pollIntervalMs ?? SUBSCRIPTION_POLL_INTERVAL_MS;
+    this.retryDelayMsMin = options.retryDelayMsMin ?? SUBSCRIPTION_RETRY_DELAY_MS_MIN;
+    this.retryDelayMsMax = options.retryDelayMsMax ?? SUBSCRIPTION_RETRY_DELAY_MS_MAX;
+    this.poisonAfterFailures = options.poisonAfterFailures ?? POISON_AFTER_FAILURES;
     assertIntegerIn('poisonAfterFailures', this.poisonAfterFailures, 1, 1_000);
-    assertIntegerIn('batchSize', this.batchSize, 1, BATCH_SIZE_MAX);
+    assertIntegerIn('batchSize', this.batchSize, 1, SUBSCRIPTION_BATCH_SIZE_MAX);
     assertIntegerIn('pollIntervalMs', this.pollIntervalMs, 1, 3_600_000);
     assertIntegerIn('retryDelayMsMin', this.retryDelayMsMin, 1, this.retryDelayMsMax);
     assertIntegerIn('retryDelayMsMax', this.retryDelayMsMax, 1, 3_600_000);

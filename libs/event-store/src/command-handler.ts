@@ -1,5 +1,5 @@
 import { eventStoreAppendConflictsTotal, eventStoreAppendsTotal, record } from '@pay/observability';
-import type { Decider } from '@pay/kernel';
+import { COMMAND_RETRIES_MAX, type Decider } from '@pay/kernel';
 import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store';
 
 export type { Decider } from '@pay/kernel';
@@ -16,13 +16,6 @@ export interface Handled<Event, State> extends Loaded<State> {
 }
 
 export const NO_STREAM_REVISION = -1n;
-
-export const COMMAND_RETRIES_MAX = 5;
-/**
- * A stream that many requests write at once (a payment whose refunds run concurrently): each conflict
- * lets one writer through, so up to one retry per concurrent writer.
- */
-export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 
 export interface CommandOptions<State> {
   /** The command creates the stream: first tried without reading it (one round trip less). */

@@ -21,6 +21,17 @@ import {
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
 import {
+  APPEND_EVENTS_MAX,
+  ESDB_RESUBSCRIBE_DELAY_MS_DEFAULT,
+  ESDB_RESUBSCRIBE_DELAY_MS_MAX,
+  ESDB_SCAN_PAGE_SIZE_DEFAULT,
+  ESDB_SCAN_PAGE_SIZE_MAX,
+  ESDB_SCAN_PAGE_SIZE_MIN,
+  READ_ALL_COUNT_MAX,
+  STREAM_LENGTH_MAX,
+  TYPE_PREFIXES_MAX,
+} from '@pay/kernel';
+import {
   type AppendResult,
   comparePositions,
   type EventData,
@@ -31,13 +42,6 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from './event-store';
-import { APPEND_EVENTS_MAX, READ_ALL_COUNT_MAX, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from './postgres-event-store';
-
-/** Raw $all events fetched per read while scanning for matches (see readAll). */
-export const ESDB_SCAN_PAGE_SIZE_DEFAULT = 1000;
-const SCAN_PAGE_SIZE_MAX = 10_000;
-/** After the notification subscription drops, wait this long before subscribing again. */
-export const ESDB_RESUBSCRIBE_DELAY_MS_DEFAULT = 1000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -75,8 +79,8 @@ export class EventStoreDBEventStore implements EventStore {
   ) {
     this.scanPageSize = options.scanPageSize ?? ESDB_SCAN_PAGE_SIZE_DEFAULT;
     this.resubscribeDelayMs = options.resubscribeDelayMs ?? ESDB_RESUBSCRIBE_DELAY_MS_DEFAULT;
-    assertIntegerIn('scanPageSize', this.scanPageSize, 2, SCAN_PAGE_SIZE_MAX);
-    assertIntegerIn('resubscribeDelayMs', this.resubscribeDelayMs, 1, 60_000);
+    assertIntegerIn('scanPageSize', this.scanPageSize, ESDB_SCAN_PAGE_SIZE_MIN, ESDB_SCAN_PAGE_SIZE_MAX);
+    assertIntegerIn('resubscribeDelayMs', this.resubscribeDelayMs, 1, ESDB_RESUBSCRIBE_DELAY_MS_MAX);
   }
 
   /** e.g. `esdb://eventstore:2113?tls=false`. */

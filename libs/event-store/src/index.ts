@@ -12,4 +12,5 @@ export * from './integration-relay';
 export * from './bus-handlers';
 export * from './context-runtime';
 export * from './operator-handlers';
-export { PARKED_LIST_MAX, type ParkedEventRow } from './parked-events';
+export type { ParkedEventRow } from './parked-events';
+export * from './read-model';

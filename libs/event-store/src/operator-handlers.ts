@@ -1,11 +1,9 @@
 import { notFound, type ParkedEvent, type ParkedReplayed, type ReplayParked, type SubscribingApp, type SubscriptionStatus } from '@pay/contracts';
 import type { Pool } from 'pg';
+import { PARKED_LIST_MAX, PARKED_REPLAY_MAX } from '@pay/kernel';
 import type { CatchUpSubscription } from './catch-up-subscription';
 import type { Handlers } from './bus-handlers';
-import { listParkedEvents, PARKED_LIST_MAX } from './parked-events';
-
-/** Parked events one replay request takes at most (the operator asks again for the rest). */
-export const PARKED_REPLAY_MAX = 100;
+import { listParkedEvents } from './parked-events';
 
 /**
  * The operator's view of an app's subscriptions (libs/contracts operations.ts): their checkpoints and

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { PARKED_ERROR_LENGTH_MAX, PARKED_LIST_MAX } from '@pay/kernel';
 
 /**
  * es_parked_events: the poison events a subscription passed over (see CatchUpSubscription), kept for
@@ -12,10 +13,6 @@ export interface ParkedEventRow {
   error: string;
   parkedAt: Date;
 }
-
-/** The longest error kept: a stack trace, not a novel. */
-export const PARKED_ERROR_LENGTH_MAX = 10_000;
-export const PARKED_LIST_MAX = 1_000;
 
 export const describeError = (error: unknown): string =>
   String(error instanceof Error ? (error.stack ?? error.message) : error).slice(0, PARKED_ERROR_LENGTH_MAX);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { APPEND_EVENTS_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
 import { AppendNotifier } from './append-notifier';
 import {
   type AppendResult,
@@ -23,15 +24,6 @@ import {
   toPrefixPattern,
   toRecordedEvent,
 } from './postgres-statements';
-
-export const APPEND_EVENTS_MAX = 1000;
-export const READ_ALL_COUNT_MAX = 1000;
-export const TYPE_PREFIXES_MAX = 100;
-/** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
-export const STREAM_LENGTH_MAX = 10_000;
-/** How long readAll waits, by default, for an older open writer before returning a short page anyway. */
-export const READ_ALL_WAIT_MS_DEFAULT = 5_000;
-const READ_ALL_RETRY_MS_MAX = 50;
 
 /** Another event already has this id (ids are unique across all streams). */
 export class DuplicateEventIdError extends Error {
@@ -112,7 +104,7 @@ export class PostgresEventStore implements EventStore {
     // A short page while an older writer is still open is not the end yet: wait for it (bounded),
     // so that a caught-up reader has seen everything committed before it asked.
     const deadline = Date.now() + this.readAllWaitMs;
-    for (let retryMs = 2; ; retryMs = Math.min(retryMs * 2, READ_ALL_RETRY_MS_MAX)) {
+    for (let retryMs = READ_ALL_RETRY_MS_MIN; ; retryMs = Math.min(retryMs * 2, READ_ALL_RETRY_MS_MAX)) {
       const { rows } = await this.pool.query<ReadAllRow>({ ...READ_ALL, values });
       const events = rows.filter((row): row is ReadAllRow & EventRow => row.id !== null).map(toRecordedEvent);
       if (events.length === maxCount || !rows[0]?.pending || Date.now() >= deadline) return events;

@@ -1,4 +1,4 @@
-import type { Clock } from '@pay/kernel';
+import { STALLED_PROCESS_MS, SWEEP_BATCH_MAX, SWEEP_INTERVAL_MS, SWEEP_ROUNDS_MAX, type Clock } from '@pay/kernel';
 import type { CatchUpSubscription } from './catch-up-subscription';
 
 /** What an app sweeps: objects past a deadline on the service clock, and processes left half done. */
@@ -22,8 +22,8 @@ export interface SweepLog {
 export interface SweeperOptions {
   /** Names the process in the log, e.g. "authorization". */
   process: string;
-  /** A step started this long ago without an outcome is taken over. */
-  stalledAfterMs: number;
+  /** A step started this long ago without an outcome is taken over (default STALLED_PROCESS_MS). */
+  stalledAfterMs?: number;
   intervalMs?: number;
   batchMax?: number;
   /** Bound on the batches one deadline pass applies. */
@@ -41,6 +41,7 @@ export class Sweeper {
   private readonly intervalMs: number;
   private readonly batchMax: number;
   private readonly roundsMax: number;
+  private readonly stalledAfterMs: number;
 
   constructor(
     private readonly tasks: SweepTasks,
@@ -49,9 +50,10 @@ export class Sweeper {
     private readonly logger: SweepLog,
     private readonly options: SweeperOptions,
   ) {
-    this.intervalMs = options.intervalMs ?? 1_000;
-    this.batchMax = options.batchMax ?? 100;
-    this.roundsMax = options.roundsMax ?? 100;
+    this.intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+    this.batchMax = options.batchMax ?? SWEEP_BATCH_MAX;
+    this.roundsMax = options.roundsMax ?? SWEEP_ROUNDS_MAX;
+    this.stalledAfterMs = options.stalledAfterMs ?? STALLED_PROCESS_MS;
   }
 
   async start(): Promise<void> {
@@ -77,7 +79,7 @@ export class Sweeper {
     } catch (error) {
       this.logger.error(`deadline sweep failed: ${String(error)}`);
     }
-    await this.resumeStalled(this.options.stalledAfterMs);
+    await this.resumeStalled(this.stalledAfterMs);
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {

@@ -114,8 +114,11 @@ export const SIGN_IN_CUSTOMERS_PER_PHONE_MAX = 20;
 /** A handover code and a cash payment reference as an agent types them are cut to this. */
 export const TYPED_CODE_LENGTH_MAX = 20;
 export const TYPED_REFERENCE_LENGTH_MAX = 40;
-/** Digits of a cash payment reference before its check digit. */
+/** Digits of a cash payment reference before its check digit, and with it. */
 export const PAYMENT_REFERENCE_RANDOM_DIGITS = 9;
+export const PAYMENT_REFERENCE_LENGTH = PAYMENT_REFERENCE_RANDOM_DIGITS + 1;
+/** A typed reference longer than this (a separator after every digit) is no reference: refused before it is read. */
+export const PAYMENT_REFERENCE_INPUT_LENGTH_MAX = 2 * PAYMENT_REFERENCE_LENGTH;
 
 // ---- idempotency ----
 /** A request in progress holds its key this long (a retry meanwhile is 409); longer, it is presumed dead and a retry takes over. */
@@ -135,12 +138,23 @@ export const APPROVAL_TTL_MS_DEFAULT = 7 * DAY_MS;
 export const SETTLEMENT_REQUEST_TIMEOUT_MS = 30 * SECOND_MS;
 
 // ---- the ledger and the processes that call it ----
+/**
+ * Most transfers one ledger transaction applies (group commit): a hot account (a marketplace merchant)
+ * is locked once per batch instead of once per transfer; the statements stay small (a few hundred rows).
+ */
+export const TRANSFER_BATCH_SIZE_MAX = 64;
+/** Most transfers waiting for a batch (64 full batches): beyond it a transfer is refused at once, and its caller retries. */
+export const TRANSFER_QUEUE_LENGTH_MAX = 64 * TRANSFER_BATCH_SIZE_MAX;
 /** A ledger call that takes longer is abandoned by its request and finished by the recovery sweep. */
 export const LEDGER_TIMEOUT_MS = 10 * SECOND_MS;
 /** A bus request with no reply by then fails as service_unavailable (retryable). */
 export const BUS_REQUEST_TIMEOUT_MS = 10 * SECOND_MS;
 /** A process step started this long ago without an outcome is taken over by the sweep. */
 export const STALLED_PROCESS_MS = 5 * SECOND_MS;
+/** A context's sweep runs this often; each pass reads at most a batch of objects per query, and applies at most this many batches of deadlines. */
+export const SWEEP_INTERVAL_MS = SECOND_MS;
+export const SWEEP_BATCH_MAX = 100;
+export const SWEEP_ROUNDS_MAX = 100;
 /** PostgreSQL cancels a statement running longer than this. */
 export const STATEMENT_TIMEOUT_MS = 15 * SECOND_MS;
 export const ASYNC_COMMIT_POOL_MAX = 10;
@@ -156,6 +170,8 @@ export const MOVEMENTS_PER_FINISH_MAX = 100;
 export const OVERDUE_ROUNDS_MAX = 10;
 /** Tries at a free cash payment number before giving up (a collision is one in a billion). */
 export const RESERVE_ATTEMPTS_MAX = 10;
+/** Digits of a cash receipt number's sequence (`R-00000042-7`): the number is zero-padded to this. */
+export const RECEIPT_SEQUENCE_DIGITS = 8;
 
 // ---- event store and subscriptions ----
 /** Retries of a command whose append met a concurrent writer; a contended stream (refunds) gets more. */
@@ -163,7 +179,24 @@ export const COMMAND_RETRIES_MAX = 5;
 export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 export const APPEND_EVENTS_MAX = 1000;
 export const READ_ALL_COUNT_MAX = 1000;
+/** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
 export const STREAM_LENGTH_MAX = 10_000;
+/** Event type prefixes one readAll filters on. */
+export const TYPE_PREFIXES_MAX = 100;
+/** How long readAll waits, by default, for an older open writer before returning a short page anyway; it looks again after 2 ms, doubling to 50 ms. */
+export const READ_ALL_WAIT_MS_DEFAULT = 5 * SECOND_MS;
+export const READ_ALL_RETRY_MS_MIN = 2;
+export const READ_ALL_RETRY_MS_MAX = 50;
+/** How often the in-process notifier looks whether an append has become readable, and how long at most before it notifies anyway. */
+export const APPEND_VISIBILITY_POLL_MS = 5;
+export const APPEND_VISIBILITY_WAIT_MS_MAX = 2 * SECOND_MS;
+/** EventStoreDB: raw $all events per read while readAll scans for matches (a page holds `after` itself, so 2 at least). */
+export const ESDB_SCAN_PAGE_SIZE_MIN = 2;
+export const ESDB_SCAN_PAGE_SIZE_DEFAULT = 1000;
+export const ESDB_SCAN_PAGE_SIZE_MAX = 10_000;
+/** EventStoreDB: after the notification subscription drops, wait this long before subscribing again. */
+export const ESDB_RESUBSCRIBE_DELAY_MS_DEFAULT = SECOND_MS;
+export const ESDB_RESUBSCRIBE_DELAY_MS_MAX = MINUTE_MS;
 export const SUBSCRIPTION_BATCH_SIZE_DEFAULT = 100;
 export const SUBSCRIPTION_BATCH_SIZE_MAX = READ_ALL_COUNT_MAX;
 export const SUBSCRIPTION_POLL_INTERVAL_MS = 250;
@@ -171,6 +204,10 @@ export const SUBSCRIPTION_RETRY_DELAY_MS_MIN = 100;
 export const SUBSCRIPTION_RETRY_DELAY_MS_MAX = 5 * SECOND_MS;
 /** Failures in a row before a batch is retried one event at a time, and an event parked. */
 export const POISON_AFTER_FAILURES = 5;
+/** A parked event's error is a stack trace, not a novel; an operator lists this many at most, and one replay takes this many (the operator asks again for the rest). */
+export const PARKED_ERROR_LENGTH_MAX = 10_000;
+export const PARKED_LIST_MAX = 1000;
+export const PARKED_REPLAY_MAX = 100;
 /**
  * `/ready` answers 503 when a subscription is further behind than this: what it feeds is stale. Far
  * above the lag of one that keeps up (about its poll interval).
@@ -183,19 +220,48 @@ export const READY_MAX_SUBSCRIPTION_LAG_SECONDS = 60;
 export const READY_CHECK_TIMEOUT_MS = 2 * SECOND_MS;
 
 // ---- webhooks ----
+/** Attempts in flight at once, all endpoints together, and to one endpoint (a slow or dead one holds at most this many slots). */
 export const WEBHOOK_IN_FLIGHT_MAX = 128;
 export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX = 16;
+/** Contract section 6: any 2xx within 15 seconds is a success. */
 export const WEBHOOK_DELIVERY_TIMEOUT_MS = 15 * SECOND_MS;
 /** A claimed delivery is claimed again after a crash once its lease expires: longer than an attempt. */
 export const WEBHOOK_LEASE_MS = 60 * SECOND_MS;
 export const WEBHOOK_POLL_INTERVAL_MS = SECOND_MS;
 export const WEBHOOK_RESPONSE_READ_BYTES_MAX = 64 * 1024;
+/** A refused redirect's location and a failed attempt's error, as recorded with the attempt. */
+export const WEBHOOK_LOCATION_LENGTH_MAX = 200;
+export const WEBHOOK_ERROR_LENGTH_MAX = 500;
+/** Random bytes of an endpoint's signing secret (`whsec_` + base64: 192 bits). */
+export const WEBHOOK_SECRET_BYTES = 24;
+/** Deliveries of one event listed (one an endpoint it was sent to). */
+export const WEBHOOK_EVENT_DELIVERIES_LISTED_MAX = 100;
+/** The due deliveries gauge counts up to this: the count stays one index range read however large a backlog grows. */
+export const WEBHOOK_DUE_COUNT_MAX = 10_000;
 export const DNS_LOOKUP_TIMEOUT_MS = 5 * SECOND_MS;
 /** A rotated secret keeps signing beside the new one for a day. */
 export const PREVIOUS_SECRET_TTL_MS = DAY_MS;
 /** An endpoint failing this long is flagged to the operator, and this long disabled. */
 export const FAILING_ENDPOINT_FLAGGED_AFTER_MS = HOUR_MS;
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * DAY_MS;
+
+// ---- the operator's API ----
+/** Each subscribing app answers within this, or is reported unavailable (the others still answer). */
+export const OPERATIONS_APP_TIMEOUT_MS = 5 * SECOND_MS;
+/** Replaying parked events and bulk redelivery do work (events handled again, an UPDATE of many rows): a longer bound. */
+export const OPERATIONS_REPLAY_TIMEOUT_MS = 30 * SECOND_MS;
+/** One bulk redelivery reschedules at most this many deliveries; the operator calls again for the rest. */
+export const REDELIVER_FAILED_MAX = 10_000;
+
+// ---- observability ----
+/** W3C's own bounds: traceparent is 55 characters in its version 00, tracestate at most 32 entries of 256; a longer header is dropped. */
+export const TRACE_HEADER_LENGTH_MAX = 512;
+/** Span attributes we write are ids, routes, topics, hosts and SQL statements: anything longer is cut. */
+export const SPAN_ATTRIBUTE_LENGTH_MAX = 2048;
+/** An OTEL_* number (milliseconds or a size) above one day, or some 86 million spans, is a typo rather than a setting. */
+export const OTEL_SDK_SETTING_MAX = DAY_MS;
+/** A scrape waits this long at most for a PostgreSQL-derived gauge; one that is late is left out of that scrape. */
+export const SCRAPE_SOURCE_TIMEOUT_MS = 2 * SECOND_MS;
 
 // ---- the host: embedded PostgreSQL, migrations, the distributed test topology ----
 /** The embedded PostgreSQL's max_connections: every process's pools together stay below it. */
@@ -220,6 +286,33 @@ export const TOPOLOGY_APP_OUTPUT_SHOWN_CHARS = 5_000;
 // ---- Kafka ----
 /** A caller instance owns one reply partition per app: at most this many instances of an app. */
 export const KAFKA_REPLY_PARTITIONS = 4;
+/** Request topics have as many partitions as reply topics (kafkaTopicsFor): a server consumes them all at once, each in order. */
+export const KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY = KAFKA_REPLY_PARTITIONS;
+/** How long a fetch waits on an empty partition: the floor of every hop's latency. */
+export const KAFKA_CONSUMER_MAX_WAIT_MS = 5;
+/** How long the bus's close() waits for in-flight handlers and requests. */
+export const KAFKA_CLOSE_TIMEOUT_MS = 10 * SECOND_MS;
+/**
+ * Group membership: a member that stops heartbeating is replaced after the session timeout. It must
+ * outlast the longest handler (kafkajs heartbeats between messages, not during one), so it is above
+ * the bus request timeout; heartbeats every second keep rebalances quick in tests.
+ */
+export const KAFKA_SESSION_TIMEOUT_MS = 15 * SECOND_MS;
+export const KAFKA_HEARTBEAT_INTERVAL_MS = SECOND_MS;
+/** While a handler runs, a heartbeat is offered this often (kafkajs throttles to the heartbeat interval). */
+export const KAFKA_HANDLER_HEARTBEAT_EVERY_MS = 500;
+export const KAFKA_CONNECTION_TIMEOUT_MS = SECOND_MS;
+/** Connecting and producing: bounded retries (~2 s) from 100 ms, well inside a request's deadline. */
+export const KAFKA_RETRY_MS_MIN = 100;
+export const KAFKA_RETRY_MS_MAX = SECOND_MS;
+export const KAFKA_RETRIES = 5;
+/**
+ * Consuming: a consumer that exhausts its retries crashes and kafkajs restarts it as a new group
+ * member, which waits for the old member's session to expire (seconds to a rebalance). Retrying for
+ * ~15 s instead rides out a broker restart and keeps the member, its partitions and its reply partition.
+ */
+export const KAFKA_CONSUMER_RETRY_MS_MAX = 2 * SECOND_MS;
+export const KAFKA_CONSUMER_RETRIES = 10;
 
 /** The relations between bounds. */
 function check(relation: boolean, what: string): void {
@@ -248,15 +341,28 @@ check(PHONE_LENGTH_MIN <= PHONE_LENGTH_MAX && PIN_LENGTH_MIN <= PIN_LENGTH_MAX, 
 check(LOGIN_LENGTH_MIN <= LOGIN_LENGTH_MAX && PASSWORD_LENGTH_MIN <= PASSWORD_LENGTH_MAX, 'login or password bounds inverted');
 check(LOGIN_LENGTH_MAX <= SIGN_IN_FIELD_LENGTH_MAX && PASSWORD_LENGTH_MAX <= SIGN_IN_FIELD_LENGTH_MAX, 'a sign-in form must not cut a valid login or password');
 check(HANDOVER_CODE_DIGITS <= TYPED_CODE_LENGTH_MAX, 'a typed handover code must not be cut');
-check(PAYMENT_REFERENCE_RANDOM_DIGITS + 1 <= TYPED_REFERENCE_LENGTH_MAX, 'a typed payment reference (with its check digit) must not be cut');
+check(PAYMENT_REFERENCE_LENGTH < PAYMENT_REFERENCE_INPUT_LENGTH_MAX && PAYMENT_REFERENCE_INPUT_LENGTH_MAX <= TYPED_REFERENCE_LENGTH_MAX, 'a typed payment reference (with its check digit and separators) must not be cut');
 check(RATE_LIMIT_PER_SECOND_DEFAULT <= RATE_LIMIT_PER_SECOND_MAX && RATE_LIMIT_BURST_FACTOR >= 1, 'rate limit bounds');
 check(CONFIGURED_SECRET_LENGTH_MIN <= CONFIGURED_SECRET_LENGTH_MAX, 'configured secret bounds inverted');
 check(CONFIGURED_SECRET_LENGTH_MAX <= API_KEY_LENGTH_MAX, 'a configured admin key must pass as a bearer token');
 check('admin_'.length + ADMIN_API_KEY_RANDOM_LENGTH <= CONFIGURED_SECRET_LENGTH_MAX && 'sk_'.length + API_KEY_RANDOM_LENGTH <= API_KEY_LENGTH_MAX, 'a generated key must pass as a bearer token');
-check(BUS_REQUEST_TIMEOUT_MS <= SETTLEMENT_REQUEST_TIMEOUT_MS && BUS_REQUEST_TIMEOUT_MS <= CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, 'a longer bus request cannot be shorter than the default');
+check(BUS_REQUEST_TIMEOUT_MS <= SETTLEMENT_REQUEST_TIMEOUT_MS && BUS_REQUEST_TIMEOUT_MS <= CLOCK_ADVANCE_REQUEST_TIMEOUT_MS && BUS_REQUEST_TIMEOUT_MS <= OPERATIONS_REPLAY_TIMEOUT_MS, 'a longer bus request cannot be shorter than the default');
 check(DB_POOL_SIZE_MIN <= DB_POOL_SIZE_DEFAULT && DB_POOL_SIZE_DEFAULT <= DB_POOL_SIZE_MAX, 'the default pool size is outside its range');
 check(DB_POOL_SIZE_MAX + ASYNC_COMMIT_POOL_MAX < EMBEDDED_POSTGRES_CONNECTIONS_MAX, "one process's pools must fit the embedded PostgreSQL's connections");
 check(MIGRATION_LOCK_RETRY_MS < MIGRATION_LOCK_WAIT_MS_MAX && STALE_POSTMASTER_POLL_MS < STALE_POSTMASTER_WAIT_MS, 'a wait must allow more than one look');
 check(TOPOLOGY_READY_POLL_MS < TOPOLOGY_APP_START_TIMEOUT_MS && READY_CHECK_TIMEOUT_MS < TOPOLOGY_APP_START_TIMEOUT_MS, "an app's start must allow its readiness checks");
 check(SUBSCRIPTION_POLL_INTERVAL_MS < READY_MAX_SUBSCRIPTION_LAG_SECONDS * SECOND_MS, 'a subscription that keeps up must count as ready');
 check(TOPOLOGY_APP_OUTPUT_SHOWN_CHARS <= TOPOLOGY_APP_OUTPUT_KEPT_CHARS, 'more output shown than kept');
+check(OPERATIONS_APP_TIMEOUT_MS <= OPERATIONS_REPLAY_TIMEOUT_MS, "an operator's read cannot be allowed longer than a replay");
+check(OVERDUE_ROUNDS_MAX <= SWEEP_ROUNDS_MAX, 'a context cannot apply more deadline batches than the sweep allows');
+check(PARKED_REPLAY_MAX <= PARKED_LIST_MAX, 'one replay cannot take more parked events than are listed');
+check(READ_ALL_RETRY_MS_MIN <= READ_ALL_RETRY_MS_MAX && READ_ALL_RETRY_MS_MAX < READ_ALL_WAIT_MS_DEFAULT, "readAll's retries must fit its wait");
+check(APPEND_VISIBILITY_POLL_MS < APPEND_VISIBILITY_WAIT_MS_MAX, 'a wait must allow more than one look');
+check(ESDB_SCAN_PAGE_SIZE_MIN <= ESDB_SCAN_PAGE_SIZE_DEFAULT && ESDB_SCAN_PAGE_SIZE_DEFAULT <= ESDB_SCAN_PAGE_SIZE_MAX, 'the default scan page is outside its range');
+check(SUBSCRIPTION_BATCH_SIZE_MAX <= READ_ALL_COUNT_MAX, 'a batch must fit one readAll');
+check(KAFKA_HEARTBEAT_INTERVAL_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka member must heartbeat within its session timeout');
+check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS <= KAFKA_HEARTBEAT_INTERVAL_MS, "a handler's heartbeats must come at least as often as the group expects them");
+check(BUS_REQUEST_TIMEOUT_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka session must outlast the longest handler');
+check(BUS_REQUEST_TIMEOUT_MS <= KAFKA_CLOSE_TIMEOUT_MS, 'closing the bus must wait as long as a request in flight may take');
+check(KAFKA_CONNECTION_TIMEOUT_MS < BUS_REQUEST_TIMEOUT_MS, 'connecting to Kafka must fail inside a request deadline');
+check(KAFKA_RETRY_MS_MIN <= KAFKA_RETRY_MS_MAX && KAFKA_RETRY_MS_MIN <= KAFKA_CONSUMER_RETRY_MS_MAX, 'the Kafka retry delays are inverted');

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import { SCRAPE_SOURCE_TIMEOUT_MS, WEBHOOK_DUE_COUNT_MAX } from '@pay/kernel';
 
 /**
  * Every metric family of the service, in one place (docs/operations.md lists them with their meaning).
@@ -12,8 +13,6 @@ const registers = [metricsRegistry];
 const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Seconds: an in-process call takes well under a millisecond, a Kafka round trip a few; requests time out at 10 s. */
 const BUS_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** A scrape waits this long at most for a PostgreSQL-derived gauge; one that is late is left out of that scrape. */
-export const SCRAPE_SOURCE_TIMEOUT_MS = 2_000;
 
 export const httpRequestsTotal = new Counter({
   name: 'http_requests_total',
@@ -59,9 +58,6 @@ export const webhookDeliveryAttemptsTotal = new Counter({
   labelNames: ['outcome'] as const,
   registers,
 });
-
-/** Counted up to this many: the count stays one index range read however large a backlog grows. */
-export const WEBHOOK_DUE_COUNT_MAX = 10_000;
 
 // The two webhook gauges are read from PostgreSQL on scrape, and exposed only by a process that runs
 // the webhooks app (registered with its scrape source): a gauge elsewhere would say 0, not "unknown".

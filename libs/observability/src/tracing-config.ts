@@ -1,4 +1,4 @@
-import type { EnvReader } from '@pay/kernel';
+import { OTEL_SDK_SETTING_MAX, type EnvReader } from '@pay/kernel';
 
 /** Where traces go: OTLP over HTTP (JSON), to a collector (OpenTelemetry Collector, Jaeger, Tempo, …). */
 export interface TracingConfig {
@@ -20,8 +20,6 @@ const SDK_MILLISECOND_AND_SIZE_VARIABLES = [
   'OTEL_EXPORTER_OTLP_TIMEOUT',
   'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
 ];
-/** One day, or a million spans: anything above is a typo rather than a setting. */
-const SDK_NUMBER_MAX = 86_400_000;
 
 /**
  * Tracing is on when an OTLP endpoint is set (and OTEL_SDK_DISABLED is not true); off otherwise, and
@@ -42,7 +40,7 @@ export function readTracingConfig(read: EnvReader): TracingConfig | undefined {
     // Often a collector's credential: the value is never echoed.
     if (headers !== undefined && !headers.split(',').every((pair) => /^\s*[^=\s]+\s*=.+$/.test(pair))) read.problems.push(`${name} must be key=value[,key=value…]`);
   }
-  for (const name of SDK_MILLISECOND_AND_SIZE_VARIABLES) read.int(name, 0, { min: 1, max: SDK_NUMBER_MAX });
+  for (const name of SDK_MILLISECOND_AND_SIZE_VARIABLES) read.int(name, 0, { min: 1, max: OTEL_SDK_SETTING_MAX });
   const sampler = read.string('OTEL_TRACES_SAMPLER');
   if (sampler !== undefined && !SAMPLERS.includes(sampler)) read.problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`);
   const ratio = read.string('OTEL_TRACES_SAMPLER_ARG');

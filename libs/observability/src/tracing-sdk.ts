@@ -5,12 +5,11 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { SPAN_ATTRIBUTE_LENGTH_MAX } from '@pay/kernel';
 import type { TracingConfig } from './tracing-config';
 
 /** Names our own spans' instrumentation scope (pg's spans carry the pg instrumentation's). */
 const TRACER_NAME = '@pay/observability';
-/** Span attributes we write are ids, routes, topics, hosts and SQL statements: anything longer is cut. */
-export const SPAN_ATTRIBUTE_LENGTH_MAX = 2_048;
 
 export interface TracerSdk {
   tracer: Tracer;

@@ -9,9 +9,6 @@ import { toErrorResponse } from './error-response';
 import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
 import { observeRequests } from './request-observability';
 
-/** Still exported here for this library's index; its home is @pay/kernel (limits.ts). */
-export { BODY_LIMIT_BYTES };
-
 export const fastifyOptions = {
   bodyLimit: BODY_LIMIT_BYTES,
   genReqId: () => newId('request'),

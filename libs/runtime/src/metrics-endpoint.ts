@@ -2,10 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Inject, Logger, Module, Req, Res, type DynamicModule } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
+import { CONFIGURED_SECRET_LENGTH_MAX } from '@pay/kernel';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '@pay/observability';
 
 const METRICS_TOKEN = Symbol('MetricsToken');
-const BEARER = /^Bearer (\S{1,200})$/;
+/** A token longer than any configurable METRICS_TOKEN is no token. */
+const BEARER = new RegExp(`^Bearer (\\S{1,${CONFIGURED_SECRET_LENGTH_MAX}})$`);
 
 /**
  * GET /metrics: Prometheus' text format, on every process's listener (the gateway's port, and each

@@ -7,8 +7,6 @@ import { EventStoreDBEventStore, type EventStore } from '@pay/event-store';
 import { currentSubscriptionLags, type SubscriptionLag } from '@pay/observability';
 import type { Pool } from 'pg';
 
-/** Still exported here for this library's index and spec; their home is @pay/kernel (limits.ts). */
-export { READY_CHECK_TIMEOUT_MS, READY_MAX_SUBSCRIPTION_LAG_SECONDS };
 
 /**
  * One dependency's check: resolves to undefined when it is up, or to what is wrong (a clause of

@@ -4,7 +4,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { ServiceError } from '@pay/contracts';
 import { EventStoreDBEventStore } from '@pay/event-store';
 import { HealthModule } from './health';
-import { busProbe, eventStoreDbProbe, postgresProbe, READINESS_PROBES, READY_CHECK_TIMEOUT_MS, Readiness, subscriptionLagProbe, type ReadinessProbe } from './readiness';
+import { READY_CHECK_TIMEOUT_MS } from '@pay/kernel';
+import { busProbe, eventStoreDbProbe, postgresProbe, READINESS_PROBES, Readiness, subscriptionLagProbe, type ReadinessProbe } from './readiness';
 
 /**
  * The aggregation behind /ready, through the real health module and terminus: only what each probe

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConnectionError, errorFromResponse, PaymentsError } from './errors';
+import { REQUEST_TIMEOUT_MS_DEFAULT, RETRIES_MAX_DEFAULT, RETRY_DELAY_MS_INITIAL_DEFAULT, RETRY_DELAY_MS_MAX_DEFAULT } from './limits';
 
 export interface ClientOptions {
   /** Your integrator key, `sk_…`. */
@@ -74,10 +75,10 @@ export class HttpClient {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
     this.apiKey = options.apiKey;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.maxRetries = options.maxRetries ?? 3;
-    this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.initialRetryDelayMs = options.initialRetryDelayMs ?? 500;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 20_000;
+    this.maxRetries = options.maxRetries ?? RETRIES_MAX_DEFAULT;
+    this.timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
+    this.initialRetryDelayMs = options.initialRetryDelayMs ?? RETRY_DELAY_MS_INITIAL_DEFAULT;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? RETRY_DELAY_MS_MAX_DEFAULT;
   }
 
   async request<T>(request: HttpRequest, options: RequestOptions = {}): Promise<T> {

@@ -1,4 +1,5 @@
 import type { HttpClient, Query, RequestOptions } from './http';
+import { LIST_TO_ARRAY_MAX_DEFAULT } from './limits';
 import type { List, ListParams } from './types';
 
 /**
@@ -41,7 +42,7 @@ export class ListCall<T extends { id: string }, P extends ListParams = ListParam
   }
 
   /** Every object of the list, up to `max` (default 10 000): a guard against unbounded memory. */
-  async toArray(max = 10_000): Promise<T[]> {
+  async toArray(max = LIST_TO_ARRAY_MAX_DEFAULT): Promise<T[]> {
     const all: T[] = [];
     for await (const item of this) {
       if (all.length >= max) break;

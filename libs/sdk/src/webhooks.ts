@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { WEBHOOK_TIMESTAMP_DIGITS_MAX, WEBHOOK_TOLERANCE_SECONDS_DEFAULT } from './limits';
 import type { Event } from './types';
 
 /**
@@ -27,6 +28,7 @@ export interface VerifyOptions {
 }
 
 const SECRET_PREFIX = 'whsec_';
+const TIMESTAMP = new RegExp(`^\\d{1,${WEBHOOK_TIMESTAMP_DIGITS_MAX}}$`);
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
@@ -66,14 +68,14 @@ export function verify<D = Record<string, unknown>>(
   rawBody: string | Buffer,
   headers: WebhookHeaders,
   secret: string | readonly string[],
-  { toleranceSeconds = 300, now = new Date() }: VerifyOptions = {},
+  { toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS_DEFAULT, now = new Date() }: VerifyOptions = {},
 ): Event<D> {
   const body = bodyBytes(rawBody);
   const id = header(headers, 'webhook-id');
   const timestampHeader = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   if (!id || !timestampHeader || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
-  if (!/^\d{1,15}$/.test(timestampHeader)) throw new WebhookVerificationError('webhook-timestamp is not Unix seconds');
+  if (!TIMESTAMP.test(timestampHeader)) throw new WebhookVerificationError('webhook-timestamp is not Unix seconds');
   const timestamp = Number(timestampHeader);
   const skew = Math.abs(now.getTime() / 1000 - timestamp);
   if (skew > toleranceSeconds) throw new WebhookVerificationError(`webhook-timestamp is ${Math.round(skew)} s away from now (tolerance ${toleranceSeconds} s): refused as stale or replayed`);

@@ -1,6 +1,7 @@
 import { ServiceError } from '@pay/contracts';
+import { PAYMENT_REFERENCE_LENGTH } from '@pay/kernel';
 import type { CashPayment, CashPaymentEvent, CashPaymentTerms } from './cash-payment';
-import { hasValidDammCheckDigit, PAYMENT_REFERENCE_LENGTH } from './payment-reference';
+import { hasValidDammCheckDigit } from './payment-reference';
 
 /** Commands on a cash payment. Time, new ids and numbers arrive on the command: decide stays pure. */
 export type CashPaymentCommand =

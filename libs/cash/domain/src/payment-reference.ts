@@ -1,12 +1,11 @@
+import { PAYMENT_REFERENCE_INPUT_LENGTH_MAX, PAYMENT_REFERENCE_LENGTH, PAYMENT_REFERENCE_RANDOM_DIGITS } from '@pay/kernel';
+
 /**
  * The payment reference a customer reads out at a cash point: 9 random digits and a Damm check digit
  * (10 digits). Damm's quasigroup detects every single-digit error and every adjacent transposition,
  * so a mistyped reference is refused instead of matching another payment. The canonical form is the
  * 10 digits; people see it grouped (`482 109 3756`), and input may carry spaces or hyphens.
  */
-export const PAYMENT_REFERENCE_RANDOM_DIGITS = 9;
-export const PAYMENT_REFERENCE_LENGTH = PAYMENT_REFERENCE_RANDOM_DIGITS + 1;
-
 /** Damm's table: a totally anti-symmetric quasigroup of order 10 with a zero diagonal. */
 const DAMM: readonly (readonly number[])[] = [
   [0, 3, 1, 7, 5, 9, 8, 6, 4, 2],
@@ -48,7 +47,7 @@ export const paymentReferenceFrom = (randomDigits: string): string => {
  * null when it is malformed or its check digit is wrong (a typo), never another payment's reference.
  */
 export const parsePaymentReference = (input: string): string | null => {
-  if (input.length > 2 * PAYMENT_REFERENCE_LENGTH) return null;
+  if (input.length > PAYMENT_REFERENCE_INPUT_LENGTH_MAX) return null;
   const digits = input.replace(/[\s-]/g, '');
   return digits.length === PAYMENT_REFERENCE_LENGTH && hasValidDammCheckDigit(digits) ? digits : null;
 };

@@ -4,9 +4,9 @@ import {
   groupPaymentReference,
   hasValidDammCheckDigit,
   parsePaymentReference,
-  PAYMENT_REFERENCE_LENGTH,
   paymentReferenceFrom,
 } from './payment-reference';
+import { PAYMENT_REFERENCE_LENGTH } from '@pay/kernel';
 
 const randomDigits = (n: number) => Array.from({ length: n }, () => String(randomInt(10))).join('');
 const samples = [

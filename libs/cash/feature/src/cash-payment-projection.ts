@@ -1,7 +1,7 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { cashPaymentDecider, toCashPaymentResource, type CashPayment, type CashPaymentEvent } from '@pay/cash-domain';
 import type { CashPaymentResource, ListObjects, ListResource } from '@pay/contracts';
-import type { RecordedEvent } from '@pay/event-store';
+import { projectForward, type SweptView } from '@pay/event-store';
 import { listPage } from '@pay/platform';
 
 type Existing = Exclude<CashPayment, { status: 'none' }>;
@@ -11,32 +11,28 @@ type Existing = Exclude<CashPayment, { status: 'none' }>;
  * checkpoint), and releases the payment reference once the payment is final. A row only moves
  * forward: an event older than the row's revision is ignored.
  */
-export async function projectCashPaymentEvents(events: RecordedEvent[], tx: PoolClient): Promise<void> {
-  for (const recorded of events) {
-    const event = recorded.data as CashPaymentEvent;
-    if (event.type === 'CashPaymentCreated') {
-      const state = cashPaymentDecider.evolve(cashPaymentDecider.initialState, event);
-      await tx.query({
-        name: 'cash-payment-view-insert',
-        text: `INSERT INTO cash_payment_views (cash_payment_id, integrator_id, status, expires_at, order_reference, payment_reference, created_at, state, revision, updated_at)
-               VALUES ($1, $2, 'awaiting_payment', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (cash_payment_id) DO NOTHING`,
-        values: [event.cashPaymentId, event.integratorId, event.expiresAt, event.orderReference, event.paymentReference, event.createdAt, JSON.stringify(state), recorded.revision.toString()],
-      });
-      continue;
-    }
-    const { rows } = await tx.query<{ state: Existing; revision: string }>({
-      name: 'cash-payment-view-read',
-      text: 'SELECT state, revision FROM cash_payment_views WHERE cash_payment_id = $1',
-      values: [event.cashPaymentId],
+export const projectCashPaymentEvents = projectForward<CashPaymentEvent, CashPayment, 'CashPaymentCreated'>({
+  name: 'cash payment',
+  table: 'cash_payment_views',
+  idColumn: 'cash_payment_id',
+  decider: cashPaymentDecider,
+  idOf: (event) => event.cashPaymentId,
+  createdBy: 'CashPaymentCreated',
+  insert: async (tx, event, state, revision) => {
+    await tx.query({
+      name: 'cash-payment-view-insert',
+      text: `INSERT INTO cash_payment_views (cash_payment_id, integrator_id, status, expires_at, order_reference, payment_reference, created_at, state, revision, updated_at)
+             VALUES ($1, $2, 'awaiting_payment', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (cash_payment_id) DO NOTHING`,
+      values: [event.cashPaymentId, event.integratorId, event.expiresAt, event.orderReference, event.paymentReference, event.createdAt, JSON.stringify(state), revision],
     });
-    if (!rows[0]) throw new Error(`cash payment view ${event.cashPaymentId}: ${event.type} before its creation`);
-    if (BigInt(rows[0].revision) >= recorded.revision) continue;
+  },
+  update: async (tx, event, state, revision) => {
     const { status, validating } = summary(event);
     await tx.query({
       name: 'cash-payment-view-update',
       text: `UPDATE cash_payment_views SET status = $2, validating = $3, state = $5, revision = $4, updated_at = now()
              WHERE cash_payment_id = $1 AND revision < $4`,
-      values: [event.cashPaymentId, status, validating, recorded.revision.toString(), JSON.stringify(cashPaymentDecider.evolve(rows[0].state, event))],
+      values: [event.cashPaymentId, status, validating, revision, JSON.stringify(state)],
     });
     if (status !== 'awaiting_payment') {
       await tx.query({
@@ -45,8 +41,16 @@ export async function projectCashPaymentEvents(events: RecordedEvent[], tx: Pool
         values: [event.cashPaymentId],
       });
     }
-  }
-}
+  },
+});
+
+/** The sweeps' rows: open cash payments not being validated (expiry), and validations whose outcome is not recorded. */
+export const CASH_PAYMENT_SWEEPS: SweptView = {
+  table: 'cash_payment_views',
+  idColumn: 'cash_payment_id',
+  expirable: "status = 'awaiting_payment' AND NOT validating",
+  stepPending: 'validating',
+};
 
 const summary = (
   event: Exclude<CashPaymentEvent, { type: 'CashPaymentCreated' }>,

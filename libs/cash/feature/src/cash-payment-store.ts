@@ -1,10 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Pool } from 'pg';
-import { dammCheckDigit, PAYMENT_REFERENCE_RANDOM_DIGITS, paymentReferenceFrom } from '@pay/cash-domain';
-
-/** A random reference is tried this many times before giving up (collisions are rare: 10^9 references). */
-const RESERVE_ATTEMPTS_MAX = 10;
-const RECEIPT_SEQUENCE_DIGITS = 8;
+import { dammCheckDigit, paymentReferenceFrom } from '@pay/cash-domain';
+import { PAYMENT_REFERENCE_RANDOM_DIGITS, RECEIPT_SEQUENCE_DIGITS, RESERVE_ATTEMPTS_MAX } from '@pay/kernel';
 
 const randomDigits = (count: number): string => Array.from({ length: count }, () => String(randomInt(10))).join('');
 
@@ -49,30 +46,5 @@ export class CashPaymentNumbers {
     const { rows } = await this.pool.query<{ n: string }>({ name: 'cash-receipt-next', text: "SELECT nextval('cash_receipt_numbers')::text AS n" });
     const digits = rows[0]!.n.padStart(RECEIPT_SEQUENCE_DIGITS, '0');
     return `R-${digits}-${dammCheckDigit(digits)}`;
-  }
-}
-
-/** Cash payments in need of a sweep, read from the projection. */
-export class CashPaymentSweeps {
-  constructor(private readonly pool: Pool) {}
-
-  async dueForExpiry(now: Date, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ cash_payment_id: string }>({
-      name: 'cash-payments-due-for-expiry',
-      text: `SELECT cash_payment_id FROM cash_payment_views
-             WHERE status = 'awaiting_payment' AND NOT validating AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
-      values: [now.toISOString(), limit],
-    });
-    return rows.map((r) => r.cash_payment_id);
-  }
-
-  /** Validations started more than `olderThanMs` ago (real time) whose ledger outcome is not recorded. */
-  async stalledValidations(olderThanMs: number, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ cash_payment_id: string }>({
-      name: 'cash-payments-stalled-validations',
-      text: `SELECT cash_payment_id FROM cash_payment_views WHERE validating AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
-      values: [olderThanMs / 1000, limit],
-    });
-    return rows.map((r) => r.cash_payment_id);
   }
 }

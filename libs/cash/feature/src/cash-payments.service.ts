@@ -10,7 +10,7 @@ import {
   type PayCashPaymentRequest,
 } from '@pay/contracts';
 import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { addMs, failpoint, HOUR_MS, type Clock } from '@pay/kernel';
+import { addMs, CASH_PAYMENT_TTL_MS_DEFAULT, CASH_POINTS_ON_PAGE_MAX, failpoint, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
 import type { CashPointsStore } from './cash-points.store';
 import type { CashPaymentNumbers } from './cash-payment-store';
 import { renderInstructionsPage, renderQrCodePng } from './cash-pages';
@@ -18,13 +18,6 @@ import { renderInstructionsPage, renderQrCodePng } from './cash-pages';
 export interface CashConfig {
   publicBaseUrl: string;
 }
-
-/** The contract's default deadline: 72 hours when `expires_at` is omitted. */
-export const CASH_PAYMENT_TTL_MS_DEFAULT = 72 * HOUR_MS;
-/** A ledger call that takes longer is abandoned by this request and finished by the recovery sweep. */
-const LEDGER_TIMEOUT_MS = 10_000;
-/** Cash points listed on the instructions page, at most. */
-export const CASH_POINTS_ON_PAGE_MAX = 500;
 
 export type CashPayments = AggregateRepository<CashPaymentCommand, CashPaymentEvent, CashPayment>;
 
@@ -50,7 +43,7 @@ export class CashPaymentsService {
     const { cashPaymentId } = request;
     const paymentReference = await this.numbers.reserveReference(cashPaymentId);
     const hosted = `${this.config.publicBaseUrl}/hosted/cash_payments/${cashPaymentId}`;
-    const { state } = await this.cashPayments.execute(
+    const created = await this.cashPayments.create(
       cashPaymentId,
       {
         type: 'CreateCashPayment',
@@ -68,9 +61,9 @@ export class CashPaymentsService {
         expiresAt: request.expiresAt === null ? addMs(now, CASH_PAYMENT_TTL_MS_DEFAULT) : new Date(request.expiresAt),
         now,
       },
-      { expectNew: true },
+      request.integratorId,
     );
-    return this.resource(state, { integratorId: request.integratorId, cashPaymentId });
+    return toCashPaymentResource(created);
   }
 
   async retrieve(ref: CashPaymentRef): Promise<CashPaymentResource> {
@@ -141,12 +134,6 @@ export class CashPaymentsService {
     const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
     const { state: after } = await this.cashPayments.execute(cashPaymentId, { type: 'CompleteCashValidation', cashPaymentId, outcome, now: this.clock.now() }, { from: current });
     return this.cashPayments.visible(after, cashPaymentId, null);
-  }
-
-  /** Expires one cash payment if its deadline has passed on the service clock; returns whether it did. */
-  async expire(cashPaymentId: string): Promise<boolean> {
-    const { events } = await this.cashPayments.execute(cashPaymentId, { type: 'ExpireCashPayment', cashPaymentId, now: this.clock.now() });
-    return events.length > 0;
   }
 
   async instructionsPage(cashPaymentId: string, context: InstructionsPageContext): Promise<{ html: string }> {

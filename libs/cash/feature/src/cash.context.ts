@@ -1,15 +1,12 @@
 import { expectedCashPaymentMovements, CASH_PAYMENT_EVENT_PREFIX, type CashPayment } from '@pay/cash-domain';
 import { notFound } from '@pay/contracts';
-import { AggregateRepository, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
 import { statesAfter } from '@pay/platform';
 import { cashPaymentAggregate } from './cash-payment-events';
-import { listCashPayments, projectCashPaymentEvents } from './cash-payment-projection';
-import { CashPaymentNumbers, CashPaymentSweeps } from './cash-payment-store';
+import { CASH_PAYMENT_SWEEPS, listCashPayments, projectCashPaymentEvents } from './cash-payment-projection';
+import { CashPaymentNumbers } from './cash-payment-store';
 import { CashPaymentsService, type CashConfig } from './cash-payments.service';
 import { CashPointsStore } from './cash-points.store';
-
-/** A validation started this long ago without an outcome is taken over by the sweep. */
-const STALLED_VALIDATION_MS = 5_000;
 
 const CASH_PAYMENT_VIEWS = 'cash.cash-payment-views';
 
@@ -18,7 +15,6 @@ export function cashContext({ store, bus, clock, pool }: ContextInfrastructure, 
   const cashPoints = new CashPointsStore(pool);
   const cashPayments = new AggregateRepository(store, cashPaymentAggregate, recordWith(bus));
   const service = new CashPaymentsService(cashPayments, bus, clock, new CashPaymentNumbers(pool), cashPoints, config);
-  const sweeps = new CashPaymentSweeps(pool);
   return {
     app: 'cash',
     subscriptions: [
@@ -27,13 +23,11 @@ export function cashContext({ store, bus, clock, pool }: ContextInfrastructure, 
     ],
     sweeper: {
       tasks: {
-        due: (now, limit) => sweeps.dueForExpiry(now, limit),
-        applyDeadline: (id) => service.expire(id),
-        stalled: (olderThanMs, limit) => sweeps.stalledValidations(olderThanMs, limit),
+        ...expirySweep(pool, CASH_PAYMENT_SWEEPS, cashPayments, clock),
         resume: (id) => service.finishValidation(id),
       },
       caughtUpOn: CASH_PAYMENT_VIEWS,
-      options: { process: 'validation', stalledAfterMs: STALLED_VALIDATION_MS },
+      options: { process: 'validation' },
     },
     handlers: (caughtUp) => ({
       'cash.cash-points.create': (request) => cashPoints.create(request, clock.now()),

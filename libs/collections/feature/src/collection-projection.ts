@@ -1,7 +1,7 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { collectionDecider, toCollectionResource, type Collection, type CollectionEvent } from '@pay/collections-domain';
 import type { CollectionResource, ListObjects, ListResource } from '@pay/contracts';
-import type { RecordedEvent } from '@pay/event-store';
+import { projectForward, type SweptView } from '@pay/event-store';
 import { listPage } from '@pay/platform';
 
 type Existing = Exclude<Collection, { status: 'none' }>;
@@ -12,45 +12,39 @@ export const COLLECTION_EVENT_PREFIX = 'Collection';
  * Projects collection events into collection_views, in the subscription's transaction (with its
  * checkpoint). A row only moves forward: an event older than the row's revision is ignored.
  */
-export async function projectCollectionEvents(events: RecordedEvent[], tx: PoolClient): Promise<void> {
-  for (const recorded of events) {
-    const event = recorded.data as CollectionEvent;
-    if (event.type === 'CollectionCreated') {
-      const state = collectionDecider.evolve(collectionDecider.initialState, event);
-      await tx.query({
-        name: 'collection-view-insert',
-        text: `INSERT INTO collection_views (collection_id, integrator_id, status, order_reference, created_at, state, revision, updated_at)
-               VALUES ($1, $2, 'awaiting_collection', $3, $4, $5, $6, now()) ON CONFLICT (collection_id) DO NOTHING`,
-        values: [event.collectionId, event.integratorId, event.orderReference, event.createdAt, JSON.stringify(state), recorded.revision.toString()],
-      });
-      continue;
-    }
-    const { rows } = await tx.query<{ state: Existing; revision: string }>({
-      name: 'collection-view-read',
-      text: 'SELECT state, revision FROM collection_views WHERE collection_id = $1',
-      values: [event.collectionId],
+export const projectCollectionEvents = projectForward<CollectionEvent, Collection, 'CollectionCreated'>({
+  name: 'collection',
+  table: 'collection_views',
+  idColumn: 'collection_id',
+  decider: collectionDecider,
+  idOf: (event) => event.collectionId,
+  createdBy: 'CollectionCreated',
+  insert: async (tx, event, state, revision) => {
+    await tx.query({
+      name: 'collection-view-insert',
+      text: `INSERT INTO collection_views (collection_id, integrator_id, status, order_reference, created_at, state, revision, updated_at)
+             VALUES ($1, $2, 'awaiting_collection', $3, $4, $5, $6, now()) ON CONFLICT (collection_id) DO NOTHING`,
+      values: [event.collectionId, event.integratorId, event.orderReference, event.createdAt, JSON.stringify(state), revision],
     });
-    if (!rows[0]) throw new Error(`collection view ${event.collectionId}: ${event.type} before its creation`);
-    if (BigInt(rows[0].revision) >= recorded.revision) continue;
+  },
+  update: async (tx, event, state, revision) => {
     const { status, settling, movements, overdue } = summary(event);
     await tx.query({
       name: 'collection-view-update',
       text: `UPDATE collection_views SET status = COALESCE($2, status), settling = COALESCE($3, settling), pending_movements = pending_movements + $4,
                overdue_notified = overdue_notified OR $5, due_at = COALESCE($6, due_at), state = $8, revision = $7, updated_at = now()
              WHERE collection_id = $1 AND revision < $7`,
-      values: [
-        event.collectionId,
-        status,
-        settling,
-        movements,
-        overdue,
-        event.type === 'CollectionCollected' ? event.dueAt : null,
-        recorded.revision.toString(),
-        JSON.stringify(collectionDecider.evolve(rows[0].state, event)),
-      ],
+      values: [event.collectionId, status, settling, movements, overdue, event.type === 'CollectionCollected' ? event.dueAt : null, revision, JSON.stringify(state)],
     });
-  }
-}
+  },
+});
+
+/** The stalled sweep's rows: settlements or cash movements decided and not recorded. */
+export const COLLECTION_SWEEPS: SweptView = {
+  table: 'collection_views',
+  idColumn: 'collection_id',
+  stepPending: 'settling OR pending_movements > 0',
+};
 
 type Status = Exclude<Collection['status'], 'none'>;
 

@@ -1,14 +1,10 @@
 import { expectedCollectionMovements, type Collection } from '@pay/collections-domain';
-import { AggregateRepository, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { AggregateRepository, recordWith, relayOf, stalledSteps, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { OVERDUE_ROUNDS_MAX } from '@pay/kernel';
 import { statesAfter } from '@pay/platform';
 import { collectionAggregate } from './collection-events';
-import { COLLECTION_EVENT_PREFIX, listCollections, projectCollectionEvents, unsettledCollections } from './collection-projection';
+import { COLLECTION_EVENT_PREFIX, COLLECTION_SWEEPS, listCollections, projectCollectionEvents, unsettledCollections } from './collection-projection';
 import { CollectionSweeps, CollectionsService, type CollectionsConfig } from './collections.service';
-
-/** A settlement or cash movement decided this long ago without an outcome is taken over by the sweep. */
-const STALLED_SETTLEMENT_MS = 5_000;
-/** Batches of overdue deposits one sweep reports at most (the next sweep takes the rest). */
-const OVERDUE_ROUNDS_MAX = 10;
 
 const COLLECTION_VIEWS = 'collections.collection-views';
 
@@ -32,11 +28,11 @@ export function collectionsContext({ store, bus, clock, pool }: ContextInfrastru
       tasks: {
         due: (now, limit) => sweeps.dueForOverdue(now, limit),
         applyDeadline: (id) => service.markOverdue(id),
-        stalled: (olderThanMs, limit) => sweeps.unfinished(olderThanMs, limit),
+        stalled: (olderThanMs, limit) => stalledSteps(pool, COLLECTION_SWEEPS, olderThanMs, limit),
         resume: (id) => service.finish(id),
       },
       caughtUpOn: COLLECTION_VIEWS,
-      options: { process: 'ledger steps', stalledAfterMs: STALLED_SETTLEMENT_MS, roundsMax: OVERDUE_ROUNDS_MAX },
+      options: { process: 'ledger steps', roundsMax: OVERDUE_ROUNDS_MAX },
     },
     handlers: (caughtUp) => ({
       'collections.create': (m) => service.create(m),

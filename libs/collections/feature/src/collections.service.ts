@@ -19,17 +19,13 @@ import {
   type ValidateDepositRequest,
 } from '@pay/contracts';
 import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { failpoint, type Clock } from '@pay/kernel';
+import { failpoint, LEDGER_TIMEOUT_MS, MOVEMENTS_PER_FINISH_MAX, type Clock } from '@pay/kernel';
 
 export interface CollectionsConfig {
   publicBaseUrl: string;
   /** A ledger call that takes longer is abandoned by this request and finished by the recovery sweep. */
   ledgerTimeoutMs?: number;
 }
-
-const LEDGER_TIMEOUT_MS_DEFAULT = 10_000;
-/** A collection has at most a handover, a movement per count and a write-off pending: this bounds a runaway. */
-const MOVEMENTS_PER_FINISH_MAX = 100;
 
 export type Collections = AggregateRepository<CollectionCommand, CollectionEvent, Collection>;
 
@@ -56,12 +52,12 @@ export class CollectionsService {
     private readonly clock: Clock,
     config: CollectionsConfig,
   ) {
-    this.ledgerTimeoutMs = config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS_DEFAULT;
+    this.ledgerTimeoutMs = config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS;
   }
 
   async create(request: CreateCollectionRequest): Promise<CollectionResource> {
     const { collectionId } = request;
-    const { state } = await this.collections.execute(
+    const created = await this.collections.create(
       collectionId,
       {
         type: 'CreateCollection',
@@ -75,9 +71,9 @@ export class CollectionsService {
         },
         now: this.clock.now(),
       },
-      { expectNew: true },
+      request.integratorId,
     );
-    return this.resource(state, { integratorId: request.integratorId, collectionId });
+    return toCollectionResource(created, this.clock.now());
   }
 
   async retrieve(ref: CollectionRef): Promise<CollectionResource> {
@@ -228,17 +224,6 @@ export class CollectionsService {
 /** Collections in need of a sweep, read from the projection. */
 export class CollectionSweeps {
   constructor(private readonly pool: Pool) {}
-
-  /** Collections whose settlement or cash movements were decided more than `olderThanMs` ago (real time) and not recorded. */
-  async unfinished(olderThanMs: number, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ collection_id: string }>({
-      name: 'collections-unfinished',
-      text: `SELECT collection_id FROM collection_views WHERE (settling OR pending_movements > 0) AND updated_at <= now() - make_interval(secs => $1)
-             ORDER BY updated_at LIMIT $2`,
-      values: [olderThanMs / 1000, limit],
-    });
-    return rows.map((r) => r.collection_id);
-  }
 
   /** Deposits past due_at on the service clock (`now`), neither validated nor reported overdue yet. */
   async dueForOverdue(now: Date, limit: number): Promise<string[]> {

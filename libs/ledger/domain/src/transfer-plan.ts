@@ -1,4 +1,4 @@
-import { computeFee, isCurrency, isValidAmount } from '@pay/kernel';
+import { computeFee, isCurrency, isValidAmount, LEDGER_ID_LENGTH_MAX } from '@pay/kernel';
 import { type CashMovementKind, type CreateTopup, type ExecuteTransfer, type FeeUseCase, ServiceError, type TransferUseCase } from '@pay/contracts';
 import { isPlatformAccount, platformAccount } from './accounts';
 import { FEE_USE_CASES, type FeeSchedule } from './fee-schedule';
@@ -16,11 +16,9 @@ export interface TopupPlan {
   postings: Posting[];
 }
 
-const ID_LENGTH_MAX = 255;
-
 const requireId = (value: unknown, param: string): void => {
-  if (typeof value !== 'string' || value.length === 0 || value.length > ID_LENGTH_MAX) {
-    throw new ServiceError('invalid_request', `${param} must be a string of 1 to ${ID_LENGTH_MAX} characters`, param);
+  if (typeof value !== 'string' || value.length === 0 || value.length > LEDGER_ID_LENGTH_MAX) {
+    throw new ServiceError('invalid_request', `${param} must be a string of 1 to ${LEDGER_ID_LENGTH_MAX} characters`, param);
   }
 };
 

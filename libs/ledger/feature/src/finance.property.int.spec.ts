@@ -5,7 +5,8 @@ import { allowsNegativeBalance, DEFAULT_FEE_SCHEDULE, planTransfer } from '@pay/
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { type Pool } from 'pg';
-import { LEDGER_MIGRATIONS, LedgerService, TRANSFER_BATCH_SIZE_MAX } from './index';
+import { TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
+import { LEDGER_MIGRATIONS, LedgerService } from './index';
 
 /**
  * Finance's invariants over random sequences of ledger operations (every use case, refused ones,

@@ -17,7 +17,7 @@ import {
   type TransferOutcome,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { type Clock, type Currency, iso, newId } from '@pay/kernel';
+import { type Clock, type Currency, iso, LEDGER_ENTRIES_PAGE_MAX, newId, TRANSFER_BATCH_SIZE_MAX, TRANSFER_QUEUE_LENGTH_MAX } from '@pay/kernel';
 import { checkOpenAccount, checkParty, currencyMismatch, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
 import { hostLogger, ledgerTransfersTotal, record, type LedgerTransferOutcome } from '@pay/observability';
 import { type Pool } from 'pg';
@@ -34,15 +34,6 @@ interface AccountRow {
   balance: number;
 }
 
-/** Entries listed for one reference: a payment has a handful, so this only bounds a runaway. */
-const ENTRIES_PAGE_MAX = 100;
-/**
- * Most transfers one transaction applies. A hot account (a marketplace merchant) is locked once per
- * batch instead of once per transfer; the statements stay small (a few hundred rows).
- */
-export const TRANSFER_BATCH_SIZE_MAX = 64;
-/** Most transfers waiting for a batch (64 full batches): beyond it a transfer is refused at once, and its caller retries. */
-export const TRANSFER_QUEUE_LENGTH_MAX = 64 * TRANSFER_BATCH_SIZE_MAX;
 
 /** The ledger: accounts, top-ups and balanced, idempotent transfers over PostgreSQL. */
 export class LedgerService {
@@ -223,12 +214,12 @@ export class LedgerService {
            FROM ledger_postings p WHERE p.entry_id = e.id) AS postings
         FROM ledger_entries e WHERE e.reference = $1
         ORDER BY e.created_at, e.position LIMIT $2`,
-      values: [String(reference), ENTRIES_PAGE_MAX + 1],
+      values: [String(reference), LEDGER_ENTRIES_PAGE_MAX + 1],
     });
-    const data = rows.slice(0, ENTRIES_PAGE_MAX).map(
+    const data = rows.slice(0, LEDGER_ENTRIES_PAGE_MAX).map(
       (row): JournalEntryResource => ({ id: row.id, object: 'journal_entry', reference: row.reference, kind: row.kind, created_at: iso(row.created_at), postings: row.postings }),
     );
-    return { object: 'list', data, has_more: rows.length > ENTRIES_PAGE_MAX };
+    return { object: 'list', data, has_more: rows.length > LEDGER_ENTRIES_PAGE_MAX };
   }
 
   /** Total debits and credits of every posting, per currency: equal when the books balance. */

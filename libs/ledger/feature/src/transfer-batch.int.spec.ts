@@ -5,7 +5,8 @@ import { ledgerTransfersTotal } from '@pay/observability';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { type Pool } from 'pg';
-import { LEDGER_MIGRATIONS, LedgerService, TRANSFER_BATCH_SIZE_MAX } from './index';
+import { TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
+import { LEDGER_MIGRATIONS, LedgerService } from './index';
 import { requestHash } from './transaction';
 
 /**

@@ -1,6 +1,6 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { ListObjects, ListResource, PaymentResource } from '@pay/contracts';
-import type { RecordedEvent } from '@pay/event-store';
+import { projectForward, type SweptView } from '@pay/event-store';
 import { listPage } from '@pay/platform';
 import { paymentDecider, toPaymentResource, type Payment, type PaymentEvent } from '@pay/payments-domain';
 
@@ -11,38 +11,38 @@ type Existing = Exclude<Payment, { status: 'none' }>;
  * The row keeps the folded state (what the list answers) and the columns the list filters and the
  * sweeps query. A row only moves forward: an event at or below the row's revision is ignored.
  */
-export async function projectPaymentEvents(events: RecordedEvent[], tx: PoolClient): Promise<void> {
-  for (const recorded of events) {
-    const event = recorded.data as PaymentEvent;
-    const revision = recorded.revision.toString();
-    if (event.type === 'PaymentCreated') {
-      const state = paymentDecider.evolve(paymentDecider.initialState, event);
-      await tx.query({
-        name: 'payment-view-insert',
-        text: `INSERT INTO payment_views (payment_id, integrator_id, status, expires_at, order_reference, merchant_connection, created_at, state, revision, updated_at)
-               VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (payment_id) DO NOTHING`,
-        values: [event.paymentId, event.integratorId, event.expiresAt, event.orderReference, event.merchantConnection, event.createdAt, JSON.stringify(state), revision],
-      });
-      continue;
-    }
-    const { rows } = await tx.query<{ state: Existing; revision: string }>({
-      name: 'payment-view-read',
-      text: 'SELECT state, revision FROM payment_views WHERE payment_id = $1',
-      values: [event.paymentId],
+export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'PaymentCreated'>({
+  name: 'payment',
+  table: 'payment_views',
+  idColumn: 'payment_id',
+  decider: paymentDecider,
+  idOf: (event) => event.paymentId,
+  createdBy: 'PaymentCreated',
+  insert: async (tx, event, state, revision) => {
+    await tx.query({
+      name: 'payment-view-insert',
+      text: `INSERT INTO payment_views (payment_id, integrator_id, status, expires_at, order_reference, merchant_connection, created_at, state, revision, updated_at)
+             VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (payment_id) DO NOTHING`,
+      values: [event.paymentId, event.integratorId, event.expiresAt, event.orderReference, event.merchantConnection, event.createdAt, JSON.stringify(state), revision],
     });
-    const row = rows[0];
-    if (!row) throw new Error(`payment view ${event.paymentId}: ${event.type} before its creation`);
-    if (BigInt(row.revision) >= recorded.revision) continue;
-    const state = paymentDecider.evolve(row.state, event);
-    if (state.status === 'none') throw new Error(`payment view ${event.paymentId}: no state after ${event.type}`);
+  },
+  update: async (tx, event, state, revision) => {
     await tx.query({
       name: 'payment-view-update',
       text: `UPDATE payment_views SET status = $2, authorizing = $3, refunding = $6, state = $4, revision = $5, updated_at = now()
              WHERE payment_id = $1 AND revision < $5`,
       values: [event.paymentId, state.status, isAuthorizing(state), JSON.stringify(state), revision, isRefunding(state)],
     });
-  }
-}
+  },
+});
+
+/** The sweeps' rows: pending payments open to expiry, and authorizations or refunds whose outcome is not recorded. */
+export const PAYMENT_SWEEPS: SweptView = {
+  table: 'payment_views',
+  idColumn: 'payment_id',
+  expirable: "status = 'pending' AND NOT authorizing",
+  stepPending: 'authorizing OR refunding',
+};
 
 /** Refunds reserved on the payment whose outcome is not settled. */
 const isRefunding = (state: Existing): boolean => state.status === 'succeeded' && Object.keys(state.pendingRefunds ?? {}).length > 0;

@@ -1,16 +1,13 @@
 import type { Pool } from 'pg';
-import { AggregateRepository, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
 import { statesAfter } from '@pay/platform';
 import { expectedPaymentMovements, expectedRefundMovements, type Payment, type Refund } from '@pay/payments-domain';
 import { paymentAggregate } from './payment-events';
-import { listPayments, PAYMENT_EVENT_PREFIX, projectPaymentEvents } from './payment-projection';
-import { PaymentSweeps, PaymentsService, type PaymentsConfig } from './payments.service';
+import { listPayments, PAYMENT_EVENT_PREFIX, PAYMENT_SWEEPS, projectPaymentEvents } from './payment-projection';
+import { PaymentsService, type PaymentsConfig } from './payments.service';
 import { refundAggregate } from './refund-events';
 import { listRefunds, projectRefundEvents, REFUND_EVENT_PREFIX } from './refund-projection';
 import { RefundsService } from './refunds.service';
-
-/** An authorization or a refund started this long ago without an outcome is taken over by the sweep. */
-const STALLED_AUTHORIZATION_MS = 5_000;
 
 const PAYMENT_VIEWS = 'payments.payment-views';
 const REFUND_VIEWS = 'payments.refund-views';
@@ -20,7 +17,6 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
   const payments = new AggregateRepository(store, paymentAggregate, recordWith(bus));
   const service = new PaymentsService(payments, bus, clock, config);
   const refunds = new RefundsService(payments, new AggregateRepository(store, refundAggregate, recordWith(bus)), bus, clock, config.ledgerTimeoutMs);
-  const sweeps = new PaymentSweeps(pool);
   return {
     app: 'payments',
     subscriptions: [
@@ -31,10 +27,8 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
     ],
     sweeper: {
       tasks: {
-        due: (now, limit) => sweeps.dueForExpiry(now, limit),
-        applyDeadline: (id) => service.expire(id),
-        // A payment's authorization, or its refunds reserved and not settled.
-        stalled: (olderThanMs, limit) => sweeps.stalled(olderThanMs, limit),
+        // Stalled: a payment's authorization, or its refunds reserved and not settled.
+        ...expirySweep(pool, PAYMENT_SWEEPS, payments, clock),
         resume: async (id) => {
           const payment = await service.finishAuthorization(id);
           await refunds.finishPending(id);
@@ -42,7 +36,7 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
         },
       },
       caughtUpOn: PAYMENT_VIEWS,
-      options: { process: 'authorization', stalledAfterMs: STALLED_AUTHORIZATION_MS },
+      options: { process: 'authorization' },
     },
     handlers: (caughtUp) => ({
       'payments.create': (m) => service.create(m),

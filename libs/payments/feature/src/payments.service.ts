@@ -1,8 +1,7 @@
-import type { Pool } from 'pg';
 import type { MessageBus } from '@pay/bus';
 import type { AuthorizePaymentRequest, CreatePaymentRequest, PaymentRef, PaymentResource } from '@pay/contracts';
 import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { addMs, failpoint, MINUTE_MS, type Clock } from '@pay/kernel';
+import { addMs, AUTHORIZATION_TTL_MS, failpoint, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
 import { toPaymentResource, type AuthorizationOutcome, type Payment, type PaymentCommand, type PaymentEvent } from '@pay/payments-domain';
 
 export interface PaymentsConfig {
@@ -13,11 +12,11 @@ export interface PaymentsConfig {
   ledgerTimeoutMs: number;
 }
 
-/** The contract's 30 minutes to authorize; a ledger call is given 10 s. */
+/** The contract's time to authorize and the ledger call's bound (limits.ts). */
 export const paymentsConfig = ({ publicBaseUrl }: { publicBaseUrl: string }): PaymentsConfig => ({
   publicBaseUrl,
-  authorizationTtlMs: 30 * MINUTE_MS,
-  ledgerTimeoutMs: 10_000,
+  authorizationTtlMs: AUTHORIZATION_TTL_MS,
+  ledgerTimeoutMs: LEDGER_TIMEOUT_MS,
 });
 
 export type Payments = AggregateRepository<PaymentCommand, PaymentEvent, Payment>;
@@ -40,7 +39,7 @@ export class PaymentsService {
   async create(request: CreatePaymentRequest): Promise<PaymentResource> {
     const now = this.clock.now();
     const { paymentId } = request;
-    const { state } = await this.payments.execute(
+    const created = await this.payments.create(
       paymentId,
       {
         type: 'CreatePayment',
@@ -57,9 +56,9 @@ export class PaymentsService {
         expiresAt: addMs(now, this.config.authorizationTtlMs),
         now,
       },
-      { expectNew: true },
+      request.integratorId,
     );
-    return this.resource(state, { integratorId: request.integratorId, paymentId });
+    return toPaymentResource(created);
   }
 
   async retrieve(ref: PaymentRef): Promise<PaymentResource> {
@@ -127,41 +126,11 @@ export class PaymentsService {
     return this.payments.visible(after, paymentId, null);
   }
 
-  /** Expires one payment if its deadline has passed on the service clock; returns whether it did. */
-  async expire(paymentId: string): Promise<boolean> {
-    const { events } = await this.payments.execute(paymentId, { type: 'ExpirePayment', paymentId, now: this.clock.now() });
-    return events.length > 0;
-  }
-
   private visible(ref: PaymentRef): Promise<Loaded<Existing<Payment>>> {
     return this.payments.loadVisible(ref.paymentId, ref.integratorId);
   }
 
   private resource(state: Payment, ref: PaymentRef): PaymentResource {
     return toPaymentResource(this.payments.visible(state, ref.paymentId, ref.integratorId));
-  }
-}
-
-/** Payments in need of a sweep, read from the projection. */
-export class PaymentSweeps {
-  constructor(private readonly pool: Pool) {}
-
-  async dueForExpiry(now: Date, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ payment_id: string }>({
-      name: 'payments-due-for-expiry',
-      text: `SELECT payment_id FROM payment_views WHERE status = 'pending' AND NOT authorizing AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
-      values: [now.toISOString(), limit],
-    });
-    return rows.map((r) => r.payment_id);
-  }
-
-  /** Authorizations or refunds started more than `olderThanMs` ago (real time) whose outcome is not recorded. */
-  async stalled(olderThanMs: number, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ payment_id: string }>({
-      name: 'payments-stalled',
-      text: `SELECT payment_id FROM payment_views WHERE (authorizing OR refunding) AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
-      values: [olderThanMs / 1000, limit],
-    });
-    return rows.map((r) => r.payment_id);
   }
 }

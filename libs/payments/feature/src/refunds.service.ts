@@ -1,7 +1,7 @@
 import type { MessageBus } from '@pay/bus';
 import type { CreateRefund, RefundResource } from '@pay/contracts';
-import { CONTENDED_COMMAND_RETRIES_MAX, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
-import { failpoint, type Clock } from '@pay/kernel';
+import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
+import { CONTENDED_COMMAND_RETRIES_MAX, failpoint, type Clock } from '@pay/kernel';
 import { refundOperationId, toRefundResource, type Payment, type Refund, type RefundCommand, type RefundEvent } from '@pay/payments-domain';
 import type { Payments } from './payments.service';
 

@@ -1,2 +1,2 @@
 export * from './supplier-payments.module';
-export { SupplierPaymentsService, APPROVAL_TTL_MS_DEFAULT } from './supplier-payments.service';
+export { SupplierPaymentsService } from './supplier-payments.service';

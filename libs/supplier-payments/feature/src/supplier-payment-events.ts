@@ -1,5 +1,4 @@
-import { type EventType, type IntegrationEvent } from '@pay/contracts';
-import { statusChangeEvent, type AggregateType } from '@pay/event-store';
+import { statusChangeEvents, type AggregateType } from '@pay/event-store';
 import {
   SUPPLIER_PAYMENT_EVENT_PREFIX,
   supplierPaymentDecider,
@@ -10,40 +9,19 @@ import {
   type SupplierPaymentEvent,
 } from '@pay/supplier-payments-domain';
 
-/** The status changes after creation, each an event type, and when each happened. */
-const statusChange = (event: SupplierPaymentEvent): { type: EventType; at: string } | null => {
-  switch (event.type) {
-    case 'SupplierPaymentSucceeded':
-      return { type: 'supplier_payment.succeeded', at: event.succeededAt };
-    case 'SupplierPaymentDeclined':
-      return { type: 'supplier_payment.declined', at: event.declinedAt };
-    case 'SupplierPaymentRejected':
-      return { type: 'supplier_payment.rejected', at: event.rejectedAt };
-    case 'SupplierPaymentCanceled':
-      return { type: 'supplier_payment.canceled', at: event.canceledAt };
-    case 'SupplierPaymentExpired':
-      return { type: 'supplier_payment.expired', at: event.expiredAt };
-    case 'SupplierPaymentCreated':
-    case 'SupplierPaymentApprovalStarted':
-      return null;
-    default: {
-      const unknown: never = event;
-      throw new Error(`unknown supplier payment event ${JSON.stringify(unknown)}`);
-    }
-  }
-};
-
 /**
  * The integration event for a supplier payment's status change, or null when the domain event is not
- * one (creation, the start of an approval). `stateAfter` is the payment once `event` is applied;
- * `revision` is the event's place in the stream, which makes the event id stable and orders versions.
+ * one (creation, the start of an approval).
  */
-export function toIntegrationEvent(event: SupplierPaymentEvent, stateAfter: SupplierPayment, revision: bigint): IntegrationEvent | null {
-  const change = statusChange(event);
-  if (!change || stateAfter.status === 'none') return null;
-  const resource = toSupplierPaymentResource(stateAfter);
-  return statusChangeEvent(supplierPaymentStreamId(resource.id), revision, { type: change.type, createdAt: change.at, integratorId: stateAfter.terms.integratorId, resource });
-}
+export const toIntegrationEvent = statusChangeEvents<SupplierPaymentEvent, SupplierPayment>(supplierPaymentStreamId, toSupplierPaymentResource, {
+  SupplierPaymentCreated: null,
+  SupplierPaymentApprovalStarted: null,
+  SupplierPaymentSucceeded: { type: 'supplier_payment.succeeded', at: (event) => event.succeededAt },
+  SupplierPaymentDeclined: { type: 'supplier_payment.declined', at: (event) => event.declinedAt },
+  SupplierPaymentRejected: { type: 'supplier_payment.rejected', at: (event) => event.rejectedAt },
+  SupplierPaymentCanceled: { type: 'supplier_payment.canceled', at: (event) => event.canceledAt },
+  SupplierPaymentExpired: { type: 'supplier_payment.expired', at: (event) => event.expiredAt },
+});
 
 /** The supplier payment aggregate as the runtime knows it (repository, relay). */
 export const supplierPaymentAggregate: AggregateType<SupplierPaymentCommand, SupplierPaymentEvent, SupplierPayment> = {
@@ -53,4 +31,5 @@ export const supplierPaymentAggregate: AggregateType<SupplierPaymentCommand, Sup
   eventTypePrefix: SUPPLIER_PAYMENT_EVENT_PREFIX,
   toIntegrationEvent,
   isInternal: (event) => event.type === 'SupplierPaymentCreated' || event.type === 'SupplierPaymentApprovalStarted',
+  expire: (supplierPaymentId, now) => ({ type: 'ExpireSupplierPayment', supplierPaymentId, now }),
 };

@@ -1,6 +1,6 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { ServiceError, type ListResource, type ListSupplierPayments, type SupplierPaymentResource } from '@pay/contracts';
-import type { RecordedEvent } from '@pay/event-store';
+import { projectForward, type SweptView } from '@pay/event-store';
 import { supplierPaymentDecider, toSupplierPaymentResource, type SupplierPayment, type SupplierPaymentEvent } from '@pay/supplier-payments-domain';
 
 type Existing = Exclude<SupplierPayment, { status: 'none' }>;
@@ -10,40 +10,40 @@ type Existing = Exclude<SupplierPayment, { status: 'none' }>;
  * (with its checkpoint). The row keeps the folded state: each event is applied with `evolve`, and a
  * row only moves forward (an event at or below the row's revision is ignored).
  */
-export async function projectSupplierPaymentEvents(events: RecordedEvent[], tx: PoolClient): Promise<void> {
-  for (const recorded of events) {
-    const event = recorded.data as SupplierPaymentEvent;
-    const revision = recorded.revision.toString();
-    if (event.type === 'SupplierPaymentCreated') {
-      const state = supplierPaymentDecider.evolve(supplierPaymentDecider.initialState, event);
-      await tx.query({
-        name: 'sp-view-insert',
-        text: `INSERT INTO sp_supplier_payment_views (supplier_payment_id, integrator_id, invoice_reference, status, expires_at, state, revision, updated_at)
-               VALUES ($1, $2, $3, 'awaiting_approval', $4, $5, $6, now()) ON CONFLICT (supplier_payment_id) DO NOTHING`,
-        values: [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, JSON.stringify(state), revision],
-      });
-      continue;
-    }
-    const { rows } = await tx.query<{ state: Existing; revision: string }>({
-      name: 'sp-view-read',
-      text: 'SELECT state, revision FROM sp_supplier_payment_views WHERE supplier_payment_id = $1',
-      values: [event.supplierPaymentId],
+export const projectSupplierPaymentEvents = projectForward<SupplierPaymentEvent, SupplierPayment, 'SupplierPaymentCreated'>({
+  name: 'supplier payment',
+  table: 'sp_supplier_payment_views',
+  idColumn: 'supplier_payment_id',
+  decider: supplierPaymentDecider,
+  idOf: (event) => event.supplierPaymentId,
+  createdBy: 'SupplierPaymentCreated',
+  insert: async (tx, event, state, revision) => {
+    await tx.query({
+      name: 'sp-view-insert',
+      text: `INSERT INTO sp_supplier_payment_views (supplier_payment_id, integrator_id, invoice_reference, status, expires_at, state, revision, updated_at)
+             VALUES ($1, $2, $3, 'awaiting_approval', $4, $5, $6, now()) ON CONFLICT (supplier_payment_id) DO NOTHING`,
+      values: [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, JSON.stringify(state), revision],
     });
-    const row = rows[0];
-    if (!row) throw new Error(`supplier payment view ${event.supplierPaymentId}: ${event.type} before its creation`);
-    if (BigInt(row.revision) >= recorded.revision) continue;
-    const state = supplierPaymentDecider.evolve(row.state, event);
-    if (state.status === 'none') throw new Error(`supplier payment view ${event.supplierPaymentId}: no state after ${event.type}`);
+  },
+  update: async (tx, event, state, revision) => {
     await tx.query({
       name: 'sp-view-update',
       text: `UPDATE sp_supplier_payment_views SET status = $2, approving = $3, state = $4, revision = $5, updated_at = now()
              WHERE supplier_payment_id = $1 AND revision < $5`,
       values: [event.supplierPaymentId, state.status, state.status === 'awaiting_approval' && state.approval !== null, JSON.stringify(state), revision],
     });
-  }
-}
+  },
+});
 
-/** Queries on the projection: the list, and the supplier payments in need of a sweep. */
+/** The sweeps' rows: payments awaiting approval and not being approved (expiry), and approvals whose outcome is not recorded. */
+export const SUPPLIER_PAYMENT_SWEEPS: SweptView = {
+  table: 'sp_supplier_payment_views',
+  idColumn: 'supplier_payment_id',
+  expirable: "status = 'awaiting_approval' AND NOT approving",
+  stepPending: 'approving',
+};
+
+/** Queries on the projection: the list. */
 export class SupplierPaymentViews {
   constructor(private readonly pool: Pool) {}
 
@@ -63,26 +63,6 @@ export class SupplierPaymentViews {
       values: [query.integratorId, query.invoiceReference ?? null, query.status ?? null, beforeSeq, query.limit + 1],
     });
     return { object: 'list', data: rows.slice(0, query.limit).map((r) => toSupplierPaymentResource(r.state)), has_more: rows.length > query.limit };
-  }
-
-  async dueForExpiry(now: Date, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ supplier_payment_id: string }>({
-      name: 'sp-due-for-expiry',
-      text: `SELECT supplier_payment_id FROM sp_supplier_payment_views
-             WHERE status = 'awaiting_approval' AND NOT approving AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
-      values: [now.toISOString(), limit],
-    });
-    return rows.map((r) => r.supplier_payment_id);
-  }
-
-  /** Approvals started more than `olderThanMs` ago (real time) whose outcome is not recorded. */
-  async stalledApprovals(olderThanMs: number, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ supplier_payment_id: string }>({
-      name: 'sp-stalled-approvals',
-      text: `SELECT supplier_payment_id FROM sp_supplier_payment_views WHERE approving AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
-      values: [olderThanMs / 1000, limit],
-    });
-    return rows.map((r) => r.supplier_payment_id);
   }
 
   private async seqOf(integratorId: string, supplierPaymentId: string): Promise<string> {

@@ -1,14 +1,11 @@
 import { notFound } from '@pay/contracts';
-import { AggregateRepository, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
 import { statesAfter } from '@pay/platform';
 import { expectedSupplierPaymentMovements, SUPPLIER_PAYMENT_EVENT_PREFIX, type SupplierPayment } from '@pay/supplier-payments-domain';
 import { BeneficiariesStore, toAdminBeneficiaryResource } from './beneficiaries.store';
 import { supplierPaymentAggregate } from './supplier-payment-events';
-import { projectSupplierPaymentEvents, SupplierPaymentViews } from './supplier-payment-projection';
+import { projectSupplierPaymentEvents, SUPPLIER_PAYMENT_SWEEPS, SupplierPaymentViews } from './supplier-payment-projection';
 import { SupplierPaymentsService, type SupplierPaymentsConfig } from './supplier-payments.service';
-
-/** An approval started this long ago without an outcome is taken over by the sweep. */
-const STALLED_APPROVAL_MS = 5_000;
 
 const SUPPLIER_PAYMENT_VIEWS = 'supplier-payments.supplier-payment-views';
 
@@ -30,13 +27,11 @@ export function supplierPaymentsContext({ store, bus, clock, pool }: ContextInfr
     ],
     sweeper: {
       tasks: {
-        due: (now, limit) => views.dueForExpiry(now, limit),
-        applyDeadline: (id) => service.expire(id),
-        stalled: (olderThanMs, limit) => views.stalledApprovals(olderThanMs, limit),
+        ...expirySweep(pool, SUPPLIER_PAYMENT_SWEEPS, supplierPayments, clock),
         resume: (id) => service.finishApproval(id),
       },
       caughtUpOn: SUPPLIER_PAYMENT_VIEWS,
-      options: { process: 'approval', stalledAfterMs: STALLED_APPROVAL_MS },
+      options: { process: 'approval' },
     },
     handlers: (caughtUp) => ({
       'supplier-payments.beneficiaries.create': async (request) => {

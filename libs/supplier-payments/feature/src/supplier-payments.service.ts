@@ -8,7 +8,7 @@ import {
   type SupplierPaymentResource,
 } from '@pay/contracts';
 import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { addMs, DAY_MS, failpoint, type Clock } from '@pay/kernel';
+import { addMs, APPROVAL_TTL_MS_DEFAULT, failpoint, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
 import {
   toSupplierPaymentResource,
   type ApprovalOutcome,
@@ -26,9 +26,6 @@ export interface SupplierPaymentsConfig {
   /** A ledger call that takes longer is abandoned by this request and finished by the recovery sweep. */
   ledgerTimeoutMs?: number;
 }
-
-export const APPROVAL_TTL_MS_DEFAULT = 7 * DAY_MS;
-export const LEDGER_TIMEOUT_MS_DEFAULT = 10_000;
 
 export type SupplierPayments = AggregateRepository<SupplierPaymentCommand, SupplierPaymentEvent, SupplierPayment>;
 
@@ -52,7 +49,7 @@ export class SupplierPaymentsService {
     private readonly config: SupplierPaymentsConfig,
   ) {
     this.approvalTtlMs = config.approvalTtlMs ?? APPROVAL_TTL_MS_DEFAULT;
-    this.ledgerTimeoutMs = config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS_DEFAULT;
+    this.ledgerTimeoutMs = config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS;
   }
 
   /** A beneficiary as its business sees it: revoked ones too; another business's is not found. */
@@ -69,7 +66,7 @@ export class SupplierPaymentsService {
     const facts: BeneficiaryFacts | null = beneficiary
       ? { id: beneficiary.id, business: beneficiary.businessConnection, currency: beneficiary.currency, status: beneficiary.status }
       : null;
-    const { state } = await this.supplierPayments.execute(
+    const created = await this.supplierPayments.create(
       supplierPaymentId,
       {
         type: 'CreateSupplierPayment',
@@ -89,9 +86,9 @@ export class SupplierPaymentsService {
         expiresAt: addMs(now, this.approvalTtlMs),
         now,
       },
-      { expectNew: true },
+      request.integratorId,
     );
-    return this.resource(state, { integratorId: request.integratorId, supplierPaymentId });
+    return toSupplierPaymentResource(created);
   }
 
   async retrieve(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
@@ -154,12 +151,6 @@ export class SupplierPaymentsService {
         : transfer;
     const { state: after } = await this.supplierPayments.execute(supplierPaymentId, { type: 'CompleteApproval', supplierPaymentId, outcome, now: this.clock.now() }, { from: current });
     return this.supplierPayments.visible(after, supplierPaymentId, null);
-  }
-
-  /** Expires one supplier payment if its approval deadline has passed on the service clock; returns whether it did. */
-  async expire(supplierPaymentId: string): Promise<boolean> {
-    const { events } = await this.supplierPayments.execute(supplierPaymentId, { type: 'ExpireSupplierPayment', supplierPaymentId, now: this.clock.now() });
-    return events.length > 0;
   }
 
   private visible(ref: SupplierPaymentRef): Promise<Loaded<Existing<SupplierPayment>>> {

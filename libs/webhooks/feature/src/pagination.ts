@@ -1,8 +1,5 @@
 import { ServiceError, type ListResource } from '@pay/contracts';
 
-export const LIST_LIMIT_DEFAULT = 10;
-export const LIST_LIMIT_MAX = 100;
-
 /** Newest first by `seq`; `starting_after` must be an id of the same list (contract section 5). */
 export interface PageQuery {
   limit: number;

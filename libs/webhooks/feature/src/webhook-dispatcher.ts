@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { failpoint, type Clock } from '@pay/kernel';
+import { failpoint, WEBHOOK_IN_FLIGHT_MAX, WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, WEBHOOK_LEASE_MS, WEBHOOK_POLL_INTERVAL_MS, type Clock } from '@pay/kernel';
 import { record, runOutsideLogContext, webhookDeliveryAttemptsTotal, type WebhookAttemptOutcome } from '@pay/observability';
 import { sendWebhook, type DeliveryResult } from './delivery';
 import { nextRetryAt } from './retry-schedule';
@@ -12,16 +12,17 @@ export interface DispatcherOptions {
   /** Attempts in flight to one endpoint: a slow or dead endpoint holds at most this many slots. */
   inFlightPerEndpointMax: number;
   pollIntervalMs: number;
-  /** A claim outlives the 15 s attempt; after a crash, the delivery is claimed again once it expires. */
+  /** A claim outlives an attempt; after a crash, the delivery is claimed again once it expires. */
   leaseMs: number;
   send?: typeof sendWebhook;
 }
 
+/** The dispatcher's options in every app: the bounds of limits.ts. */
 export const DISPATCHER_DEFAULTS: Omit<DispatcherOptions, 'sandbox'> = {
-  inFlightMax: 128,
-  inFlightPerEndpointMax: 16,
-  pollIntervalMs: 1_000,
-  leaseMs: 60_000,
+  inFlightMax: WEBHOOK_IN_FLIGHT_MAX,
+  inFlightPerEndpointMax: WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX,
+  pollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
+  leaseMs: WEBHOOK_LEASE_MS,
 };
 
 /**

@@ -1,12 +1,7 @@
 import type { Pool } from 'pg';
 import { notFound, type EndpointHealth, type FailedDelivery, type ListResource } from '@pay/contracts';
-import { HOUR_MS } from '@pay/kernel';
+import { FAILING_ENDPOINT_FLAGGED_AFTER_MS, REDELIVER_FAILED_MAX } from '@pay/kernel';
 import { notInList, toPage } from './pagination';
-
-/** An endpoint failing for longer than this (service clock) is flagged to the operator; after 5 days it is disabled. */
-export const FAILING_ENDPOINT_FLAGGED_AFTER_MS = HOUR_MS;
-/** One bulk redelivery reschedules at most this many deliveries; the operator calls again for the rest. */
-export const REDELIVER_FAILED_MAX = 10_000;
 
 /**
  * Deliveries the operator looks at: given up (`failed`), or attempted and failed at least once and

@@ -10,7 +10,7 @@ import type {
   WebhookEndpointResource,
   WebhookEndpointStatus,
 } from '@pay/contracts';
-import { newId } from '@pay/kernel';
+import { FAILING_ENDPOINT_DISABLED_AFTER_MS, newId, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
 import { listPage } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
@@ -25,10 +25,6 @@ export interface EndpointRow {
   createdAt: Date;
 }
 
-/** After a rotation, deliveries are signed with the previous secret too, for this long (service clock). */
-export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
-/** An endpoint whose every attempt failed for this long (service clock) is disabled, as Stripe and Svix do. */
-export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 export const FAILING_FOR_5_DAYS = 'failing_for_5_days';
 
 /** A delivery claimed for one attempt, with what the attempt needs. */
@@ -221,8 +217,8 @@ export class WebhooksStore {
                 FILTER (WHERE a.id IS NOT NULL), '[]') AS attempt_list
        FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id AND ev.integrator_id = $2
        LEFT JOIN wh_attempts a ON a.delivery_id = d.id
-       WHERE d.event_id = $1 GROUP BY d.id ORDER BY d.created_at, d.id LIMIT 100`,
-      [eventId, integratorId],
+       WHERE d.event_id = $1 GROUP BY d.id ORDER BY d.created_at, d.id LIMIT $3`,
+      [eventId, integratorId, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX],
     );
     return { object: 'list', data: rows.map(toDeliveryResource), has_more: false };
   }

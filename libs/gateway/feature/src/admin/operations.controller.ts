@@ -10,19 +10,16 @@ import {
   type SubscribingApp,
   type SubscriptionStatus,
 } from '@pay/contracts';
+import { ID_LENGTH_MAX, OPERATIONS_APP_TIMEOUT_MS, OPERATIONS_REPLAY_TIMEOUT_MS } from '@pay/kernel';
 import { parseListQuery } from '../api/list-query';
 import { AdminGuard } from '../auth/admin.guard';
 import { validateBody } from '../http/validation';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 
-/** Each subscribing app answers within this, or is reported unavailable (the others still answer). */
-export const OPERATIONS_APP_TIMEOUT_MS = 5_000;
-/** Replaying and bulk redelivery do work (events handled again, an UPDATE of many rows): a longer bound. */
-const REPLAY_TIMEOUT_MS = 30_000;
 const SUBSCRIPTION_ID = new RegExp(`^(${SUBSCRIBING_APPS.join('|')})\\.[a-z0-9][a-z0-9-]{0,99}$`);
 const EVENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
-const ENDPOINT_ID = /^we_[0-9A-Za-z]{1,64}$/;
-const DELIVERY_ID = /^whd_[0-9A-Za-z]{1,64}$/;
+const ENDPOINT_ID = new RegExp(`^we_[0-9A-Za-z]{1,${ID_LENGTH_MAX}}$`);
+const DELIVERY_ID = new RegExp(`^whd_[0-9A-Za-z]{1,${ID_LENGTH_MAX}}$`);
 
 class ReplayParkedBody {
   @IsOptional() @IsString() @Matches(SUBSCRIPTION_ID, { message: `subscription_id must be a subscription of ${SUBSCRIBING_APPS.join(', ')}, e.g. payments.payment-views` })
@@ -81,7 +78,7 @@ export class OperationsController {
     if (eventId !== undefined && subscriptionId === undefined) throw new ServiceError('invalid_request', 'event_id needs the subscription_id it is parked in', 'subscription_id');
     const replay = { ...(subscriptionId === undefined ? {} : { subscriptionId }), ...(eventId === undefined ? {} : { eventId }) };
     // A replay handles events again: given the time a projection batch may take, not the usual bound.
-    const ask = (app: SubscribingApp) => this.bus.request(`${app}.operations.replay-parked`, replay, { timeoutMs: REPLAY_TIMEOUT_MS });
+    const ask = (app: SubscribingApp) => this.bus.request(`${app}.operations.replay-parked`, replay, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
     // One subscription: its app's answer, or its error. Every app: each app's answer or error.
     const { answers, errors } = subscriptionId === undefined ? await this.askEveryApp(ask) : { answers: [await ask(appOf(subscriptionId))], errors: [] };
     return {
@@ -112,7 +109,7 @@ export class OperationsController {
   @HttpCode(200)
   async redeliverFailed(@Body() body: unknown) {
     const { endpoint_id: endpointId } = validateOptionalBody(RedeliverFailedBody, body);
-    const { redelivered } = await this.bus.request('webhooks.operations.redeliver-failed', endpointId === undefined ? {} : { endpointId }, { timeoutMs: REPLAY_TIMEOUT_MS });
+    const { redelivered } = await this.bus.request('webhooks.operations.redeliver-failed', endpointId === undefined ? {} : { endpointId }, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
     return { object: 'redelivery', endpoint: endpointId ?? null, redelivered };
   }
 

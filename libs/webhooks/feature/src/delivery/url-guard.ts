@@ -5,8 +5,6 @@ import { describeAddress, type AddressClass } from './address-class';
 
 export { classifyAddress, describeAddress, type AddressClass, type AddressDescription } from './address-class';
 
-/** Still exported here for delivery/index.ts and the spec; their home is @pay/kernel (limits.ts). */
-export { DNS_LOOKUP_TIMEOUT_MS, URL_LENGTH_MAX as ENDPOINT_URL_LENGTH_MAX };
 /** The only plain-http hosts, and only in sandbox (contract section 6). */
 const SANDBOX_HTTP_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

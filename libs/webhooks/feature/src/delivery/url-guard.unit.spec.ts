@@ -1,5 +1,6 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
-import { AddressRefusedError, checkEndpointUrl, DNS_LOOKUP_TIMEOUT_MS, guardedLookup } from './url-guard';
+import { DNS_LOOKUP_TIMEOUT_MS } from '@pay/kernel';
+import { AddressRefusedError, checkEndpointUrl, guardedLookup } from './url-guard';
 
 // Registration checks only: IP literals need no DNS, and names are answered by a stubbed resolver
 // (or /etc/hosts for localhost). No traffic goes to any address.

@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookSecret, RESPONSE_READ_BYTES_MAX, sendWebhook } from './webhook-sender';
+import { WEBHOOK_RESPONSE_READ_BYTES_MAX } from '@pay/kernel';
+import { newWebhookSecret, sendWebhook } from './webhook-sender';
 
 /** A real receiver on 127.0.0.1 that records what reaches it. */
 interface Receiver {
@@ -117,7 +118,7 @@ describe('sendWebhook: any 2xx within the timeout is a success, anything else a 
     const chatty = await startReceiver((_req, res) => res.writeHead(200).end('x'.repeat(1024 * 1024)));
     const result = await delivery(chatty.url);
     expect(result).toMatchObject({ ok: true, statusCode: 200 });
-    expect(result.responseBodySnippet!.length).toBe(RESPONSE_READ_BYTES_MAX);
+    expect(result.responseBodySnippet!.length).toBe(WEBHOOK_RESPONSE_READ_BYTES_MAX);
   });
 
   it('a refused connection is a failure, not a throw', async () => {

@@ -4,14 +4,17 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
+import {
+  WEBHOOK_DELIVERY_TIMEOUT_MS,
+  WEBHOOK_ERROR_LENGTH_MAX,
+  WEBHOOK_LOCATION_LENGTH_MAX,
+  WEBHOOK_RESPONSE_READ_BYTES_MAX,
+  WEBHOOK_SECRET_BYTES,
+} from '@pay/kernel';
 import { beginSpan, endSpan, SpanKind, type Attributes } from '@pay/observability';
 import { AddressRefusedError, addressRefusal, checkUrlShape, guardedLookup, hostOf } from './url-guard';
 
-/** Contract section 6: any 2xx within 15 seconds is a success. */
-export const DELIVERY_TIMEOUT_MS = 15_000;
-export const RESPONSE_READ_BYTES_MAX = 64 * 1024;
 const USER_AGENT = 'payments-webhooks/1';
-const WEBHOOK_SECRET_BYTES = 24;
 
 export interface WebhookRequest {
   url: string;
@@ -32,7 +35,7 @@ export interface DeliveryResult {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
-  /** The start of the response body (at most RESPONSE_READ_BYTES_MAX bytes), when a response arrived. */
+  /** The start of the response body (at most WEBHOOK_RESPONSE_READ_BYTES_MAX bytes), when a response arrived. */
   responseBodySnippet?: string;
 }
 
@@ -79,7 +82,7 @@ const attempt = async (request: WebhookRequest): Promise<DeliveryResult> => {
     if (!target.ok) return finish(failure(target.message));
     const payload = Buffer.from(request.body, 'utf8');
     const headers = signedHeaders(request, payload);
-    return finish(await post(target.url, payload, headers, request.sandbox, request.timeoutMs ?? DELIVERY_TIMEOUT_MS));
+    return finish(await post(target.url, payload, headers, request.sandbox, request.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS));
   } catch (error) {
     return finish(failure(describeError(error)));
   }
@@ -125,7 +128,7 @@ const post = (url: URL, payload: Buffer, headers: OutgoingHttpHeaders, sandbox: 
       req.destroy(); // also stops reading a body past the limit
       resolve(outcome);
     };
-    const settleWithResponse = (): void => settle(responseOutcome(response!, Buffer.concat(chunks).subarray(0, RESPONSE_READ_BYTES_MAX)));
+    const settleWithResponse = (): void => settle(responseOutcome(response!, Buffer.concat(chunks).subarray(0, WEBHOOK_RESPONSE_READ_BYTES_MAX)));
 
     const transport = url.protocol === 'https:' ? https : http;
     // agent: false, a fresh connection per attempt: a pooled socket would skip the connect-time lookup.
@@ -134,7 +137,7 @@ const post = (url: URL, payload: Buffer, headers: OutgoingHttpHeaders, sandbox: 
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         bytesRead += chunk.length;
-        if (bytesRead >= RESPONSE_READ_BYTES_MAX) settleWithResponse();
+        if (bytesRead >= WEBHOOK_RESPONSE_READ_BYTES_MAX) settleWithResponse();
       });
       res.on('end', settleWithResponse);
       res.on('error', settleWithResponse); // the status already arrived: a broken body does not change it
@@ -151,7 +154,7 @@ const responseOutcome = (res: IncomingMessage, body: Buffer): Outcome => {
   if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, error: null, responseBodySnippet };
   const error =
     statusCode >= 300 && statusCode < 400
-      ? `redirect ${statusCode} not followed${res.headers.location ? ` (location ${res.headers.location.slice(0, 200)})` : ''}`
+      ? `redirect ${statusCode} not followed${res.headers.location ? ` (location ${res.headers.location.slice(0, WEBHOOK_LOCATION_LENGTH_MAX)})` : ''}`
       : `status ${statusCode}`;
   return { ok: false, statusCode, error, responseBodySnippet };
 };
@@ -163,7 +166,7 @@ const TLS_ERROR = /^(EPROTO$|ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_
 const describeError = (error: unknown): string => {
   if (error instanceof AddressRefusedError) return error.message;
   const { code = '', message: raw = String(error) } = (typeof error === 'object' && error !== null ? error : {}) as NodeJS.ErrnoException;
-  const message = raw.replace(/\s+/g, ' ').trim().slice(0, 500);
+  const message = raw.replace(/\s+/g, ' ').trim().slice(0, WEBHOOK_ERROR_LENGTH_MAX);
   if (code === 'ECONNREFUSED') return `connection refused (${message})`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed (${message})`;
   if (TLS_ERROR.test(code)) return `TLS error (${message})`;

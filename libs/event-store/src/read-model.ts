@@ -1,0 +1,102 @@
+import type { Pool, PoolClient } from 'pg';
+import type { Clock, Decider } from '@pay/kernel';
+import type { RecordedEvent } from './event-store';
+import type { SweepTasks } from './sweeper';
+
+/** A state that is a union on `status` (`none` before the first event). */
+type WithStatus = { status: string };
+
+/**
+ * A context's read model table (its SQL and columns stay the context's): one row per object, holding
+ * the folded `state` and the `revision` of the last event applied to it.
+ */
+export interface ViewTable {
+  table: string;
+  /** The column naming the object, e.g. `payment_id`. */
+  idColumn: string;
+}
+
+export interface ViewProjection<Event extends { type: string }, State extends WithStatus, Created extends Event['type']> extends ViewTable {
+  /** The object's name in an error, e.g. `payment`. */
+  name: string;
+  decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>;
+  /** The object an event is about. */
+  idOf(event: Event): string;
+  /** The type of the event that creates the object. */
+  createdBy: Created;
+  /** Inserts the row of the creation (ON CONFLICT DO NOTHING: a replayed creation inserts nothing). */
+  insert(tx: PoolClient, event: Extract<Event, { type: Created }>, state: State, revision: string): Promise<void>;
+  /** Moves an existing row to `state` at `revision`; the statement keeps `revision < $revision` in its WHERE. */
+  update(tx: PoolClient, event: Exclude<Event, { type: Created }>, state: Exclude<State, { status: 'none' }>, revision: string): Promise<void>;
+}
+
+/**
+ * The projection of one aggregate's events into its view table, in the subscription's transaction
+ * (with its checkpoint): a creation inserts the row; any later event is applied with `evolve` to the
+ * row's state, and moves the row only forward (an event at or below the row's revision is ignored).
+ */
+export const projectForward =
+  <Event extends { type: string }, State extends WithStatus, Created extends Event['type']>(view: ViewProjection<Event, State, Created>) =>
+  async (events: RecordedEvent[], tx: PoolClient): Promise<void> => {
+    const read = { name: `${view.table}-read`, text: `SELECT state, revision FROM ${view.table} WHERE ${view.idColumn} = $1` };
+    for (const recorded of events) {
+      const event = recorded.data as Event;
+      const revision = recorded.revision.toString();
+      if (isCreation(view, event)) {
+        await view.insert(tx, event, view.decider.evolve(view.decider.initialState, event), revision);
+        continue;
+      }
+      const id = view.idOf(event);
+      const { rows } = await tx.query<{ state: State; revision: string }>({ ...read, values: [id] });
+      const row = rows[0];
+      if (!row) throw new Error(`${view.name} view ${id}: ${event.type} before its creation`);
+      if (BigInt(row.revision) >= recorded.revision) continue;
+      const state = view.decider.evolve(row.state, event);
+      if (state.status === 'none') throw new Error(`${view.name} view ${id}: no state after ${event.type}`);
+      await view.update(tx, event as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision);
+    }
+  };
+
+const isCreation = <Event extends { type: string }, Created extends Event['type']>(
+  view: { createdBy: Created },
+  event: Event,
+): event is Extract<Event, { type: Created }> => event.type === view.createdBy;
+
+/** The rows of a view table a sweep looks for, by conditions on that table's own columns. */
+export interface SweptView extends ViewTable {
+  /** Open to expiry at `expires_at`, e.g. `status = 'pending' AND NOT authorizing`. */
+  expirable?: string;
+  /** A ledger step started and its outcome not recorded, e.g. `authorizing OR refunding`. */
+  stepPending: string;
+}
+
+/** Ids whose `expires_at` has passed at `now` (the service clock), earliest deadline first. */
+export async function dueForExpiry(pool: Pool, view: SweptView, now: Date, limit: number): Promise<string[]> {
+  if (view.expirable === undefined) throw new Error(`${view.table} has no expiry`);
+  const { rows } = await pool.query<{ id: string }>({
+    name: `${view.table}-due-for-expiry`,
+    text: `SELECT ${view.idColumn} AS id FROM ${view.table} WHERE (${view.expirable}) AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+    values: [now.toISOString(), limit],
+  });
+  return rows.map((r) => r.id);
+}
+
+/** Ids whose pending step started more than `olderThanMs` ago (real time: the row's `updated_at`), oldest first. */
+export async function stalledSteps(pool: Pool, view: SweptView, olderThanMs: number, limit: number): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>({
+    name: `${view.table}-stalled`,
+    text: `SELECT ${view.idColumn} AS id FROM ${view.table} WHERE (${view.stepPending}) AND updated_at <= now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
+    values: [olderThanMs / 1000, limit],
+  });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The sweep of an aggregate whose objects expire (`expires_at`, the aggregate's `expire` command) and
+ * whose process has a ledger step, on its view table: every task but `resume`, the context's own.
+ */
+export const expirySweep = (pool: Pool, view: SweptView, aggregates: { expire(id: string, now: Date): Promise<boolean> }, clock: Clock): Omit<SweepTasks, 'resume'> => ({
+  due: (now, limit) => dueForExpiry(pool, view, now, limit),
+  applyDeadline: (id) => aggregates.expire(id, clock.now()),
+  stalled: (olderThanMs, limit) => stalledSteps(pool, view, olderThanMs, limit),
+});
