@@ -4,12 +4,13 @@ import {
   POISON_AFTER_FAILURES,
   SUBSCRIPTION_BATCH_SIZE_DEFAULT,
   SUBSCRIPTION_BATCH_SIZE_MAX,
+  SUBSCRIPTION_IDLE_ADVANCE_MS,
   SUBSCRIPTION_POLL_INTERVAL_MS,
   SUBSCRIPTION_RETRY_DELAY_MS_MAX,
   SUBSCRIPTION_RETRY_DELAY_MS_MIN,
 } from '@pay/kernel';
 import { trackSubscriptionLag } from '@pay/observability';
-import { advanceCheckpoint, loadCheckpoint, readCheckpoint } from './checkpoint-store';
+import { advanceCheckpoint, CheckpointMovedError, loadCheckpoint, readCheckpoint } from './checkpoint-store';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
 import { countParkedEvents, describeError, parkEvent, unparkEvent, updateParkedError } from './parked-events';
 
@@ -95,6 +96,8 @@ export class CatchUpSubscription {
    * every event after a checkpoint that only moves on the subscription's own types (no index on type).
    */
   private caughtUpAt = Date.now();
+  /** When the checkpoint last moved past events of other types only (passOver). */
+  private passedOverAt = 0;
   private untrackLag: (() => void) | undefined;
 
   constructor(private readonly options: CatchUpSubscriptionOptions) {
@@ -228,21 +231,48 @@ export class CatchUpSubscription {
     try {
       const after = this.position ?? (await loadCheckpoint(pool, subscriptionId));
       this.position = after;
-      const events = await store.readAll({ after, maxCount: this.currentBatchSize(), typePrefixes });
+      const { events, scannedTo } = await store.readAllPage({ after, maxCount: this.currentBatchSize(), typePrefixes });
       const last = events.at(-1)?.position;
-      if (!last) return 0;
+      if (!last) {
+        if (scannedTo) await this.passOver(after, scannedTo);
+        return 0;
+      }
       assertAscendingAfter(after, events);
+      // A short page holds every event of our types up to scannedTo: the checkpoint may pass it.
+      const to = scannedTo && comparePositions(scannedTo, last) > 0 ? scannedTo : last;
       this.failedEvents = events;
       await inTransaction(pool, async (tx) => {
         await this.options.handle(events, tx);
-        await advanceCheckpoint(tx, subscriptionId, after, last);
+        await advanceCheckpoint(tx, subscriptionId, after, to);
       });
       this.failedEvents = [];
-      this.position = last;
+      this.position = to;
       return events.length;
     } catch (error) {
       this.position = undefined;
       throw error;
+    }
+  }
+
+  /**
+   * Moves the checkpoint past events of other types only (none to handle), at most every
+   * SUBSCRIPTION_IDLE_ADVANCE_MS: without it, a subscription whose types are rare would read over every
+   * newer event again on each wake, a cost growing with the store. Nothing is handled, so the write
+   * need not wait for the disk (a move lost in a crash is only read over again); another instance
+   * having moved the checkpoint is not a failure: the next batch reloads it.
+   */
+  private async passOver(after: Position, to: Position): Promise<void> {
+    if (Date.now() - this.passedOverAt < SUBSCRIPTION_IDLE_ADVANCE_MS) return;
+    this.passedOverAt = Date.now();
+    try {
+      await inTransaction(this.options.pool, async (tx) => {
+        await tx.query('SET LOCAL synchronous_commit = off');
+        await advanceCheckpoint(tx, this.options.subscriptionId, after, to);
+      });
+      this.position = to;
+    } catch (error) {
+      if (!(error instanceof CheckpointMovedError)) throw error;
+      this.position = undefined;
     }
   }
 

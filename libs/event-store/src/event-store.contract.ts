@@ -170,6 +170,26 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         expect(read.map((e) => e.type.slice(prefix.length))).toEqual(['a_b', 'a%c']);
       });
 
+      it('tells how far a short page looked, so that a filter matching nothing resumes after it, never skipping a later match', async () => {
+        const [mine, others] = [newPrefix(), newPrefix()];
+        const { position: start } = await store.appendToStream(newStream(), events(mine, 'First'), { expectedRevision: 'no_stream' });
+        const { position: otherLast } = await store.appendToStream(newStream(), events(others, 'X', 'Y'), { expectedRevision: 'no_stream' });
+
+        const idle = await store.readAllPage({ after: start, maxCount: 10, typePrefixes: [mine] });
+        expect(idle.events).toEqual([]);
+        expect(idle.scannedTo).not.toBeNull();
+        // Other appends may run beside this suite: at least as far as ours, never before it.
+        expect(comparePositions(idle.scannedTo!, otherLast)).toBeGreaterThanOrEqual(0);
+
+        await store.appendToStream(newStream(), events(mine, 'Second'), { expectedRevision: 'no_stream' });
+        const next = await store.readAllPage({ after: idle.scannedTo!, maxCount: 10, typePrefixes: [mine] });
+        expect(next.events.map((e) => e.type.slice(mine.length))).toEqual(['Second']);
+
+        const full = await store.readAllPage({ after: START, maxCount: 1, typePrefixes: [mine] });
+        expect(full.events).toHaveLength(1);
+        expect(full.scannedTo).toBeNull();
+      });
+
       it('without type prefixes returns events of every type', async () => {
         const [p1, p2] = [newPrefix(), newPrefix()];
         const { position: before } = await store.appendToStream(newStream(), events(p1, 'Before'), { expectedRevision: 'no_stream' });

@@ -66,6 +66,19 @@ export interface ReadAllOptions {
   typePrefixes?: readonly string[];
 }
 
+/** A page of `readAll`, and how far the read looked. */
+export interface ReadAllPage {
+  events: RecordedEvent[];
+  /**
+   * When the page is short (fewer than `maxCount` events): the position of the last event of any
+   * type the read passed over, every event up to it being visible and final (so none of those types
+   * will ever appear at or before it); null when the read saw nothing after `after`, or the page is
+   * full. A reader filtering by type may resume after it: without it, a filter that matches nothing
+   * would rescan every newer event of other types on each read.
+   */
+  scannedTo: Position | null;
+}
+
 export interface EventStore {
   appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** The whole stream in revision order; an empty array when the stream does not exist. */
@@ -80,6 +93,8 @@ export interface EventStore {
    * is not yet visible is waited for rather than overtaken.
    */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** readAll, with how far the read looked (ReadAllPage.scannedTo). */
+  readAllPage(options: ReadAllOptions): Promise<ReadAllPage>;
   /** Calls `listener` after appends (in this process or, where the adapter can, any process). */
   onAppended(listener: () => void): () => void;
   close(): Promise<void>;

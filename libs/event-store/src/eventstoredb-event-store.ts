@@ -39,6 +39,7 @@ import {
   type ExpectedRevision,
   type Position,
   type ReadAllOptions,
+  type ReadAllPage,
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from './event-store';
@@ -125,7 +126,11 @@ export class EventStoreDBEventStore implements EventStore {
    * position inclusively, so `after` itself (and the last event of the previous page) is skipped.
    * System events ($-types, $-streams, links) are never returned.
    */
-  async readAll({ after, maxCount, typePrefixes = [] }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    return (await this.readAllPage(options)).events;
+  }
+
+  async readAllPage({ after, maxCount, typePrefixes = [] }: ReadAllOptions): Promise<ReadAllPage> {
     if (!Number.isInteger(maxCount) || maxCount < 1 || maxCount > READ_ALL_COUNT_MAX) {
       throw new RangeError(`maxCount must be an integer from 1 to ${READ_ALL_COUNT_MAX}, got ${maxCount}`);
     }
@@ -135,16 +140,17 @@ export class EventStoreDBEventStore implements EventStore {
     const found: RecordedEvent[] = [];
     let cursor = after;
     for (;;) {
-      const page = await this.readAllPage(cursor, pageSize);
+      const page = await this.readPage(cursor, pageSize);
       const pageStart = cursor;
       for (const event of page.events) {
         if (!isAfter(event.position, cursor)) continue;
         cursor = fromEsdbPosition(event.position);
         if (isSystemEvent(event) || !matchesTypePrefixes(event.type, typePrefixes)) continue;
         found.push(toRecordedEvent(event));
-        if (found.length === maxCount) return found;
+        if (found.length === maxCount) return { events: found, scannedTo: null };
       }
-      if (page.count < pageSize) return found;
+      // The end of $all (in order, every event final): the last one looked at, whatever its type.
+      if (page.count < pageSize) return { events: found, scannedTo: comparePositions(cursor, after) > 0 ? cursor : null };
       if (comparePositions(cursor, pageStart) === 0) throw new Error(`readAll made no progress after ${cursor.commit}/${cursor.prepare}`);
     }
   }
@@ -182,7 +188,7 @@ export class EventStoreDBEventStore implements EventStore {
     await this.client.dispose();
   }
 
-  private async readAllPage(from: Position, pageSize: number): Promise<{ events: AllStreamRecordedEvent[]; count: number }> {
+  private async readPage(from: Position, pageSize: number): Promise<{ events: AllStreamRecordedEvent[]; count: number }> {
     const events: AllStreamRecordedEvent[] = [];
     let count = 0;
     for await (const resolved of this.client.readAll({ fromPosition: toEsdbReadPosition(from), direction: FORWARDS, maxCount: pageSize })) {

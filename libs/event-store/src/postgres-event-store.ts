@@ -4,10 +4,13 @@ import { APPEND_EVENTS_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_
 import { AppendNotifier } from './append-notifier';
 import {
   type AppendResult,
+  comparePositions,
   type EventData,
   type EventStore,
   type ExpectedRevision,
+  type Position,
   type ReadAllOptions,
+  type ReadAllPage,
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from './event-store';
@@ -93,7 +96,11 @@ export class PostgresEventStore implements EventStore {
     return rows[0] ? toRecordedEvent(rows[0]) : null;
   }
 
-  async readAll({ after, maxCount, typePrefixes = [] }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    return (await this.readAllPage(options)).events;
+  }
+
+  async readAllPage({ after, maxCount, typePrefixes = [] }: ReadAllOptions): Promise<ReadAllPage> {
     if (!Number.isInteger(maxCount) || maxCount < 1 || maxCount > READ_ALL_COUNT_MAX) {
       throw new RangeError(`maxCount must be an integer from 1 to ${READ_ALL_COUNT_MAX}, got ${maxCount}`);
     }
@@ -107,7 +114,8 @@ export class PostgresEventStore implements EventStore {
     for (let retryMs = READ_ALL_RETRY_MS_MIN; ; retryMs = Math.min(retryMs * 2, READ_ALL_RETRY_MS_MAX)) {
       const { rows } = await this.pool.query<ReadAllRow>({ ...READ_ALL, values });
       const events = rows.filter((row): row is ReadAllRow & EventRow => row.id !== null).map(toRecordedEvent);
-      if (events.length === maxCount || !rows[0]?.pending || Date.now() >= deadline) return events;
+      if (events.length === maxCount) return { events, scannedTo: null };
+      if (!rows[0]?.pending || Date.now() >= deadline) return { events, scannedTo: scannedTo(rows[0], after) };
       await new Promise((resolve) => setTimeout(resolve, retryMs));
     }
   }
@@ -150,3 +158,13 @@ const assertAppendable = (streamId: string, events: readonly EventData[]): void 
     if (event.data === undefined) throw new TypeError(`event ${event.type}: data is undefined (not JSON)`);
   }
 };
+
+/**
+ * A short page read every event after `after` below the horizon (transactions older than every one
+ * running: visible and final), matching or not: the last of them is how far it looked.
+ */
+function scannedTo(row: ReadAllRow | undefined, after: Position): Position | null {
+  if (!row?.head_commit || !row.head_prepare) return null;
+  const head = { commit: BigInt(row.head_commit), prepare: BigInt(row.head_prepare) };
+  return comparePositions(head, after) > 0 ? head : null;
+}

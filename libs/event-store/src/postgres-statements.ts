@@ -85,7 +85,12 @@ SELECT page.*, COALESCE((
     SELECT true FROM es_events
     WHERE transaction_id >= (SELECT xmin FROM horizon) AND (cardinality($4::text[]) = 0 OR type LIKE ANY ($4::text[]))
     ORDER BY transaction_id, position LIMIT 1
-  ), false) AS pending
+  ), false) AS pending,
+  -- The last event below the horizon, of any type: how far a short page looked (ReadAllPage.scannedTo).
+  (SELECT transaction_id::text FROM es_events WHERE transaction_id < (SELECT xmin FROM horizon)
+    ORDER BY transaction_id DESC, position DESC LIMIT 1) AS head_commit,
+  (SELECT position::text FROM es_events WHERE transaction_id < (SELECT xmin FROM horizon)
+    ORDER BY transaction_id DESC, position DESC LIMIT 1) AS head_prepare
 FROM (SELECT 1) AS one
 LEFT JOIN LATERAL (
   SELECT ${EVENT_COLUMNS} FROM es_events
@@ -98,7 +103,7 @@ LEFT JOIN LATERAL (
 };
 
 /** The one row of an empty page has only `pending`: its event columns are null. */
-export type ReadAllRow = { pending: boolean } & (EventRow | { id: null });
+export type ReadAllRow = { pending: boolean; head_commit: string | null; head_prepare: string | null } & (EventRow | { id: null });
 
 export interface EventRow {
   commit: string;

@@ -200,6 +200,12 @@ export const ESDB_RESUBSCRIBE_DELAY_MS_MAX = MINUTE_MS;
 export const SUBSCRIPTION_BATCH_SIZE_DEFAULT = 100;
 export const SUBSCRIPTION_BATCH_SIZE_MAX = READ_ALL_COUNT_MAX;
 export const SUBSCRIPTION_POLL_INTERVAL_MS = 250;
+/**
+ * A subscription whose types have not occurred moves its checkpoint past the events of other types it
+ * read over at most this often: each move is a write; between moves a read looks over at most this
+ * long's worth of other events again.
+ */
+export const SUBSCRIPTION_IDLE_ADVANCE_MS = SECOND_MS;
 export const SUBSCRIPTION_RETRY_DELAY_MS_MIN = 100;
 export const SUBSCRIPTION_RETRY_DELAY_MS_MAX = 5 * SECOND_MS;
 /** Failures in a row before a batch is retried one event at a time, and an event parked. */
