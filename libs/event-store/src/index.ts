@@ -14,3 +14,4 @@ export * from './context-runtime';
 export * from './operator-handlers';
 export type { ParkedEventRow } from './parked-events';
 export * from './read-model';
+export * from './ledger-step';

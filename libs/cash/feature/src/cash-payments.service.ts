@@ -9,8 +9,8 @@ import {
   type InstructionsPageContext,
   type PayCashPaymentRequest,
 } from '@pay/contracts';
-import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { addMs, CASH_PAYMENT_TTL_MS_DEFAULT, CASH_POINTS_ON_PAGE_MAX, failpoint, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
+import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
+import { addMs, CASH_PAYMENT_TTL_MS_DEFAULT, CASH_POINTS_ON_PAGE_MAX, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
 import type { CashPointsStore } from './cash-points.store';
 import type { CashPaymentNumbers } from './cash-payment-store';
 import { renderInstructionsPage, renderQrCodePng } from './cash-pages';
@@ -29,14 +29,18 @@ export type CashPayments = AggregateRepository<CashPaymentCommand, CashPaymentEv
  * validation (this request, or the recovery sweep after a crash) runs the remaining steps.
  */
 export class CashPaymentsService {
+  private readonly ledger: LedgerTransferStep;
+
   constructor(
     private readonly cashPayments: CashPayments,
-    private readonly bus: MessageBus,
+    bus: MessageBus,
     private readonly clock: Clock,
     private readonly numbers: CashPaymentNumbers,
     private readonly cashPoints: CashPointsStore,
     private readonly config: CashConfig,
-  ) {}
+  ) {
+    this.ledger = new LedgerTransferStep(bus, LEDGER_TIMEOUT_MS);
+  }
 
   async create(request: CreateCashPaymentRequest): Promise<CashPaymentResource> {
     const now = this.clock.now();
@@ -110,30 +114,35 @@ export class CashPaymentsService {
     return this.finish(cashPaymentId, await this.cashPayments.loadExisting(cashPaymentId));
   }
 
-  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
-  private async finish(cashPaymentId: string, current: Loaded<CashPayment>): Promise<Existing<CashPayment>> {
-    const state = this.cashPayments.visible(current.state, cashPaymentId, null);
-    if (state.status !== 'awaiting_payment' || !state.validation) return state;
-    const { terms, validation } = state;
-    const transfer = await this.bus.request(
-      'ledger.transfer',
-      {
-        operationId: validation.operationId,
-        reference: cashPaymentId,
-        useCase: 'cash_payment',
-        feeMode: 'deducted',
-        debitOwner: `platform:cash:${terms.currency}`,
-        creditOwner: terms.merchantConnection,
-        amount: terms.amount,
-        currency: terms.currency,
+  /** The ledger step of a started validation, then its outcome (see LedgerTransferStep). */
+  private finish(cashPaymentId: string, current: Loaded<CashPayment>): Promise<Existing<CashPayment>> {
+    return this.ledger.finish(
+      this.cashPayments,
+      cashPaymentId,
+      current,
+      (state) => {
+        if (state.status !== 'awaiting_payment' || !state.validation) return null;
+        const { terms, validation } = state;
+        return {
+          transfer: {
+            operationId: validation.operationId,
+            reference: cashPaymentId,
+            useCase: 'cash_payment',
+            feeMode: 'deducted',
+            debitOwner: `platform:cash:${terms.currency}`,
+            creditOwner: terms.merchantConnection,
+            amount: terms.amount,
+            currency: terms.currency,
+          },
+          complete: (transfer) => {
+            if (transfer.status !== 'completed') throw new Error(`cash payment ${cashPaymentId}: the ledger refused the cash account's debit (${transfer.reason})`);
+            const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
+            return { type: 'CompleteCashValidation' as const, cashPaymentId, outcome, now: this.clock.now() };
+          },
+        };
       },
-      { timeoutMs: LEDGER_TIMEOUT_MS },
+      'cash.after-ledger-transfer',
     );
-    failpoint('cash.after-ledger-transfer');
-    if (transfer.status !== 'completed') throw new Error(`cash payment ${cashPaymentId}: the ledger refused the cash account's debit (${transfer.reason})`);
-    const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
-    const { state: after } = await this.cashPayments.execute(cashPaymentId, { type: 'CompleteCashValidation', cashPaymentId, outcome, now: this.clock.now() }, { from: current });
-    return this.cashPayments.visible(after, cashPaymentId, null);
   }
 
   async instructionsPage(cashPaymentId: string, context: InstructionsPageContext): Promise<{ html: string }> {

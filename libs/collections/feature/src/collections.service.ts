@@ -18,7 +18,7 @@ import {
   type ResolveDepositRequest,
   type ValidateDepositRequest,
 } from '@pay/contracts';
-import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
+import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
 import { failpoint, LEDGER_TIMEOUT_MS, MOVEMENTS_PER_FINISH_MAX, type Clock } from '@pay/kernel';
 
 export interface CollectionsConfig {
@@ -45,6 +45,7 @@ export type Collections = AggregateRepository<CollectionCommand, CollectionEvent
  */
 export class CollectionsService {
   private readonly ledgerTimeoutMs: number;
+  private readonly ledger: LedgerTransferStep;
 
   constructor(
     private readonly collections: Collections,
@@ -53,6 +54,7 @@ export class CollectionsService {
     config: CollectionsConfig,
   ) {
     this.ledgerTimeoutMs = config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS;
+    this.ledger = new LedgerTransferStep(bus, this.ledgerTimeoutMs);
   }
 
   async create(request: CreateCollectionRequest): Promise<CollectionResource> {
@@ -169,35 +171,38 @@ export class CollectionsService {
     return transfer.entryId;
   }
 
-  /** The settlement's remaining steps, once every cash movement before it is recorded; a no-op once its outcome is. */
-  private async finishSettlement(collectionId: string, current: Loaded<Collection>): Promise<Existing<Collection>> {
-    const state = this.collections.visible(current.state, collectionId, null);
-    if (!inDepositStage(state) || !state.settling || state.deposit.pendingMovements.length > 0) return state;
-    const { terms, settling } = state;
-    const transfer = await this.bus.request(
-      'ledger.transfer',
-      {
-        operationId: settling.operationId,
-        reference: collectionId,
-        useCase: 'settlement',
-        feeMode: 'deducted',
-        // The deposit counted at the cash point pays the wholesaler, less the settlement fee.
-        debitOwner: cashPointAccount(state.deposit.cashPoint, terms.currency),
-        creditOwner: terms.beneficiaryConnection,
-        amount: settling.amountReceived,
-        currency: terms.currency,
-      },
-      { timeoutMs: this.ledgerTimeoutMs },
-    );
-    failpoint('collections.after-ledger-transfer');
-    if (transfer.status !== 'completed') throw new Error(`settlement of ${collectionId}: the ledger refused the transfer (${transfer.reason})`);
-    const { state: after } = await this.collections.execute(
+  /** The settlement's ledger step and outcome, once every cash movement before it is recorded (see LedgerTransferStep). */
+  private finishSettlement(collectionId: string, current: Loaded<Collection>): Promise<Existing<Collection>> {
+    return this.ledger.finish(
+      this.collections,
       collectionId,
-      { type: 'CompleteSettlement', collectionId, outcome: { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount }, now: this.clock.now() },
-      { from: current },
+      current,
+      (state) => {
+        if (!inDepositStage(state) || !state.settling || state.deposit.pendingMovements.length > 0) return null;
+        const { terms, settling } = state;
+        return {
+          transfer: {
+            operationId: settling.operationId,
+            reference: collectionId,
+            useCase: 'settlement',
+            feeMode: 'deducted',
+            // The deposit counted at the cash point pays the wholesaler, less the settlement fee.
+            debitOwner: cashPointAccount(state.deposit.cashPoint, terms.currency),
+            creditOwner: terms.beneficiaryConnection,
+            amount: settling.amountReceived,
+            currency: terms.currency,
+          },
+          complete: (transfer) => {
+            if (transfer.status !== 'completed') throw new Error(`settlement of ${collectionId}: the ledger refused the transfer (${transfer.reason})`);
+            const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
+            return { type: 'CompleteSettlement' as const, collectionId, outcome, now: this.clock.now() };
+          },
+        };
+      },
+      'collections.after-ledger-transfer',
     );
-    return this.collections.visible(after, collectionId, null);
   }
+
 
   /** The deadline sweep: reports the deposit overdue once, if the service clock is past due_at. */
   async markOverdue(collectionId: string): Promise<boolean> {

@@ -7,8 +7,8 @@ import {
   type SupplierPaymentRef,
   type SupplierPaymentResource,
 } from '@pay/contracts';
-import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { addMs, APPROVAL_TTL_MS_DEFAULT, failpoint, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
+import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
+import { addMs, APPROVAL_TTL_MS_DEFAULT, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
 import {
   toSupplierPaymentResource,
   type ApprovalOutcome,
@@ -39,17 +39,17 @@ export type SupplierPayments = AggregateRepository<SupplierPaymentCommand, Suppl
  */
 export class SupplierPaymentsService {
   private readonly approvalTtlMs: number;
-  private readonly ledgerTimeoutMs: number;
+  private readonly ledger: LedgerTransferStep;
 
   constructor(
     private readonly supplierPayments: SupplierPayments,
-    private readonly bus: MessageBus,
+    bus: MessageBus,
     private readonly clock: Clock,
     private readonly beneficiaries: BeneficiariesStore,
     private readonly config: SupplierPaymentsConfig,
   ) {
     this.approvalTtlMs = config.approvalTtlMs ?? APPROVAL_TTL_MS_DEFAULT;
-    this.ledgerTimeoutMs = config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS;
+    this.ledger = new LedgerTransferStep(bus, config.ledgerTimeoutMs ?? LEDGER_TIMEOUT_MS);
   }
 
   /** A beneficiary as its business sees it: revoked ones too; another business's is not found. */
@@ -125,32 +125,37 @@ export class SupplierPaymentsService {
     return this.finish(supplierPaymentId, await this.supplierPayments.loadExisting(supplierPaymentId));
   }
 
-  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
-  private async finish(supplierPaymentId: string, current: Loaded<SupplierPayment>): Promise<Existing<SupplierPayment>> {
-    const state = this.supplierPayments.visible(current.state, supplierPaymentId, null);
-    if (state.status !== 'awaiting_approval' || !state.approval) return state;
-    const { terms, approval } = state;
-    const transfer = await this.bus.request(
-      'ledger.transfer',
-      {
-        operationId: approval.operationId,
-        reference: supplierPaymentId,
-        useCase: 'supplier_payment',
-        feeMode: 'added',
-        debitOwner: terms.payerConnection,
-        creditOwner: terms.beneficiary,
-        amount: terms.amount,
-        currency: terms.currency,
+  /** The ledger step of a started approval, then its outcome (see LedgerTransferStep). */
+  private finish(supplierPaymentId: string, current: Loaded<SupplierPayment>): Promise<Existing<SupplierPayment>> {
+    return this.ledger.finish(
+      this.supplierPayments,
+      supplierPaymentId,
+      current,
+      (state) => {
+        if (state.status !== 'awaiting_approval' || !state.approval) return null;
+        const { terms, approval } = state;
+        return {
+          transfer: {
+            operationId: approval.operationId,
+            reference: supplierPaymentId,
+            useCase: 'supplier_payment',
+            feeMode: 'added',
+            debitOwner: terms.payerConnection,
+            creditOwner: terms.beneficiary,
+            amount: terms.amount,
+            currency: terms.currency,
+          },
+          complete: (transfer) => {
+            const outcome: ApprovalOutcome =
+              transfer.status === 'completed'
+                ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, debitedAmount: transfer.debitedAmount }
+                : transfer;
+            return { type: 'CompleteApproval' as const, supplierPaymentId, outcome, now: this.clock.now() };
+          },
+        };
       },
-      { timeoutMs: this.ledgerTimeoutMs },
+      'supplier-payments.after-ledger-transfer',
     );
-    failpoint('supplier-payments.after-ledger-transfer');
-    const outcome: ApprovalOutcome =
-      transfer.status === 'completed'
-        ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, debitedAmount: transfer.debitedAmount }
-        : transfer;
-    const { state: after } = await this.supplierPayments.execute(supplierPaymentId, { type: 'CompleteApproval', supplierPaymentId, outcome, now: this.clock.now() }, { from: current });
-    return this.supplierPayments.visible(after, supplierPaymentId, null);
   }
 
   private visible(ref: SupplierPaymentRef): Promise<Loaded<Existing<SupplierPayment>>> {

@@ -1,0 +1,46 @@
+import type { MessageBus } from '@pay/bus';
+import type { ExecuteTransfer, TransferOutcome } from '@pay/contracts';
+import { failpoint } from '@pay/kernel';
+import type { AggregateRepository, Existing, OwnedState } from './aggregate-repository';
+import type { Loaded } from './command-handler';
+
+/** What a started intent asks of the ledger, and the command that records the answer. */
+export interface PendingTransfer<Command> {
+  transfer: ExecuteTransfer;
+  /** The outcome command; throws when the process cannot accept the answer (a transfer the ledger refused that never should be). */
+  complete(outcome: TransferOutcome): Command;
+}
+
+/**
+ * The middle of every two-step process (an intent in the stream, the ledger transfer, the outcome in
+ * the stream), run by whoever finds an intent without its outcome: the request that started it, or
+ * the sweeper after a crash. The transfer is idempotent by the intent's operation id, so running this
+ * again answers the first outcome and never moves money twice; the failpoint names the crash between
+ * the transfer and the outcome (the crash tests kill the process there).
+ */
+export class LedgerTransferStep {
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /**
+   * From a state just read or written (`current`: a stale one only costs a conflict and a re-read):
+   * nothing when `pending` finds no intent awaiting its transfer, else the transfer then its outcome.
+   */
+  async finish<Command, Event extends { type: string }, State extends OwnedState>(
+    repository: AggregateRepository<Command, Event, State>,
+    id: string,
+    current: Loaded<State>,
+    pending: (state: Existing<State>) => PendingTransfer<Command> | null,
+    failpointName: string,
+  ): Promise<Existing<State>> {
+    const state = repository.visible(current.state, id, null);
+    const step = pending(state);
+    if (!step) return state;
+    const outcome = await this.bus.request('ledger.transfer', step.transfer, { timeoutMs: this.timeoutMs });
+    failpoint(failpointName);
+    const { state: after } = await repository.execute(id, step.complete(outcome), { from: current });
+    return repository.visible(after, id, null);
+  }
+}
