@@ -266,6 +266,8 @@ export const TRACE_HEADER_LENGTH_MAX = 512;
 export const SPAN_ATTRIBUTE_LENGTH_MAX = 2048;
 /** An OTEL_* number (milliseconds or a size) above one day, or some 86 million spans, is a typo rather than a setting. */
 export const OTEL_SDK_SETTING_MAX = DAY_MS;
+/** Label sets a metric family keeps cached children for (routes, methods and statuses are bounded already: this bounds them again). */
+export const METRIC_CHILDREN_CACHED_MAX = 2_000;
 /** A scrape waits this long at most for a PostgreSQL-derived gauge; one that is late is left out of that scrape. */
 export const SCRAPE_SOURCE_TIMEOUT_MS = 2 * SECOND_MS;
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
-import { SCRAPE_SOURCE_TIMEOUT_MS, WEBHOOK_DUE_COUNT_MAX } from '@pay/kernel';
+import { METRIC_CHILDREN_CACHED_MAX, SCRAPE_SOURCE_TIMEOUT_MS, WEBHOOK_DUE_COUNT_MAX } from '@pay/kernel';
 
 /**
  * Every metric family of the service, in one place (docs/operations.md lists them with their meaning).
@@ -28,6 +28,27 @@ export const httpRequestDurationSeconds = new Histogram({
   buckets: HTTP_DURATION_BUCKETS,
   registers,
 });
+
+const children = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * The labelled child of a counter or histogram, remembered by its label values: `inc`/`observe` with a
+ * labels object hashes and checks the labels on every call, a hot path's request does it once per set.
+ */
+export function child<T extends string>(metric: Counter<T>, ...values: string[]): Counter.Internal;
+export function child<T extends string>(metric: Histogram<T>, ...values: string[]): Histogram.Internal<T>;
+export function child<T extends string>(metric: Counter<T> | Histogram<T>, ...values: string[]): Counter.Internal | Histogram.Internal<T> {
+  let known = children.get(metric) as Map<string, Counter.Internal | Histogram.Internal<T>> | undefined;
+  if (!known) children.set(metric, (known = new Map()));
+  const key = values.join('\u0000');
+  let found = known.get(key);
+  if (found === undefined) {
+    if (known.size >= METRIC_CHILDREN_CACHED_MAX) known.clear();
+    found = metric.labels(...values);
+    known.set(key, found);
+  }
+  return found;
+}
 
 export const LEDGER_TRANSFER_OUTCOMES = ['applied', 'rejected', 'duplicate'] as const;
 export type LedgerTransferOutcome = (typeof LEDGER_TRANSFER_OUTCOMES)[number];

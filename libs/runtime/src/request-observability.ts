@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import {
   beginSpan,
+  child,
   contextFromTraceHeaders,
   endSpan,
   httpRequestDurationSeconds,
@@ -75,8 +76,8 @@ function logAndCount(logger: Logger, request: FastifyRequest, reply: FastifyRepl
   const status = reply.statusCode;
   const durationMs = reply.elapsedTime;
   record(() => {
-    httpRequestsTotal.inc({ route, method, status: String(status) });
-    httpRequestDurationSeconds.observe({ route, method }, durationMs / 1000);
+    child(httpRequestsTotal, route, method, String(status)).inc();
+    child(httpRequestDurationSeconds, route, method).observe(durationMs / 1000);
   });
   endSpan(spans.get(request), { failed: status >= 500, attributes: { 'http.response.status_code': status } });
   const context = contexts.get(request);

@@ -154,8 +154,10 @@ export async function writeEntries(client: PoolClient, batch: BatchWrite, locked
         GROUP BY 1, 2, 3
         ON CONFLICT (day, currency, kind) DO UPDATE SET amount = f.amount + excluded.amount, postings = f.postings + excluded.postings
       ), outcomes AS (
+        -- The = ANY finds the rows by the primary key: joined on the unnest alone, the generic plan
+        -- (an unnest of a parameter is guessed at 100 rows) hashes it and scans the whole table.
         UPDATE ledger_operations AS o SET outcome = u.outcome::jsonb
-        FROM unnest($15::text[], $16::text[]) AS u (id, outcome) WHERE o.operation_id = u.id
+        FROM unnest($15::text[], $16::text[]) AS u (id, outcome) WHERE o.operation_id = ANY ($15::text[]) AND o.operation_id = u.id
         RETURNING 1
       ), released AS (
         DELETE FROM ledger_operations WHERE operation_id = ANY ($17::text[]) AND outcome IS NULL RETURNING 1
