@@ -1,7 +1,7 @@
 import type { MessageBus } from '@pay/bus';
 import type { AuthorizePaymentRequest, CreatePaymentRequest, PaymentRef, PaymentResource } from '@pay/contracts';
-import type { AggregateRepository, Existing, Loaded } from '@pay/event-store';
-import { addMs, AUTHORIZATION_TTL_MS, failpoint, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
+import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
+import { addMs, AUTHORIZATION_TTL_MS, LEDGER_TIMEOUT_MS, type Clock } from '@pay/kernel';
 import { toPaymentResource, type AuthorizationOutcome, type Payment, type PaymentCommand, type PaymentEvent } from '@pay/payments-domain';
 
 export interface PaymentsConfig {
@@ -29,12 +29,16 @@ export type Payments = AggregateRepository<PaymentCommand, PaymentEvent, Payment
  * crash) runs the remaining steps; replays never debit twice.
  */
 export class PaymentsService {
+  private readonly ledger: LedgerTransferStep;
+
   constructor(
     private readonly payments: Payments,
-    private readonly bus: MessageBus,
+    bus: MessageBus,
     private readonly clock: Clock,
     private readonly config: PaymentsConfig,
-  ) {}
+  ) {
+    this.ledger = new LedgerTransferStep(bus, config.ledgerTimeoutMs);
+  }
 
   async create(request: CreatePaymentRequest): Promise<PaymentResource> {
     const now = this.clock.now();
@@ -98,32 +102,37 @@ export class PaymentsService {
     return this.finish(paymentId, await this.payments.loadExisting(paymentId));
   }
 
-  /** The remaining steps from a state just read or written (`current`): a stale one only costs a conflict and a re-read. */
-  private async finish(paymentId: string, current: Loaded<Payment>): Promise<Existing<Payment>> {
-    const state = this.payments.visible(current.state, paymentId, null);
-    if (state.status !== 'pending' || !state.authorization) return state;
-    const { terms, authorization } = state;
-    const transfer = await this.bus.request(
-      'ledger.transfer',
-      {
-        operationId: authorization.operationId,
-        reference: paymentId,
-        useCase: 'payment',
-        feeMode: 'deducted',
-        debitOwner: authorization.customerId,
-        creditOwner: terms.merchantConnection,
-        amount: terms.amount,
-        currency: terms.currency,
+  /** The ledger step of a started authorization, then its outcome (see LedgerTransferStep). */
+  private finish(paymentId: string, current: Loaded<Payment>): Promise<Existing<Payment>> {
+    return this.ledger.finish(
+      this.payments,
+      paymentId,
+      current,
+      (state) => {
+        if (state.status !== 'pending' || !state.authorization) return null;
+        const { terms, authorization } = state;
+        return {
+          transfer: {
+            operationId: authorization.operationId,
+            reference: paymentId,
+            useCase: 'payment',
+            feeMode: 'deducted',
+            debitOwner: authorization.customerId,
+            creditOwner: terms.merchantConnection,
+            amount: terms.amount,
+            currency: terms.currency,
+          },
+          complete: (transfer) => {
+            const outcome: AuthorizationOutcome =
+              transfer.status === 'completed'
+                ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount }
+                : transfer;
+            return { type: 'CompleteAuthorization' as const, paymentId, outcome, now: this.clock.now() };
+          },
+        };
       },
-      { timeoutMs: this.config.ledgerTimeoutMs },
+      'payments.after-ledger-transfer',
     );
-    failpoint('payments.after-ledger-transfer');
-    const outcome: AuthorizationOutcome =
-      transfer.status === 'completed'
-        ? { status: 'completed', entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount }
-        : transfer;
-    const { state: after } = await this.payments.execute(paymentId, { type: 'CompleteAuthorization', paymentId, outcome, now: this.clock.now() }, { from: current });
-    return this.payments.visible(after, paymentId, null);
   }
 
   private visible(ref: PaymentRef): Promise<Loaded<Existing<Payment>>> {
