@@ -57,7 +57,7 @@ export class WebhookReceiver {
         this.record(request.url ?? '', Buffer.concat(chunks).toString('utf8'), at);
       });
     });
-    // The service sends every attempt on a fresh connection: no keep-alive to leave dangling.
+    // The service keeps connections alive per origin, at most half the announced keep-alive timeout.
     this.server.keepAliveTimeout = 1_000;
     await new Promise<void>((done) => this.server!.listen(0, '127.0.0.1', done));
     const address = this.server.address();

@@ -242,6 +242,12 @@ export const WEBHOOK_ERROR_LENGTH_MAX = 500;
 export const WEBHOOK_SECRET_BYTES = 24;
 /** Deliveries of one event listed (one an endpoint it was sent to). */
 export const WEBHOOK_EVENT_DELIVERIES_LISTED_MAX = 100;
+/** Keep-alive agents for webhook attempts: one per origin, at most this many (the least recently used dropped). */
+export const WEBHOOK_AGENT_ORIGINS_MAX = 256;
+/** Idle sockets kept per origin. */
+export const WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX = 16;
+/** An idle socket is closed after this, or well before the receiver's announced `Keep-Alive: timeout`. */
+export const WEBHOOK_KEEP_ALIVE_IDLE_MS = SECOND_MS;
 /** The due deliveries gauge counts up to this: the count stays one index range read however large a backlog grows. */
 export const WEBHOOK_DUE_COUNT_MAX = 10_000;
 export const DNS_LOOKUP_TIMEOUT_MS = 5 * SECOND_MS;
@@ -374,3 +380,4 @@ check(BUS_REQUEST_TIMEOUT_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka session must o
 check(BUS_REQUEST_TIMEOUT_MS <= KAFKA_CLOSE_TIMEOUT_MS, 'closing the bus must wait as long as a request in flight may take');
 check(KAFKA_CONNECTION_TIMEOUT_MS < BUS_REQUEST_TIMEOUT_MS, 'connecting to Kafka must fail inside a request deadline');
 check(KAFKA_RETRY_MS_MIN <= KAFKA_RETRY_MS_MAX && KAFKA_RETRY_MS_MIN <= KAFKA_CONSUMER_RETRY_MS_MAX, 'the Kafka retry delays are inverted');
+check(WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX <= WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, 'an origin keeps no more idle sockets than attempts it may have in flight');

@@ -5,7 +5,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound, ServiceError, type CreateWebhookEndpoint, type IntegrationEvent } from '@pay/contracts';
 import { failpoint, WEBHOOK_DUE_COUNT_MAX, type OffsetClock } from '@pay/kernel';
 import { collectOnScrape, webhookDeliveriesDue, webhookOldestDueDeliveryAgeSeconds } from '@pay/observability';
-import { CLOCK, PG_POOL, type MigrationSet } from '@pay/platform';
+import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, type MigrationSet } from '@pay/platform';
 import { checkEndpointUrl, newWebhookSecret } from './delivery';
 import { DISPATCHER_DEFAULTS, WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookOperations } from './webhook-operations';
@@ -29,11 +29,14 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     @Inject(PG_POOL) pool: Pool,
+    // The dispatcher's claims and attempt records commit asynchronously: a crash of PostgreSQL may lose
+    // the last of them, and a delivery whose attempt's record is lost is attempted again (at least once).
+    @Inject(PG_POOL_ASYNC_COMMIT) dispatchPool: Pool,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {
-    this.store = new WebhooksStore(pool);
+    this.store = new WebhooksStore(pool, dispatchPool);
     this.dispatcher = new WebhookDispatcher(this.store, clock, { ...DISPATCHER_DEFAULTS, sandbox: config.sandbox });
     this.operations = new WebhookOperations(pool);
   }

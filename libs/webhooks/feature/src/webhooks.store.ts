@@ -10,7 +10,7 @@ import type {
   WebhookEndpointResource,
   WebhookEndpointStatus,
 } from '@pay/contracts';
-import { FAILING_ENDPOINT_DISABLED_AFTER_MS, newId, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
+import { FAILING_ENDPOINT_DISABLED_AFTER_MS, ID_PREFIXES, ID_RANDOM_LENGTH, newId, randomBase62, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
 import { listPage } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
@@ -49,12 +49,61 @@ export interface AttemptRecord {
 /** Where the delivery goes after an attempt: done, failed for good, or due again at a time. */
 export type AfterAttempt = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
 
+/** An attempt made, for recordAttempts: the delivery, the attempt, where the delivery goes next, and the service clock after it. */
+export interface FinishedAttempt {
+  deliveryId: string;
+  endpointId: string;
+  attempt: AttemptRecord;
+  next: AfterAttempt;
+  now: Date;
+}
+
 /** Deliveries that match an event: the integrator's live endpoints that want its type. */
 const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE e.integrator_id = $1 AND e.deleted_at IS NULL AND e.status = 'enabled'
   AND ('*' = ANY (e.enabled_events) OR $2 = ANY (e.enabled_events))`;
 
+/** The event as its deliveries and GET /v1/events show it. */
+const eventBody = (event: IntegrationEvent): string =>
+  JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: event.createdAt, data: event.data });
+
+/** Delivery ids drawn for recordEvent's one statement: enough for the endpoints an integrator usually has. */
+const RECORD_DELIVERY_IDS = 8;
+
+/** RECORD_DELIVERY_IDS delivery ids from one draw of random characters (one call for the randomness, not one per id). */
+const recordDeliveryIds = (): string[] => {
+  const random = randomBase62(ID_RANDOM_LENGTH * RECORD_DELIVERY_IDS);
+  const prefix = `${ID_PREFIXES.webhookDelivery}_`;
+  return Array.from({ length: RECORD_DELIVERY_IDS }, (_, i) => prefix + random.slice(i * ID_RANDOM_LENGTH, (i + 1) * ID_RANDOM_LENGTH));
+};
+
+/**
+ * recordEvent in one statement: the matching endpoints, then the event (only when they are no more than
+ * the ids given in $8: otherwise nothing is written and `matched` says so), then a delivery per endpoint
+ * for a new event. $1 integrator, $2 type, $3..$6 the event, $7 now, $8 delivery ids.
+ */
+const RECORD_EVENT_AND_DELIVERIES = `
+WITH endpoints AS MATERIALIZED (
+  SELECT e.id, row_number() OVER (ORDER BY e.id) AS n ${MATCHING_ENDPOINTS}
+), event AS (
+  INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body)
+  SELECT $3, $1, $2, $4, $5, $6 WHERE (SELECT count(*) FROM endpoints) <= cardinality($8::text[])
+  ON CONFLICT (id) DO NOTHING RETURNING id
+), deliveries AS (
+  INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
+  SELECT ($8::text[])[endpoints.n], event.id, endpoints.id, 'event', 'pending', $7, $7 FROM event, endpoints
+  ON CONFLICT DO NOTHING
+)
+SELECT (SELECT count(*) FROM event)::int AS inserted, (SELECT count(*) FROM endpoints)::int AS matched`;
+
 export class WebhooksStore {
-  constructor(private readonly pool: Pool) {}
+  /**
+   * `dispatchPool`: the dispatcher's claims and attempt records (asynchronous commit in the apps: an
+   * attempt whose record a crash loses is made again, as at-least-once allows). The pool otherwise.
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly dispatchPool: Pool = pool,
+  ) {}
 
   // ---- endpoints ----
   async createEndpoint(endpoint: EndpointRow): Promise<void> {
@@ -168,13 +217,25 @@ export class WebhooksStore {
   }
 
   // ---- events ----
-  /** Stores the event and its deliveries in one transaction; a repeat of the same event id changes nothing. */
+  /**
+   * Stores the event and its deliveries atomically; a repeat of the same event id changes nothing. One
+   * statement (one round trip, no explicit transaction) when the integrator has at most
+   * RECORD_DELIVERY_IDS matching endpoints, the usual case; with more, that statement writes nothing and
+   * the event is recorded by the transaction that fans out to any number of them.
+   */
   async recordEvent(event: IntegrationEvent, now: Date): Promise<boolean> {
+    const { rows } = await this.pool.query<{ inserted: number; matched: number }>({
+      name: 'wh-record-event-and-deliveries',
+      text: RECORD_EVENT_AND_DELIVERIES,
+      values: [event.integratorId, event.type, event.id, event.objectId, event.createdAt, eventBody(event), now, recordDeliveryIds()],
+    });
+    const { inserted, matched } = rows[0]!;
+    if (matched <= RECORD_DELIVERY_IDS) return inserted === 1;
     return this.transaction((tx) => this.recordEventIn(tx, event, now));
   }
 
   private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<boolean> {
-    const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: event.createdAt, data: event.data });
+    const body = eventBody(event);
     const inserted = await tx.query({
       name: 'wh-record-event',
       text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
@@ -241,76 +302,136 @@ export class WebhooksStore {
   /**
    * Claims up to `limit` deliveries due on the service clock (or whose claim expired), skipping rows
    * another dispatcher holds, and never more for one endpoint than its free slots
-   * (`perEndpointMax` less what this dispatcher already has in flight to it).
+   * (`perEndpointMax` less what this dispatcher already has in flight to it). One statement: the live
+   * endpoints are read once (their URL and secrets come with the claim, as of this statement: a rotation
+   * or a disable committed before it is seen), each event's body once however many of its deliveries
+   * are claimed (`body` is null on the others: the caller shares the first one's).
    */
   async claimDue(now: Date, limit: number, inFlight: ReadonlyMap<string, number>, perEndpointMax: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.pool.query<ClaimedDbRow>({
-      name: 'wh-claim-due',
+    const { rows } = await this.dispatchPool.query<ClaimedDbRow>({
+      name: 'wh-claim-due-batch',
       text: `WITH in_flight AS (SELECT * FROM unnest($3::text[], $4::int[]) AS f (endpoint_id, n)),
+             live AS MATERIALIZED (
+               SELECT e.id, e.url, GREATEST($5 - COALESCE(f.n, 0), 0) AS free,
+                 CASE WHEN e.previous_secret_until > $1 THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets
+               FROM wh_endpoints e LEFT JOIN in_flight f ON f.endpoint_id = e.id
+               WHERE e.deleted_at IS NULL AND e.status = 'enabled'),
              -- Each live endpoint offers at most its free slots, oldest first (one index probe per
              -- endpoint): a slow endpoint's backlog never hides another endpoint's due deliveries.
              candidates AS (
-               SELECT c.id, c.next_attempt_at FROM wh_endpoints e
-               LEFT JOIN in_flight f ON f.endpoint_id = e.id
+               SELECT c.id, c.next_attempt_at FROM live e
                CROSS JOIN LATERAL (
                  SELECT d.id, d.next_attempt_at FROM wh_deliveries d
                  WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'delivering')
                    AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
-                 ORDER BY d.next_attempt_at LIMIT GREATEST($5 - COALESCE(f.n, 0), 0)) c
-               WHERE e.deleted_at IS NULL AND e.status = 'enabled'
+                 ORDER BY d.next_attempt_at LIMIT e.free) c
+               WHERE e.free > 0
                ORDER BY c.next_attempt_at LIMIT $2),
-             claimed AS (
-               SELECT d.id FROM wh_deliveries d WHERE d.id IN (SELECT id FROM candidates)
+             -- = ANY (ARRAY(…)): one index scan for the batch, whatever the planner guesses of its size.
+             locked AS (
+               SELECT d.id FROM wh_deliveries d WHERE d.id = ANY (ARRAY(SELECT id FROM candidates))
                  AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
-               FOR UPDATE SKIP LOCKED)
-             UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $6)
-             FROM claimed, wh_events ev, wh_endpoints e
-             WHERE d.id = claimed.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.deleted_at IS NULL AND e.status = 'enabled'
-             RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, e.url, ev.body,
-               CASE WHEN e.previous_secret_until > $1 THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets`,
+               FOR UPDATE SKIP LOCKED),
+             claimed AS (
+               UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $6)
+               WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
+               RETURNING d.id, d.event_id, d.endpoint_id, d.attempts),
+             firsts AS (SELECT DISTINCT ON (event_id) id, event_id FROM claimed ORDER BY event_id, id)
+             SELECT c.id, c.event_id, c.endpoint_id, c.attempts, e.url, e.secrets, ev.body
+             FROM claimed c JOIN live e ON e.id = c.endpoint_id
+             LEFT JOIN firsts f ON f.id = c.id
+             LEFT JOIN (SELECT id, body FROM wh_events WHERE id = ANY (ARRAY(SELECT event_id FROM firsts))) ev ON ev.id = f.event_id`,
       values: [now, limit, [...inFlight.keys()], [...inFlight.values()], perEndpointMax, leaseMs / 1000],
     });
-    return rows.map((r) => ({ deliveryId: r.id, eventId: r.event_id, endpointId: r.endpoint_id, url: r.url, secrets: r.secrets, body: r.body, attempts: r.attempts }));
+    const bodies = new Map<string, string>();
+    for (const row of rows) if (row.body !== null) bodies.set(row.event_id, row.body);
+    return rows.map((r) => ({
+      deliveryId: r.id,
+      eventId: r.event_id,
+      endpointId: r.endpoint_id,
+      url: r.url,
+      secrets: r.secrets,
+      body: bodies.get(r.event_id) ?? '',
+      attempts: r.attempts,
+    }));
   }
 
   /**
-   * Records an attempt and where the delivery goes next. The endpoint's run of failures is tracked on the
-   * service clock (`now`): an endpoint whose attempts have all failed for 5 days is disabled, its pending
-   * deliveries canceled, and the integrator told by a `webhook_endpoint.disabled` event on its other
-   * endpoints. Answers the endpoint when this attempt disabled it.
+   * Records an attempt and where the delivery goes next (recordAttempts for one). Answers the endpoint
+   * when this attempt disabled it.
    */
   async recordAttempt(delivery: { deliveryId: string; endpointId: string }, attempt: AttemptRecord, next: AfterAttempt, now: Date): Promise<EndpointRow | undefined> {
+    const overdue = await this.recordAttempts([{ ...delivery, attempt, next, now }]);
+    return overdue.length === 0 ? undefined : this.disableFailingEndpoint(overdue[0]!, now);
+  }
+
+  /**
+   * Records finished attempts and where each delivery goes next, in one statement (one commit for the
+   * batch, on the dispatcher's pool: asynchronous commit, see WebhooksModule). The endpoints' runs of
+   * failures are tracked on the service clock (`now` of the batch's last attempt): an endpoint's row is
+   * written only when its run changes (its first failure, a success after failures). Answers the
+   * endpoints whose attempts in the batch all failed and whose run is older than 5 days: for
+   * disableFailingEndpoint.
+   */
+  async recordAttempts(finished: readonly FinishedAttempt[]): Promise<string[]> {
+    if (finished.length === 0) return [];
+    const now = new Date(Math.max(...finished.map((f) => f.now.getTime())));
+    const runs = endpointRuns(finished);
+    const { rows } = await this.dispatchPool.query<{ id: string }>({
+      name: 'wh-record-attempts',
+      text: `WITH a AS (
+               SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::timestamptz[])
+                 AS a (delivery_id, attempted_at, status_code, latency_ms, error, next_status, next_attempt_at)),
+             attempts AS (
+               INSERT INTO wh_attempts (delivery_id, attempted_at, status_code, latency_ms, error)
+               SELECT delivery_id, attempted_at, status_code, latency_ms, error FROM a),
+             deliveries AS (
+               UPDATE wh_deliveries d SET attempts = d.attempts + 1, status = CASE WHEN d.status = 'canceled' THEN d.status ELSE a.next_status END,
+                 next_attempt_at = a.next_attempt_at, lease_until = NULL
+               FROM a WHERE d.id = ANY ($1::text[]) AND d.id = a.delivery_id),
+             runs AS (SELECT * FROM unnest($8::text[], $9::text[]) AS r (endpoint_id, run)),
+             -- 'succeeded': the last attempt succeeded; 'restarted': a success, then failures; 'failing': every attempt failed.
+             health AS (
+               UPDATE wh_endpoints e SET failing_since = CASE r.run WHEN 'succeeded' THEN NULL WHEN 'restarted' THEN $10 ELSE COALESCE(e.failing_since, $10) END
+               FROM runs r
+               WHERE e.id = ANY ($8::text[]) AND e.id = r.endpoint_id AND e.deleted_at IS NULL
+                 AND CASE r.run WHEN 'succeeded' THEN e.failing_since IS NOT NULL WHEN 'restarted' THEN true ELSE e.failing_since IS NULL END)
+             SELECT e.id FROM wh_endpoints e JOIN runs r ON r.endpoint_id = e.id
+             WHERE e.id = ANY ($8::text[]) AND r.run = 'failing' AND e.deleted_at IS NULL AND e.status = 'enabled' AND e.failing_since <= $11`,
+      values: [
+        finished.map((f) => f.deliveryId),
+        finished.map((f) => f.attempt.attemptedAt),
+        finished.map((f) => f.attempt.statusCode),
+        finished.map((f) => f.attempt.latencyMs),
+        finished.map((f) => f.attempt.error),
+        finished.map((f) => f.next.status),
+        finished.map((f) => (f.next.status === 'pending' ? f.next.nextAttemptAt : null)),
+        [...runs.keys()],
+        [...runs.values()],
+        now,
+        new Date(now.getTime() - FAILING_ENDPOINT_DISABLED_AFTER_MS),
+      ],
+    });
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Disables an endpoint whose every attempt has failed for 5 days (service clock), cancels its pending
+   * deliveries and tells the integrator by a `webhook_endpoint.disabled` event on its other endpoints,
+   * in one transaction with synchronous commit. Answers the endpoint when this call disabled it;
+   * nothing when it is no longer due (a success meanwhile, disabled or deleted already).
+   */
+  async disableFailingEndpoint(endpointId: string, now: Date): Promise<EndpointRow | undefined> {
     return this.transaction(async (tx) => {
-      await tx.query({
-        name: 'wh-insert-attempt',
-        text: 'INSERT INTO wh_attempts (delivery_id, attempted_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)',
-        values: [delivery.deliveryId, attempt.attemptedAt, attempt.statusCode, attempt.latencyMs, attempt.error],
-      });
-      await tx.query({
-        name: 'wh-after-attempt',
-        text: `UPDATE wh_deliveries SET attempts = attempts + 1, status = CASE WHEN status = 'canceled' THEN status ELSE $2 END,
-               next_attempt_at = $3, lease_until = NULL WHERE id = $1`,
-        values: [delivery.deliveryId, next.status, next.status === 'pending' ? next.nextAttemptAt : null],
-      });
-      const { rows } = await tx.query<EndpointDbRow>({
-        name: 'wh-endpoint-health',
-        text: `WITH health AS (
-                 SELECT $1::text AS id, $2::boolean AS succeeded, $3::timestamptz AS now, $3::timestamptz - make_interval(secs => $4::float8) AS threshold, $5::text AS reason)
-               UPDATE wh_endpoints e SET
-                 failing_since = CASE WHEN h.succeeded THEN NULL ELSE COALESCE(e.failing_since, h.now) END,
-                 status = CASE WHEN NOT h.succeeded AND COALESCE(e.failing_since, h.now) <= h.threshold THEN 'disabled' ELSE e.status END,
-                 disabled_reason = CASE WHEN NOT h.succeeded AND COALESCE(e.failing_since, h.now) <= h.threshold THEN h.reason ELSE e.disabled_reason END
-               FROM health h
-               -- Only a change takes the endpoint's row: the first failure of a run, a success after
-               -- failures, or a failure past the threshold. Every other attempt leaves it alone.
-               WHERE e.id = h.id AND e.deleted_at IS NULL
-                 AND CASE WHEN h.succeeded THEN e.failing_since IS NOT NULL ELSE e.failing_since IS NULL OR e.failing_since <= h.threshold END
-               RETURNING e.*, (NOT h.succeeded AND e.status = 'disabled' AND e.disabled_reason = h.reason AND e.failing_since <= h.threshold) AS disabled_now`,
-        values: [delivery.endpointId, next.status === 'succeeded', now, FAILING_ENDPOINT_DISABLED_AFTER_MS / 1000, FAILING_FOR_5_DAYS],
-      });
-      const row = rows[0] as (EndpointDbRow & { disabled_now: boolean }) | undefined;
-      if (!row?.disabled_now || (await this.alreadyToldDisabled(tx, row.id))) return undefined;
+      const { rows } = await tx.query<EndpointDbRow>(
+        `UPDATE wh_endpoints SET status = 'disabled', disabled_reason = $2
+         WHERE id = $1 AND deleted_at IS NULL AND status = 'enabled' AND failing_since <= $3 RETURNING *`,
+        [endpointId, FAILING_FOR_5_DAYS, new Date(now.getTime() - FAILING_ENDPOINT_DISABLED_AFTER_MS)],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
       await cancelPending(tx, row.id);
+      if (await this.alreadyToldDisabled(tx, row.id)) return undefined;
       const endpoint = toEndpoint(row);
       await this.recordEventIn(tx, {
         id: newId('event'),
@@ -397,8 +518,24 @@ interface ClaimedDbRow {
   attempts: number;
   url: string;
   secrets: string[];
-  body: string;
+  /** On one claimed delivery of each event only. */
+  body: string | null;
 }
+
+/**
+ * Per endpoint, its run of failures after a batch of attempts, in the order they finished:
+ * 'succeeded' (the last one succeeded), 'restarted' (a success, then failures: a new run from now),
+ * 'failing' (every one failed).
+ */
+const endpointRuns = (finished: readonly FinishedAttempt[]): Map<string, 'succeeded' | 'restarted' | 'failing'> => {
+  const runs = new Map<string, 'succeeded' | 'restarted' | 'failing'>();
+  for (const { endpointId, next } of finished) {
+    const before = runs.get(endpointId);
+    if (next.status === 'succeeded') runs.set(endpointId, 'succeeded');
+    else runs.set(endpointId, before === 'succeeded' || before === 'restarted' ? 'restarted' : 'failing');
+  }
+  return runs;
+};
 
 interface DeliveryDbRow {
   id: string;

@@ -5,4 +5,4 @@ export {
   guardedLookup,
   type EndpointUrlCheck,
 } from './url-guard';
-export { newWebhookSecret, sendWebhook, type DeliveryResult, type WebhookRequest } from './webhook-sender';
+export { closeWebhookConnections, newWebhookSecret, sendWebhook, type DeliveryResult, type WebhookRequest } from './webhook-sender';

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Webhook } from 'standardwebhooks';
 import {
   WEBHOOK_DELIVERY_TIMEOUT_MS,
   WEBHOOK_ERROR_LENGTH_MAX,
@@ -11,7 +10,8 @@ import {
   WEBHOOK_RESPONSE_READ_BYTES_MAX,
   WEBHOOK_SECRET_BYTES,
 } from '@pay/kernel';
-import { beginSpan, endSpan, SpanKind, type Attributes } from '@pay/observability';
+import { beginSpan, endSpan, SpanKind, tracingActive, type Attributes } from '@pay/observability';
+import { OriginAgents } from './origin-agents';
 import { AddressRefusedError, addressRefusal, checkUrlShape, guardedLookup, hostOf } from './url-guard';
 
 const USER_AGENT = 'payments-webhooks/1';
@@ -24,6 +24,8 @@ export interface WebhookRequest {
   previousSecret?: string;
   eventId: string;
   body: string;
+  /** The body's UTF-8 bytes, when the caller already has them (built once per event, shared by its endpoints). */
+  payload?: Buffer;
   sandbox: boolean;
   timeoutMs?: number;
   /** The REAL wall clock, never the sandbox clock: receivers check webhook-timestamp against theirs. */
@@ -45,13 +47,22 @@ const failure = (error: string): Outcome => ({ ok: false, statusCode: null, erro
 
 export const newWebhookSecret = (): string => `whsec_${randomBytes(WEBHOOK_SECRET_BYTES).toString('base64')}`;
 
+const SECRET_PREFIX = 'whsec_';
+
+/** Keep-alive connections per origin; every new one still goes through the guarded lookup. */
+const agents = new OriginAgents(guardedLookup);
+
+/** Closes the idle keep-alive connections (at shutdown). */
+export const closeWebhookConnections = (): void => agents.close();
+
 /**
  * One delivery attempt. Never throws: a refused address, DNS failure, refused connection, TLS error or
  * timeout each becomes a result with `error` set, for the retry schedule to act on. When tracing, a
  * client span `POST webhook` per attempt, naming the endpoint's host, the event and the status.
  */
 export const sendWebhook = async (request: WebhookRequest): Promise<DeliveryResult> => {
-  const span = beginSpan('POST webhook', { kind: SpanKind.CLIENT, attributes: attemptAttributes(request) });
+  const attributes = attemptAttributes(request);
+  const span = beginSpan('POST webhook', { kind: SpanKind.CLIENT, ...(attributes ? { attributes } : {}) });
   const result = await attempt(request);
   endSpan(span, { failed: !result.ok, attributes: outcomeAttributes(result) });
   return result;
@@ -61,7 +72,8 @@ export const sendWebhook = async (request: WebhookRequest): Promise<DeliveryResu
  * The endpoint's scheme, host and port, never its path or query (an integrator may put a token there),
  * nor the secret, the signature or the body.
  */
-const attemptAttributes = (request: WebhookRequest): Attributes => {
+const attemptAttributes = (request: WebhookRequest): Attributes | undefined => {
+  if (!tracingActive()) return undefined;
   const attributes: Attributes = { 'http.request.method': 'POST', 'pay.webhook.event_id': request.eventId };
   if (!URL.canParse(request.url)) return attributes;
   const url = new URL(request.url);
@@ -80,7 +92,7 @@ const attempt = async (request: WebhookRequest): Promise<DeliveryResult> => {
   try {
     const target = checkTarget(request.url, request.sandbox);
     if (!target.ok) return finish(failure(target.message));
-    const payload = Buffer.from(request.body, 'utf8');
+    const payload = request.payload ?? Buffer.from(request.body, 'utf8');
     const headers = signedHeaders(request, payload);
     return finish(await post(target.url, payload, headers, request.sandbox, request.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS));
   } catch (error) {
@@ -103,7 +115,7 @@ const signedHeaders = (request: WebhookRequest, payload: Buffer): OutgoingHttpHe
   // Sign the whole second that goes in the header, and the very bytes that go on the wire.
   const signedAt = new Date(timestampSeconds * 1000);
   const secrets = request.previousSecret === undefined ? [request.secret] : [request.secret, request.previousSecret];
-  const signature = secrets.map((secret) => new Webhook(secret).sign(request.eventId, signedAt, payload)).join(' ');
+  const signature = secrets.map((secret) => sign(secret, request.eventId, signedAt, payload)).join(' ');
   return {
     'content-type': 'application/json',
     'content-length': String(payload.length),
@@ -112,6 +124,17 @@ const signedHeaders = (request: WebhookRequest, payload: Buffer): OutgoingHttpHe
     'webhook-timestamp': String(timestampSeconds),
     'webhook-signature': signature,
   };
+};
+
+/**
+ * Standard Webhooks' v1 signature: base64 HMAC-SHA256, keyed by the secret's base64 part, of
+ * `<id>.<unix seconds>.<body>`; the body's bytes are hashed as they are, never copied into one string.
+ */
+const sign = (secret: string, eventId: string, signedAt: Date, payload: Buffer): string => {
+  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  if (key.length === 0) throw new Error("Secret can't be empty.");
+  const digest = createHmac('sha256', key).update(`${eventId}.${Math.floor(signedAt.getTime() / 1000)}.`).update(payload).digest('base64');
+  return `v1,${digest}`;
 };
 
 const post = (url: URL, payload: Buffer, headers: OutgoingHttpHeaders, sandbox: boolean, timeoutMs: number): Promise<Outcome> =>
@@ -125,14 +148,17 @@ const post = (url: URL, payload: Buffer, headers: OutgoingHttpHeaders, sandbox: 
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy(); // also stops reading a body past the limit
+      // A response read to its end leaves the socket to the agent for the next attempt; anything else
+      // (an error, a timeout, a body past the limit) closes it.
+      if (!(response?.complete && outcome.statusCode !== null)) req.destroy();
       resolve(outcome);
     };
     const settleWithResponse = (): void => settle(responseOutcome(response!, Buffer.concat(chunks).subarray(0, WEBHOOK_RESPONSE_READ_BYTES_MAX)));
 
     const transport = url.protocol === 'https:' ? https : http;
-    // agent: false, a fresh connection per attempt: a pooled socket would skip the connect-time lookup.
-    const req = transport.request(url, { method: 'POST', headers, agent: false, lookup: guardedLookup(sandbox) }, (res) => {
+    // A kept-alive socket per origin: each new connection is made through the guarded lookup (the
+    // agent's), and a reused one is connected to an address that lookup allowed.
+    const req = transport.request(url, { method: 'POST', headers, agent: agents.agentFor(url, sandbox), lookup: guardedLookup(sandbox) }, (res) => {
       response = res;
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
