@@ -10,7 +10,7 @@ import { expectBalancedTrialBalance, httpClient, PUBLIC_BASE_URL, type TestServi
 import { createWorld, type World } from './world';
 
 /**
- * Issue 20, item 1: a database per service. The seven apps start with seven databases on one
+ * A database per service. The seven apps start with seven databases on one
  * PostgreSQL, each reached by its own role, and no DATABASE_URL to fall back on: a payment (and its
  * refund), a cash payment, a supplier payment and a collection go through, their webhooks are
  * delivered, the ledger balances; each database holds only its own app's tables, and an app's role
