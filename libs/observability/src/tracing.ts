@@ -4,6 +4,8 @@ import type { TracingConfig } from './tracing-config';
 import type * as TracingSdk from './tracing-sdk';
 
 export { SpanKind, type Attributes, type Span };
+/** A trace context carried from one piece of work to another (parent or link). */
+export type TraceContext = Context;
 
 /** Set once tracing started in this process; while unset every helper below is a plain call (no cost when off). */
 let running: TracingSdk.TracerSdk | undefined;
@@ -69,11 +71,21 @@ export interface SpanOptions {
   attributes?: Attributes;
   /** The parent; the active context by default. */
   parent?: Context;
+  /** Other work this span also serves (a batch's other callers): linked, not parents. */
+  links?: readonly (Context | undefined)[];
 }
 
+/** The trace context of the work in hand, to parent or link later work on; undefined when tracing is off. */
+export const currentTraceContext = (): TraceContext | undefined => (running ? context.active() : undefined);
+
 /** A started span, or undefined when tracing is off: the caller ends it (endSpan) when its work is answered. */
-export function beginSpan(name: string, { kind, attributes, parent }: SpanOptions): Span | undefined {
-  return running?.tracer.startSpan(name, { kind, ...(attributes ? { attributes } : {}) }, parent ?? context.active());
+export function beginSpan(name: string, { kind, attributes, parent, links }: SpanOptions): Span | undefined {
+  if (!running) return undefined;
+  const linked = (links ?? []).flatMap((linkedContext) => {
+    const spanContext = linkedContext && trace.getSpanContext(linkedContext);
+    return spanContext ? [{ context: spanContext }] : [];
+  });
+  return running.tracer.startSpan(name, { kind, ...(attributes ? { attributes } : {}), ...(linked.length > 0 ? { links: linked } : {}) }, parent ?? context.active());
 }
 
 /** Runs `work` with `span` as the active span (its pg queries and bus requests become its children). */

@@ -1,10 +1,12 @@
-import { runOutsideLogContext } from '@pay/observability';
+import { currentTraceContext, runOutsideLogContext, SpanKind, withSpan, type TraceContext } from '@pay/observability';
 
 /** A caller waiting for its item to be written, with the two ends of its promise. */
 export interface Waiting<I, O> {
   item: I;
   resolve(value: O): void;
   reject(error: unknown): void;
+  /** The caller's trace, when tracing: the batch's span is a child of the first caller's and links the others'. */
+  trace?: TraceContext;
 }
 
 export interface GroupCommitLimits {
@@ -36,10 +38,11 @@ export class GroupCommit<I, O> {
   submit(item: I): Promise<O> {
     if (this.queue.length >= this.limits.queueLengthMax) return Promise.reject(new Error(`ledger busy: ${this.queue.length} transfers waiting`));
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, resolve, reject, trace: currentTraceContext() });
       if (!this.writing) {
         this.writing = true;
-        // The batch belongs to no single caller: its work runs outside the submitter's log context and trace.
+        // The batch belongs to no single caller: its work runs outside the submitter's log context and trace
+        // (its own span, below, names every caller's trace).
         setImmediate(() => runOutsideLogContext(() => void this.drain()));
       }
     });
@@ -55,7 +58,12 @@ export class GroupCommit<I, O> {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.limits.batchSizeMax);
         try {
-          await this.write(batch);
+          // One span for the batch's transaction: in the first caller's trace, linked from the others'.
+          await withSpan(
+            'ledger transfer batch',
+            { kind: SpanKind.INTERNAL, parent: batch[0]!.trace, links: batch.slice(1).map((waiting) => waiting.trace), attributes: { 'pay.ledger.batch_size': batch.length } },
+            () => this.write(batch),
+          );
         } catch (error) {
           // A promise settles once: the callers `write` already answered keep their answer.
           for (const waiting of batch) waiting.reject(error);
