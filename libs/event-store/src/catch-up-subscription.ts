@@ -10,6 +10,7 @@ import {
   SUBSCRIPTION_RETRY_DELAY_MS_MIN,
 } from '@pay/kernel';
 import { trackSubscriptionLag } from '@pay/observability';
+import { inTransaction } from '@pay/platform';
 import { advanceCheckpoint, CheckpointMovedError, loadCheckpoint, readCheckpoint } from './checkpoint-store';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
 import { countParkedEvents, describeError, parkEvent, unparkEvent, updateParkedError } from './parked-events';
@@ -370,22 +371,6 @@ export class CatchUpSubscription {
 
 const logger = new Logger('subscription');
 const reasonOf = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
-
-async function inTransaction(pool: Pool, work: (tx: PoolClient) => Promise<void>): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    await work(client);
-    await client.query('COMMIT');
-  } catch (error) {
-    // A connection that cannot even roll back is discarded rather than returned to the pool.
-    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
-  } finally {
-    client.release(broken);
-  }
-}
 
 /** The store must hand back events strictly after the checkpoint, in order: otherwise we would skip or repeat. */
 function assertAscendingAfter(after: Position, events: readonly RecordedEvent[]): void {

@@ -85,13 +85,14 @@ SELECT page.*, COALESCE((
     SELECT true FROM es_events
     WHERE transaction_id >= (SELECT xmin FROM horizon) AND (cardinality($4::text[]) = 0 OR type LIKE ANY ($4::text[]))
     ORDER BY transaction_id, position LIMIT 1
-  ), false) AS pending,
-  -- The last event below the horizon, of any type: how far a short page looked (ReadAllPage.scannedTo).
-  (SELECT transaction_id::text FROM es_events WHERE transaction_id < (SELECT xmin FROM horizon)
-    ORDER BY transaction_id DESC, position DESC LIMIT 1) AS head_commit,
-  (SELECT position::text FROM es_events WHERE transaction_id < (SELECT xmin FROM horizon)
-    ORDER BY transaction_id DESC, position DESC LIMIT 1) AS head_prepare
+  ), false) AS pending, head.head_commit, head.head_prepare
 FROM (SELECT 1) AS one
+-- The last event below the horizon, of any type: how far a short page looked (ReadAllPage.scannedTo).
+LEFT JOIN LATERAL (
+  SELECT transaction_id::text AS head_commit, position::text AS head_prepare FROM es_events
+  WHERE transaction_id < (SELECT xmin FROM horizon)
+  ORDER BY transaction_id DESC, position DESC LIMIT 1
+) AS head ON true
 LEFT JOIN LATERAL (
   SELECT ${EVENT_COLUMNS} FROM es_events
   WHERE (transaction_id, position) > ($1::xid8, $2::bigint)

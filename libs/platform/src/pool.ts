@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Pool, types } from 'pg';
+import { Pool, types, type PoolClient } from 'pg';
 import { DB_CONNECTION_TIMEOUT_MS, DB_IDLE_TIMEOUT_MS } from '@pay/kernel';
 
 // bigint columns (int8) arrive as JS numbers: every amount we store is at most 1e11 * 2 and
@@ -37,4 +37,24 @@ export function createPool(url: string, { max, statementTimeoutMs, asynchronousC
   // listener the 'error' event would crash the process.
   pool.on('error', (error) => logger.warn(`idle connection lost: ${error.message}`));
   return pool;
+}
+
+/**
+ * Runs `work` in one PostgreSQL transaction (READ COMMITTED) on a connection of its own; any error
+ * rolls it back. A connection that cannot even roll back is discarded, not returned to the pool.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

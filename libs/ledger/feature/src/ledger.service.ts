@@ -25,7 +25,8 @@ import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
 import { GroupCommit, type Waiting } from './group-commit';
-import { inTransaction, once, requestHash, storeOutcome } from './transaction';
+import { inTransaction } from '@pay/platform';
+import { once, requestHash, storeOutcome } from './transaction';
 import { applyTransferBatch, type BatchResult, type PreparedTransfer } from './transfer-batch';
 
 interface AccountRow {

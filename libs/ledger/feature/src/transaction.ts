@@ -1,24 +1,6 @@
 import { ServiceError } from '@pay/contracts';
 import { createHash } from 'node:crypto';
-import { type Pool, type PoolClient } from 'pg';
-
-/** Runs `work` in one PostgreSQL transaction (READ COMMITTED); any error rolls it back. */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
-  } finally {
-    // A connection that cannot even roll back is discarded, not returned to the pool.
-    client.release(broken);
-  }
-}
+import { type PoolClient } from 'pg';
 
 /** sha256 of the inputs in a fixed order: the same request always hashes the same. */
 export const requestHash = (kind: string, fields: readonly unknown[]): string =>

@@ -11,7 +11,7 @@ import type {
   WebhookEndpointStatus,
 } from '@pay/contracts';
 import { FAILING_ENDPOINT_DISABLED_AFTER_MS, ID_PREFIXES, ID_RANDOM_LENGTH, newId, randomBase62, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
-import { listPage } from '@pay/platform';
+import { inTransaction, listPage } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
 export interface EndpointRow {
@@ -468,20 +468,10 @@ export class WebhooksStore {
     return rows[0].seq;
   }
 
-  private async transaction<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
-    const tx = await this.pool.connect();
-    try {
-      await tx.query('BEGIN');
-      const result = await work(tx);
-      await tx.query('COMMIT');
-      return result;
-    } catch (error) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      tx.release();
-    }
+  private transaction<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
+
 }
 
 interface EndpointDbRow {

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import type { ConnectionKind, ConnectionResource, CustomerResource, IntegratorResource } from '@pay/contracts';
 import { API_KEY_RANDOM_LENGTH, newId, randomBase62, SIGN_IN_CUSTOMERS_PER_PHONE_MAX, type Currency } from '@pay/kernel';
+import { inTransaction } from '@pay/platform';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -52,19 +53,11 @@ export class DirectoryRepository {
 
   async createIntegrator(name: string, now: Date): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
     const id = newId('integrator');
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       await client.query('INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3)', [id, name, now]);
       const { keyId, secret } = await this.insertKey(client, id, now);
-      await client.query('COMMIT');
-      return { integrator: { id, object: 'integrator', name, created_at: now.toISOString() }, apiKey: secret, apiKeyId: keyId };
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
+      return { integrator: { id, object: 'integrator' as const, name, created_at: now.toISOString() }, apiKey: secret, apiKeyId: keyId };
+    });
   }
 
   async integratorExists(id: string): Promise<boolean> {
