@@ -9,6 +9,8 @@
  *   down <broker_id>          the broker drops its connections and refuses new ones (no leader change)
  *   up <broker_id>            the broker accepts connections again
  *   topic <name>:<partitions> creates a topic (replication factor 1)
+ *   fail <api_key>:<error>    the next request of that API (from any client) is answered with that
+ *                             error code, e.g. `fail 14:42`: a SyncGroup answered INVALID_REQUEST
  * Exits cleanly on EOF on stdin, SIGTERM or SIGINT.
  */
 #include <errno.h>
@@ -130,8 +132,15 @@ static void run_command(rd_kafka_mock_cluster_t *mcluster, int brokers, char *li
     }
   } else if (strcmp(verb, "topic") == 0) {
     create_topic(mcluster, arg, error, sizeof error);
+  } else if (strcmp(verb, "fail") == 0) {
+    int api_key = -1, code = -1, consumed = 0;
+    if (sscanf(arg, "%d:%d%n", &api_key, &code, &consumed) != 2 || arg[consumed] != '\0' || api_key < 0 || api_key > 100 || code < 1 || code > 200) {
+      snprintf(error, sizeof error, "expected <api_key>:<error_code>, got '%s'", arg);
+    } else {
+      rd_kafka_mock_push_request_errors(mcluster, (int16_t)api_key, 1, (rd_kafka_resp_err_t)code);
+    }
   } else {
-    snprintf(error, sizeof error, "unknown command '%s' (down <id> | up <id> | topic <name>:<partitions>)", verb);
+    snprintf(error, sizeof error, "unknown command '%s' (down <id> | up <id> | topic <name>:<partitions> | fail <api_key>:<error>)", verb);
   }
   if (error[0] == '\0') printf("ok\n");
   else printf("error %s\n", error);

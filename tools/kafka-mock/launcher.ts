@@ -36,6 +36,8 @@ export interface KafkaMock {
   setBrokerDown(id: number): Promise<void>;
   setBrokerUp(id: number): Promise<void>;
   createTopic(name: string, partitions: number): Promise<void>;
+  /** The next request of that Kafka API (from any client) is answered with that error code. */
+  failNextRequest(apiKey: number, errorCode: number): Promise<void>;
   /** Ends the process (EOF on its stdin, then SIGTERM, then SIGKILL). */
   stop(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function startKafkaMock(options: KafkaMockOptions): Promise<KafkaMo
       setBrokerDown: (id) => mock.command(`down ${id}`),
       setBrokerUp: (id) => mock.command(`up ${id}`),
       createTopic: (name, partitions) => mock.command(`topic ${topicSpec({ name, partitions })}`),
+      failNextRequest: (apiKey, errorCode) => mock.command(`fail ${apiKey}:${errorCode}`),
       stop: () => mock.stop(),
     };
   } catch (error) {

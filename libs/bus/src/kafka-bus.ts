@@ -14,6 +14,8 @@ import {
   KAFKA_HANDLER_HEARTBEAT_EVERY_MS,
   KAFKA_HEARTBEAT_INTERVAL_MS,
   KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
+  KAFKA_REJOIN_AFTER_CRASH_MS_MAX,
+  KAFKA_REJOIN_AFTER_CRASH_MS_MIN,
   KAFKA_RETRIES,
   KAFKA_RETRY_MS_MAX,
   KAFKA_RETRY_MS_MIN,
@@ -179,6 +181,7 @@ export class KafkaBus implements MessageBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const membership of [this.server?.membership, this.client.membership]) if (membership) membership.closing = true;
     const deadline = Date.now() + this.closeTimeoutMs;
     const server = this.server;
     if (server) {
@@ -292,34 +295,75 @@ export class KafkaBus implements MessageBus {
  */
 class GroupMembership {
   joined = false;
+  /** Set on close: a crash then is not followed by a rejoin. */
+  closing = false;
   private current: unknown;
 
-  watch(consumer: KafkaEventSource): void {
+  constructor(private readonly logger: Logger) {}
+
+  /**
+   * Watches `consumer`; `rejoin` subscribes and runs it again (Nest's own binding), for a consumer that
+   * crashed on an error kafkajs does not retry. kafkajs then leaves it disconnected for good: the
+   * process would stay up, never ready, serving nothing. One such error is part of a group's ordinary
+   * life on librdkafka's mock cluster: a member whose SyncGroup arrives after the leader's is answered
+   * INVALID_REQUEST (the group is already up), which an instance started on a busy machine meets when
+   * it joins a group that has members. It rejoins as a new member after a pause (doubled per failed
+   * rejoin, KAFKA_REJOIN_AFTER_CRASH_MS_*), until the bus closes.
+   */
+  watch(consumer: KafkaConsumerHandle, rejoin: () => Promise<void>): void {
     this.current = consumer;
     this.joined = false;
+    this.closing = false;
     const set = (joined: boolean) => () => {
       if (this.current === consumer) this.joined = joined;
     };
     consumer.on(consumer.events.GROUP_JOIN, set(true));
-    consumer.on(consumer.events.CRASH, set(false));
     consumer.on(consumer.events.STOP, set(false));
     consumer.on(consumer.events.DISCONNECT, set(false));
+    consumer.on(consumer.events.CRASH, (event) => {
+      set(false)();
+      const { error, groupId, restart } = (event as CrashEvent).payload;
+      if (restart || this.closing || this.current !== consumer) return;
+      this.logger.warn(`consumer of ${groupId} crashed (${reason(error)}), which kafkajs does not retry: rejoining as a new member`);
+      this.rejoin(consumer, rejoin, KAFKA_REJOIN_AFTER_CRASH_MS_MIN);
+    });
+  }
+
+  private rejoin(consumer: KafkaConsumerHandle, rejoin: () => Promise<void>, delayMs: number): void {
+    setTimeout(() => {
+      if (this.closing || this.current !== consumer) return;
+      consumer
+        .connect()
+        .then(rejoin)
+        .catch((error: unknown) => {
+          this.logger.warn(`rejoining failed (${reason(error)}); trying again in ${delayMs} ms`);
+          this.rejoin(consumer, rejoin, Math.min(2 * delayMs, KAFKA_REJOIN_AFTER_CRASH_MS_MAX));
+        });
+    }, delayMs).unref();
   }
 }
 
-/** The part of a kafkajs consumer GroupMembership listens to (Nest types its consumers with its own copy of kafkajs' types). */
-interface KafkaEventSource {
+/** The part of a kafkajs consumer GroupMembership uses (Nest types its consumers with its own copy of kafkajs' types). */
+interface KafkaConsumerHandle {
   events: { GROUP_JOIN: string; CRASH: string; STOP: string; DISCONNECT: string };
-  on(event: string, listener: () => void): unknown;
+  on(event: string, listener: (event: unknown) => void): unknown;
+  connect(): Promise<void>;
 }
+
+type CrashEvent = { payload: { error: unknown; groupId: string; restart: boolean } };
 
 /** Nest's ClientKafka, with the membership of its reply consumer watched from its creation (each connect makes a new one). */
 class ReplyClient extends ClientKafka {
-  readonly membership = new GroupMembership();
+  readonly membership = new GroupMembership(new Logger('KafkaBus(replies)'));
 
   protected override registerConsumerEventListeners(): void {
     super.registerConsumerEventListeners();
-    if (this._consumer) this.membership.watch(this._consumer);
+    if (this._consumer) this.membership.watch(this._consumer, () => this.bindTopics());
+  }
+
+  override async close(): Promise<void> {
+    this.membership.closing = true;
+    await super.close();
   }
 }
 
@@ -330,11 +374,17 @@ class ReplyClient extends ClientKafka {
  */
 class RequestServer extends ServerKafka {
   /** Watched from before the consumer connects: its first group join happens inside listen(). */
-  readonly membership = new GroupMembership();
+  readonly membership = new GroupMembership(new Logger('KafkaBus(requests)'));
 
   protected override registerConsumerEventListeners(): void {
     super.registerConsumerEventListeners();
-    if (this.consumer) this.membership.watch(this.consumer);
+    const consumer = this.consumer;
+    if (consumer) this.membership.watch(consumer, () => this.bindEvents(consumer));
+  }
+
+  override async close(): Promise<void> {
+    this.membership.closing = true;
+    await super.close();
   }
 
   /**

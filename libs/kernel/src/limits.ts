@@ -210,6 +210,15 @@ export const SUBSCRIPTION_RETRY_DELAY_MS_MIN = 100;
 export const SUBSCRIPTION_RETRY_DELAY_MS_MAX = 5 * SECOND_MS;
 /** Failures in a row before a batch is retried one event at a time, and an event parked. */
 export const POISON_AFTER_FAILURES = 5;
+/**
+ * With several instances of an app, one runs its subscriptions and sweeps (it holds the app's advisory
+ * lock); the others try to take over this often. A request served by one of the others waits for the
+ * runner's checkpoint, polled this often, for at most a bus request's deadline (its caller has been
+ * answered 503 by then).
+ */
+export const SINGLE_RUNNER_RETRY_MS = SECOND_MS;
+export const SUBSCRIPTION_FOLLOW_POLL_MS = 20;
+export const SUBSCRIPTION_FOLLOW_WAIT_MS = BUS_REQUEST_TIMEOUT_MS;
 /** A parked event's error is a stack trace, not a novel; an operator lists this many at most, and one replay takes this many (the operator asks again for the rest). */
 export const PARKED_ERROR_LENGTH_MAX = 10_000;
 export const PARKED_LIST_MAX = 1000;
@@ -292,6 +301,11 @@ export const MIGRATION_LOCK_RETRY_MS = 500;
 export const MIGRATION_LOCK_WAIT_MS_MAX = 2 * MINUTE_MS;
 /** One app of the distributed topology must answer /ready within this, polled this often. */
 export const TOPOLOGY_APP_START_TIMEOUT_MS = 90 * SECOND_MS;
+/**
+ * The same with several instances per app: each joining instance makes its app's consumer groups
+ * rebalance, on a machine running twice as many processes.
+ */
+export const TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS = 4 * TOPOLOGY_APP_START_TIMEOUT_MS;
 export const TOPOLOGY_READY_POLL_MS = 150;
 /** An app's output kept by the topology, and the tail of it shown when the app fails to start. */
 export const TOPOLOGY_APP_OUTPUT_KEPT_CHARS = 200_000;
@@ -327,6 +341,12 @@ export const KAFKA_RETRIES = 5;
  */
 export const KAFKA_CONSUMER_RETRY_MS_MAX = 2 * SECOND_MS;
 export const KAFKA_CONSUMER_RETRIES = 10;
+/**
+ * A consumer that crashed on an error kafkajs does not retry (it stays disconnected for good) rejoins
+ * its group as a new member after this pause, doubled on each failed rejoin up to the maximum.
+ */
+export const KAFKA_REJOIN_AFTER_CRASH_MS_MIN = 500;
+export const KAFKA_REJOIN_AFTER_CRASH_MS_MAX = 10 * SECOND_MS;
 
 /** The relations between bounds. */
 function check(relation: boolean, what: string): void {
@@ -379,5 +399,6 @@ check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS <= KAFKA_HEARTBEAT_INTERVAL_MS, "a handle
 check(BUS_REQUEST_TIMEOUT_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka session must outlast the longest handler');
 check(BUS_REQUEST_TIMEOUT_MS <= KAFKA_CLOSE_TIMEOUT_MS, 'closing the bus must wait as long as a request in flight may take');
 check(KAFKA_CONNECTION_TIMEOUT_MS < BUS_REQUEST_TIMEOUT_MS, 'connecting to Kafka must fail inside a request deadline');
+check(KAFKA_REJOIN_AFTER_CRASH_MS_MIN <= KAFKA_REJOIN_AFTER_CRASH_MS_MAX, 'the Kafka rejoin delays are inverted');
 check(KAFKA_RETRY_MS_MIN <= KAFKA_RETRY_MS_MAX && KAFKA_RETRY_MS_MIN <= KAFKA_CONSUMER_RETRY_MS_MAX, 'the Kafka retry delays are inverted');
 check(WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX <= WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, 'an origin keeps no more idle sockets than attempts it may have in flight');
