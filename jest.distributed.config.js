@@ -5,6 +5,13 @@
  */
 const base = require('./jest.config');
 
+/**
+ * A suite's start (its beforeAll) starts the whole topology: seven processes one after another, or
+ * with E2E_INSTANCES several per app, each joining its consumer groups (a rebalance each), so longer.
+ */
+const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS_SCALED_OUT = 900_000;
+
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
@@ -34,5 +41,5 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/'],
   setupFiles: ['<rootDir>/libs/testing/src/distributed-topology-env.js'],
   maxWorkers: 1,
-  testTimeout: 180_000,
+  testTimeout: process.env.E2E_INSTANCES ? TEST_TIMEOUT_MS_SCALED_OUT : TEST_TIMEOUT_MS,
 };

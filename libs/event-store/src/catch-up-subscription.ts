@@ -4,6 +4,8 @@ import {
   POISON_AFTER_FAILURES,
   SUBSCRIPTION_BATCH_SIZE_DEFAULT,
   SUBSCRIPTION_BATCH_SIZE_MAX,
+  SUBSCRIPTION_FOLLOW_POLL_MS,
+  SUBSCRIPTION_FOLLOW_WAIT_MS,
   SUBSCRIPTION_IDLE_ADVANCE_MS,
   SUBSCRIPTION_POLL_INTERVAL_MS,
   SUBSCRIPTION_RETRY_DELAY_MS_MAX,
@@ -12,7 +14,7 @@ import {
 import { trackSubscriptionLag } from '@pay/observability';
 import { inTransaction } from '@pay/platform';
 import { advanceCheckpoint, CheckpointMovedError, loadCheckpoint, readCheckpoint } from './checkpoint-store';
-import { comparePositions, type EventStore, type Position, type RecordedEvent } from './event-store';
+import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from './event-store';
 import { countParkedEvents, describeError, parkEvent, unparkEvent, updateParkedError } from './parked-events';
 
 export interface CatchUpSubscriptionOptions {
@@ -41,6 +43,16 @@ export interface CatchUpSubscriptionOptions {
   poisonAfterFailures?: number;
   /** A parked event. Default: an error log line. */
   onPoison?(event: RecordedEvent, error: unknown): void;
+  /**
+   * What `catchUp()` does while this subscription is not running here. `drain` (default): it runs the
+   * batches itself. `follow`: another instance runs the subscription (SingleRunner), so it waits until
+   * the checkpoint in PostgreSQL passes the last event of its types visible at the call, polling every
+   * `followPollMs` for at most `followWaitMs` (default: a bus request's deadline, past which its caller
+   * has already been answered 503).
+   */
+  whenStopped?: 'drain' | 'follow';
+  followPollMs?: number;
+  followWaitMs?: number;
 }
 
 /** What an operator sees of a subscription. */
@@ -74,6 +86,8 @@ export class CatchUpSubscription {
   private readonly retryDelayMsMin: number;
   private readonly retryDelayMsMax: number;
   private readonly poisonAfterFailures: number;
+  private readonly followPollMs: number;
+  private readonly followWaitMs: number;
   /** One event per batch while looking for a poison event; how many single events passed meanwhile. */
   private isolating = false;
   private isolatedPassed = 0;
@@ -100,6 +114,12 @@ export class CatchUpSubscription {
   /** When the checkpoint last moved past events of other types only (passOver). */
   private passedOverAt = 0;
   private untrackLag: (() => void) | undefined;
+  /**
+   * Set by the context runtime while another instance runs this subscription (SingleRunner): status()
+   * then reports it running, its lag 0 here (the instance running it reports the lag, to metrics and
+   * /ready).
+   */
+  standby = false;
 
   constructor(private readonly options: CatchUpSubscriptionOptions) {
     this.batchSize = options.batchSize ?? SUBSCRIPTION_BATCH_SIZE_DEFAULT;
@@ -107,6 +127,10 @@ export class CatchUpSubscription {
     this.retryDelayMsMin = options.retryDelayMsMin ?? SUBSCRIPTION_RETRY_DELAY_MS_MIN;
     this.retryDelayMsMax = options.retryDelayMsMax ?? SUBSCRIPTION_RETRY_DELAY_MS_MAX;
     this.poisonAfterFailures = options.poisonAfterFailures ?? POISON_AFTER_FAILURES;
+    this.followPollMs = options.followPollMs ?? SUBSCRIPTION_FOLLOW_POLL_MS;
+    this.followWaitMs = options.followWaitMs ?? SUBSCRIPTION_FOLLOW_WAIT_MS;
+    assertIntegerIn('followPollMs', this.followPollMs, 1, 60_000);
+    assertIntegerIn('followWaitMs', this.followWaitMs, this.followPollMs, 3_600_000);
     assertIntegerIn('poisonAfterFailures', this.poisonAfterFailures, 1, 1_000);
     assertIntegerIn('batchSize', this.batchSize, 1, SUBSCRIPTION_BATCH_SIZE_MAX);
     assertIntegerIn('pollIntervalMs', this.pollIntervalMs, 1, 3_600_000);
@@ -133,17 +157,24 @@ export class CatchUpSubscription {
     this.untrackLag?.();
     this.cancelSleep?.();
     await this.loop;
-    this.release(this.waiters.splice(0), new Error(`subscription ${this.options.subscriptionId} stopped`));
+    const waiting = this.waiters.splice(0);
+    if (this.options.whenStopped === 'follow') {
+      // Handed over to another instance: its requests wait for that one's checkpoint instead of failing.
+      for (const waiter of waiting) this.follow().then(waiter.resolve, waiter.reject);
+    } else {
+      this.release(waiting, new Error(`subscription ${this.options.subscriptionId} stopped`));
+    }
   }
 
   /**
    * Resolves once every event visible now has been handled (with the PostgreSQL store: every event
    * committed before the call, unless an older writer stays open longer than readAll waits for it).
    * Rejects with the error of a batch that fails meanwhile (the subscription keeps retrying).
-   * On a stopped subscription it runs the batches itself.
+   * On a stopped subscription it runs the batches itself, or (`whenStopped: 'follow'`) waits for the
+   * instance that runs them.
    */
   catchUp(): Promise<void> {
-    if (!this.running) return this.drain();
+    if (!this.running) return this.options.whenStopped === 'follow' ? this.follow() : this.drain();
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
       this.wake();
@@ -157,7 +188,8 @@ export class CatchUpSubscription {
   async status(): Promise<SubscriptionState> {
     const { subscriptionId, pool } = this.options;
     const [checkpoint, parkedEvents] = await Promise.all([readCheckpoint(pool, subscriptionId), countParkedEvents(pool, subscriptionId)]);
-    return { subscriptionId, checkpoint, lagSeconds: Math.floor(this.lagMs() / 1000), parkedEvents, running: this.running };
+    const elsewhere = !this.running && this.standby;
+    return { subscriptionId, checkpoint, lagSeconds: elsewhere ? 0 : Math.floor(this.lagMs() / 1000), parkedEvents, running: this.running || elsewhere };
   }
 
   /**
@@ -190,6 +222,12 @@ export class CatchUpSubscription {
         this.release(waiting);
         await this.sleep(this.pollIntervalMs, true);
       } catch (error) {
+        if (error instanceof CheckpointMovedError) {
+          // Another instance committed this batch (a hand-over in progress): nothing failed, nothing
+          // to park; the next batch reloads the checkpoint and answers the waiters.
+          this.waiters.unshift(...waiting);
+          continue;
+        }
         failures += 1;
         this.release(waiting, error);
         this.report(error);
@@ -210,6 +248,37 @@ export class CatchUpSubscription {
         // Appends do not cut the backoff short: a failing handler must not spin.
         await this.sleep(this.retryDelayMs(failures), false);
       }
+    }
+  }
+
+  /**
+   * Waits until the checkpoint (moved by the instance that runs this subscription) is at or past the
+   * last event of its types visible now; bounded by followWaitMs.
+   */
+  private async follow(): Promise<void> {
+    const { subscriptionId, pool } = this.options;
+    const deadline = Date.now() + this.followWaitMs;
+    const checkpoint = async () => (await readCheckpoint(pool, subscriptionId))?.position ?? START;
+    const head = await this.visibleHead(await checkpoint());
+    if (!head) return;
+    for (;;) {
+      if (comparePositions(await checkpoint(), head) >= 0) return;
+      if (Date.now() >= deadline) {
+        throw new Error(`subscription ${subscriptionId}: the instance running it did not reach ${head.commit}/${head.prepare} within ${this.followWaitMs} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.followPollMs));
+    }
+  }
+
+  /** The position of the last event of this subscription's types after `after` visible now; undefined when none. */
+  private async visibleHead(after: Position): Promise<Position | undefined> {
+    const { store, typePrefixes } = this.options;
+    let head: Position | undefined;
+    for (;;) {
+      const { events } = await store.readAllPage({ after: head ?? after, maxCount: this.batchSize, typePrefixes });
+      const last = events.at(-1)?.position;
+      if (last) head = last;
+      if (events.length < this.batchSize) return head;
     }
   }
 

@@ -10,6 +10,16 @@ const toPosition = (row: CheckpointRow): Position => ({ commit: BigInt(row.commi
 
 /** The subscription's checkpoint, created at START the first time (one statement either way). */
 export async function loadCheckpoint(pool: Pool, subscriptionId: string): Promise<Position> {
+  // Two instances creating the same checkpoint at once: the one whose INSERT waited finds nothing to
+  // insert and, in its statement's snapshot, no row either; read again, the other's row is committed.
+  for (let attempt = 1; ; attempt++) {
+    const row = await loadOrCreate(pool, subscriptionId);
+    if (row) return toPosition(row);
+    if (attempt === 2) throw new Error(`checkpoint ${subscriptionId} could not be loaded`);
+  }
+}
+
+async function loadOrCreate(pool: Pool, subscriptionId: string): Promise<CheckpointRow | undefined> {
   const { rows } = await pool.query<CheckpointRow>({
     name: 'es_checkpoint_load',
     text: `WITH created AS (
@@ -21,9 +31,7 @@ export async function loadCheckpoint(pool: Pool, subscriptionId: string): Promis
       SELECT commit_position::text, prepare_position::text FROM es_checkpoints WHERE subscription_id = $1::text`,
     values: [subscriptionId, String(START.commit), String(START.prepare)],
   });
-  const row = rows[0];
-  if (!row) throw new Error(`checkpoint ${subscriptionId} could not be loaded`);
-  return toPosition(row);
+  return rows[0];
 }
 
 /** Thrown when the stored checkpoint is not where this instance left it (another instance moved it). */

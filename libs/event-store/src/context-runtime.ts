@@ -10,6 +10,7 @@ import { CatchUpSubscription } from './catch-up-subscription';
 import type { EventStore, RecordedEvent } from './event-store';
 import { integrationRelay } from './integration-relay';
 import { OperatorHandlers } from './operator-handlers';
+import { SingleRunner } from './single-runner';
 import { Sweeper, type SweeperOptions, type SweepTasks } from './sweeper';
 
 /** What the host hands every context. */
@@ -54,11 +55,19 @@ export interface ContextDeclaration {
  * Runs a declared context for the life of its Nest module: at start the handlers are registered
  * (the context's, its apply-deadlines and its operator topics), then the subscriptions start in
  * order, then the sweeper finishes what a crash left half done, before the host serves anything.
+ *
+ * With several instances of the app, the subscriptions and the sweeper run in one instance at a time:
+ * the one holding the context's advisory lock (SingleRunner, one connection per instance rather than
+ * one per subscription out of a pool of DB_POOL_MAX). The others serve requests all the same: their
+ * `caughtUp()` waits for the holder's checkpoints (`whenStopped: 'follow'`), and their apply-deadlines
+ * applies deadlines itself (a command at the expected revision: never twice). When the holder stops
+ * or loses its connection, another takes over within SINGLE_RUNNER_RETRY_MS.
  */
 export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
   private readonly logger: Logger;
   private readonly subscriptions: CatchUpSubscription[];
   private readonly sweeper: Sweeper | undefined;
+  private readonly runner: SingleRunner;
 
   constructor(
     private readonly declaration: ContextDeclaration,
@@ -68,6 +77,13 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
     this.subscriptions = declaration.subscriptions.map((subscription) => this.subscribe(subscription));
     const { sweeper } = declaration;
     this.sweeper = sweeper && new Sweeper(sweeper.tasks, this.subscription(sweeper.caughtUpOn), infra.clock, this.logger, sweeper.options);
+    this.runner = new SingleRunner({
+      pool: infra.pool,
+      name: `context:${declaration.app}`,
+      start: () => this.startBackground(),
+      stop: () => this.stopBackground(),
+      onError: (error) => this.logger.error(`background work (subscriptions, sweeper): ${String(error)}`),
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -82,12 +98,25 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
       });
     }
     registerHandlers(bus, new OperatorHandlers(app, this.subscriptions, pool).topics());
-    for (const subscription of this.subscriptions) await subscription.start();
-    // A crash may have left processes half done: finish them before serving.
-    await sweeper?.start();
+    // Tried at once: a lone instance (or the first) runs its background work before it serves.
+    await this.runner.start();
+    // From now on a subscription not running here runs in the instance holding the lock.
+    for (const subscription of this.subscriptions) subscription.standby = true;
   }
 
   async onApplicationShutdown(): Promise<void> {
+    for (const subscription of this.subscriptions) subscription.standby = false;
+    await this.runner.stop();
+  }
+
+  /** In the instance holding the lock: the subscriptions in order, then the sweeper. */
+  private async startBackground(): Promise<void> {
+    for (const subscription of this.subscriptions) await subscription.start();
+    // A crash may have left processes half done: finish them before serving.
+    await this.sweeper?.start();
+  }
+
+  private async stopBackground(): Promise<void> {
     await this.sweeper?.stop();
     for (const subscription of [...this.subscriptions].reverse()) await subscription.stop();
   }
@@ -101,6 +130,7 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
         pool,
         typePrefixes: declared.typePrefixes,
         handle: declared.handle,
+        whenStopped: 'follow',
         onError: (error) => this.logger.error(`projection ${declared.id}: ${String(error)}`),
       });
     }
@@ -110,6 +140,7 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
       pool,
       typePrefixes: [declared.aggregate.eventTypePrefix],
       handle: integrationRelay(store, declared.aggregate, recordWith(bus)),
+      whenStopped: 'follow',
       onError: (error) => this.logger.warn(`event relay ${declared.id} will retry: ${String(error)}`),
     });
   }

@@ -23,7 +23,11 @@ export class AppProcess {
     private readonly entry: string,
     private readonly env: Record<string, string>,
     private readonly echo: boolean,
-  ) {}
+    /** How long a start may take until /ready answers 200. */
+    private readonly startTimeoutMs: number = TOPOLOGY_APP_START_TIMEOUT_MS,
+  ) {
+    if (!Number.isInteger(startTimeoutMs) || startTimeoutMs <= TOPOLOGY_READY_POLL_MS) throw new RangeError(`startTimeoutMs must be an integer above ${TOPOLOGY_READY_POLL_MS}, got ${startTimeoutMs}`);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -61,7 +65,7 @@ export class AppProcess {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    const deadline = Date.now() + TOPOLOGY_APP_START_TIMEOUT_MS;
+    const deadline = Date.now() + this.startTimeoutMs;
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
       try {
@@ -72,7 +76,7 @@ export class AppProcess {
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`${this.name} was not ready (GET /ready) within ${TOPOLOGY_APP_START_TIMEOUT_MS} ms:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
+        throw new Error(`${this.name} was not ready (GET /ready) within ${this.startTimeoutMs} ms:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
       }
       await new Promise((r) => setTimeout(r, TOPOLOGY_READY_POLL_MS));
     }

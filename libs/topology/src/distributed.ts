@@ -1,6 +1,6 @@
 import { kafkaTopicsFor } from '@pay/bus';
 import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
-import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
+import { KAFKA_REPLY_PARTITIONS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS } from '@pay/kernel';
 import { ensureDatabase, ensureServiceDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
 import { AppProcess, type Exit } from './app-process';
 import { startKafkaMock } from '@pay/kafka-mock';
@@ -136,15 +136,17 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     for (const name of START_ORDER) {
       instances[name] = Array.from({ length: counts[name] }, (_, index) => {
         const env = appEnv(options.env, name, index, { databaseUrl: databaseUrls[name], perService, kafkaBrokers: kafkaBrokers!, scaledOut });
-        return new AppProcess(counts[name] > 1 ? `${name}-${index}` : name, `apps/${name}/src/main.ts`, env, options.echo ?? false);
+        const startTimeoutMs = scaledOut ? TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS : TOPOLOGY_APP_START_TIMEOUT_MS;
+        return new AppProcess(counts[name] > 1 ? `${name}-${index}` : name, `apps/${name}/src/main.ts`, env, options.echo ?? false, startTimeoutMs);
       });
     }
     cleanups.push(async () => {
       for (const name of [...START_ORDER].reverse()) await Promise.all(instances[name].map((instance) => instance.kill('SIGTERM')));
     });
     // The apps run their own migrations; started one app after another so that each finds the others'
-    // topics served, the instances of one app one after another (they migrate the same database).
-    for (const name of START_ORDER) for (const instance of instances[name]) await instance.start();
+    // topics served. The instances of one app start together: they join their consumer groups in one
+    // rebalance instead of one each (their migrations wait for each other on the migration lock).
+    for (const name of START_ORDER) await Promise.all(instances[name].map((instance) => instance.start()));
     const apps = Object.fromEntries(START_ORDER.map((name) => [name, instances[name][0]!])) as Record<AppName, AppProcess>;
     const replace = async (app: AppName, index: number): Promise<Exit> => {
       const instance = instances[app][index];

@@ -29,12 +29,18 @@ export interface RequestOptions {
 
 export type Client = (method: string, path: string, options?: RequestOptions) => Promise<Response>;
 
-/** Real HTTP with fetch: JSON in, JSON (or text) out. */
-export const httpClient =
-  (baseUrl: string): Client =>
-  async (method, path, { key, body, rawBody, headers = {} } = {}) => {
+/**
+ * Real HTTP with fetch: JSON in, JSON (or text) out. Given several origins (the gateways of a
+ * topology with several instances), requests go to them in turn, as a load balancer spreads them.
+ */
+export const httpClient = (baseUrl: string | readonly string[]): Client => {
+  const origins = typeof baseUrl === 'string' ? [baseUrl] : baseUrl;
+  if (origins.length === 0) throw new RangeError('httpClient needs an origin');
+  let turn = 0;
+  return async (method, path, { key, body, rawBody, headers = {} } = {}) => {
+    const origin = origins[turn++ % origins.length]!;
     const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
-    const response = await fetch(`${baseUrl}${path}`, {
+    const response = await fetch(`${origin}${path}`, {
       method,
       headers: {
         ...(key ? { Authorization: `Bearer ${key}` } : {}),
@@ -52,20 +58,31 @@ export const httpClient =
     }
     return { status: response.status, body: parsed, headers: response.headers };
   };
+};
 
 export interface TestService {
+  /** The (first) gateway's origin; `http` spreads requests over every gateway. */
   url: string;
+  /**
+   * The database holding the streams (es_events, es_parked_events) and the payments' tables: with a
+   * database per service (E2E_DATABASE_PER_SERVICE), the payments app's; `databaseUrls` has each app's.
+   */
   databaseUrl: string;
+  /** Each app's database (all `databaseUrl` unless a database per service; `all-in-one` always). */
+  databaseUrls?: Record<string, string>;
   adminKey: string;
   http: Client;
   /** Calls the admin API with the admin key. */
   admin: Client;
   /**
    * Everything the service logged, when asked for with `captureLogs` (at the LOG_LEVEL of the
-   * overrides); distributed: every app's output.
+   * overrides); distributed: every instance's output.
    */
   logs(): string;
-  /** The origin of each process's HTTP listener by name: `all-in-one`, or every app of the distributed topology. */
+  /**
+   * The origin of each process's HTTP listener by name: `all-in-one`, or every instance of the
+   * distributed topology (`payments`, or `payments-0`, `payments-1` with several instances).
+   */
   processUrls(): Record<string, string>;
   stop(): Promise<void>;
 }
@@ -96,10 +113,17 @@ export async function startTestService(overrides: Record<string, string> = {}, o
   let logs = () => '';
   let running: { url: string; stop(): Promise<void> };
   let processUrls: () => Record<string, string>;
+  let databaseUrls: Record<string, string> = { 'all-in-one': databaseUrl };
+  let origins: string[];
+  let serviceDatabaseUrl = databaseUrl;
   if (DISTRIBUTED) {
     const topology = await startDistributedTopology({ env: { ...env, PORT: String(await freePort()) }, dataDir: env.DATA_DIR });
-    logs = () => Object.values(topology.apps).map((app) => app.output()).join('');
-    processUrls = () => Object.fromEntries(Object.entries(topology.apps).map(([name, app]) => [name, app.url]));
+    const instances = Object.values(topology.instances).flat();
+    logs = () => instances.map((instance) => instance.output()).join('');
+    processUrls = () => Object.fromEntries(instances.map((instance) => [instance.name, instance.url]));
+    databaseUrls = { ...topology.databaseUrls };
+    serviceDatabaseUrl = topology.databaseUrls.payments;
+    origins = topology.gatewayUrls;
     running = topology;
   } else {
     const lines: string[] = [];
@@ -109,11 +133,13 @@ export async function startTestService(overrides: Record<string, string> = {}, o
       ...(options.captureLogs ? { logDestination: { write: (line: string) => void lines.push(line) } } : {}),
     });
     processUrls = () => ({ 'all-in-one': running.url });
+    origins = [running.url];
   }
-  const http = httpClient(running.url);
+  const http = httpClient(origins);
   return {
     url: running.url,
-    databaseUrl,
+    databaseUrl: serviceDatabaseUrl,
+    databaseUrls,
     adminKey,
     http,
     admin: (method, path, options = {}) => http(method, path, { key: adminKey, ...options }),
