@@ -14,6 +14,7 @@ import {
   KAFKA_HANDLER_HEARTBEAT_EVERY_MS,
   KAFKA_HEARTBEAT_INTERVAL_MS,
   KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
+  KAFKA_PRODUCE_BATCH_MESSAGES_MAX,
   KAFKA_REJOIN_AFTER_CRASH_MS_MAX,
   KAFKA_REJOIN_AFTER_CRASH_MS_MIN,
   KAFKA_RETRIES,
@@ -23,6 +24,7 @@ import {
 } from '@pay/kernel';
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
+import { coalescingSend, type BatchingProducer } from './coalescing-producer';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
 export const REPLY_TOPIC_SUFFIX = '.reply';
@@ -361,6 +363,12 @@ class ReplyClient extends ClientKafka {
     if (this._consumer) this.membership.watch(this._consumer, () => this.bindTopics());
   }
 
+  /** Called right after the producer is made, before its first send: requests leave coalesced. */
+  protected override registerProducerEventListeners(): void {
+    super.registerProducerEventListeners();
+    if (this._producer) coalesce(this._producer);
+  }
+
   override async close(): Promise<void> {
     this.membership.closing = true;
     await super.close();
@@ -380,6 +388,12 @@ class RequestServer extends ServerKafka {
     super.registerConsumerEventListeners();
     const consumer = this.consumer;
     if (consumer) this.membership.watch(consumer, () => this.bindEvents(consumer));
+  }
+
+  /** Called right after the producer is made, before its first send: replies leave coalesced. */
+  protected override registerProducerEventListeners(): void {
+    super.registerProducerEventListeners();
+    if (this.producer) coalesce(this.producer);
   }
 
   override async close(): Promise<void> {
@@ -410,6 +424,11 @@ class RequestServer extends ServerKafka {
       return [];
     }
   }
+}
+
+/** Replaces a producer's send by the coalescing one (Nest calls `send` for every request and reply). */
+function coalesce(producer: BatchingProducer): void {
+  producer.send = coalescingSend(producer, KAFKA_PRODUCE_BATCH_MESSAGES_MAX);
 }
 
 /** The consumer of a server that may not have started (null then). */

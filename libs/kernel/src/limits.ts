@@ -217,6 +217,14 @@ export const POISON_AFTER_FAILURES = 5;
  * answered 503 by then).
  */
 export const SINGLE_RUNNER_RETRY_MS = SECOND_MS;
+/**
+ * How often an instance re-reads its app's service clock offset, to follow an advance that another
+ * instance observed: in the sandbox (where the clock moves) often; elsewhere the offset stays 0.
+ */
+export const SERVICE_CLOCK_REFRESH_MS = SECOND_MS;
+export const SERVICE_CLOCK_REFRESH_MS_SANDBOX = 50;
+/** The sandbox's clock advance answers this long after every app stored the new offset: by then every instance follows it. */
+export const SERVICE_CLOCK_FOLLOW_MS = 3 * SERVICE_CLOCK_REFRESH_MS_SANDBOX;
 export const SUBSCRIPTION_FOLLOW_POLL_MS = 20;
 export const SUBSCRIPTION_FOLLOW_WAIT_MS = BUS_REQUEST_TIMEOUT_MS;
 /** A parked event's error is a stack trace, not a novel; an operator lists this many at most, and one replay takes this many (the operator asks again for the rest). */
@@ -318,6 +326,8 @@ export const KAFKA_REPLY_PARTITIONS = 4;
 export const KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY = KAFKA_REPLY_PARTITIONS;
 /** How long a fetch waits on an empty partition: the floor of every hop's latency. */
 export const KAFKA_CONSUMER_MAX_WAIT_MS = 5;
+/** Sends made while one is in flight leave together, this many messages at most (coalescingSend). */
+export const KAFKA_PRODUCE_BATCH_MESSAGES_MAX = 500;
 /** How long the bus's close() waits for in-flight handlers and requests. */
 export const KAFKA_CLOSE_TIMEOUT_MS = 10 * SECOND_MS;
 /**
