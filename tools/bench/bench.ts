@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDatabase, startEmbeddedPostgres } from '@pay/platform';
 import { runBaseline, type BaselineResult } from './baseline';
-import { distributedPhase, type DistributedResult } from './distributed';
+import { distributedPhase, SHARED_TOPICS, type DistributedResult } from './distributed';
 import { stopAllLoad, type LoadResult } from './load';
 import { RssSampler } from './memory';
 import { observabilityPhase, type ObservabilityOptions, type ObservabilityResult } from './observability';
@@ -62,6 +62,8 @@ const CONFIG = {
     connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
     pendingConcurrency: 32,
     customers: 50,
+    /** Run again with these instances: the work of the authorization's two hops shared. */
+    scaledOut: process.env['BENCH_DISTRIBUTED_INSTANCES'] ?? 'payments=2,ledger=2',
   },
   /** The stored phase: the reference size, then --stored N, each on its own database. */
   stored: {
@@ -125,6 +127,8 @@ interface Results {
   books?: { balanced: boolean; detail: string };
   baseline?: BaselineResult;
   distributed?: DistributedResult;
+  /** The same, with CONFIG.distributed.scaledOut instances. */
+  distributedScaledOut?: DistributedResult;
   stored?: { rows: Row[]; sizes: StoredSize[] };
   observability?: ObservabilityResult;
 }
@@ -160,6 +164,8 @@ async function main(): Promise<void> {
   if (ran('distributed')) {
     log(`distributed: starting the seven apps over mock Kafka (start:distributed), ${CONFIG.distributed.count} authorizations`);
     results.distributed = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed'), root, CONFIG.distributed, cleanups, log);
+    log(`distributed: again with instances ${CONFIG.distributed.scaledOut}`);
+    results.distributedScaledOut = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed_scaled'), root, { ...CONFIG.distributed, instances: CONFIG.distributed.scaledOut }, cleanups, log);
   }
   if (ran('stored')) {
     log(`stored: ${CONFIG.stored.sizes.map((n) => n.toLocaleString('en')).join(' and ')} payments seeded, each on its own database (checkpoints: ${CONFIG.stored.checkpoints})`);
@@ -332,7 +338,7 @@ const STORED_WITHIN = 20;
 /** Every figure of the phases that ran, with the bench's own checks. */
 function detailRows(r: Results): Row[] {
   const rows: Row[] = [];
-  const { create, createMax, authorize, rss, webhooks, books, baseline, distributed, stored, observability } = r;
+  const { create, createMax, authorize, rss, webhooks, books, baseline, distributed, distributedScaledOut, stored, observability } = r;
   if (create) {
     rows.push(
       { figure: 'create: requests/s', value: fmt(create.perSecond), target: `${CONFIG.createRate} offered` },
@@ -420,6 +426,21 @@ function detailRows(r: Results): Row[] {
     if (authorize) {
       const ratio = d.succeededPerSecond / authorize.succeededPerSecond;
       rows.push({ figure: 'distributed ÷ all-in-one: succeeded/s', value: percent(ratio), target: `>= ${TARGETS.distributedRatio * 100} %`, pass: ratio >= TARGETS.distributedRatio });
+    }
+  }
+  if (distributedScaledOut) {
+    const s = distributedScaledOut;
+    const name = `distributed, ${s.instances}`;
+    rows.push(
+      { figure: `${name}: succeeded payments/s`, value: fmt(s.authorize.succeededPerSecond), target: '' },
+      { figure: `${name}: succeeded (GET)`, value: `${s.authorize.statuses['succeeded'] ?? 0}/${s.count}`, target: 'all', pass: s.authorize.statuses['succeeded'] === s.count },
+    );
+    if (distributed) rows.push({ figure: `${name} ÷ one instance each: succeeded/s`, value: percent(s.authorize.succeededPerSecond / distributed.authorize.succeededPerSecond), target: 'report' });
+    for (const [app, shares] of Object.entries(s.shares)) {
+      const split = Object.entries(shares).map(([instance, share]) => `${instance} ${percent(share)}`).join(' / ');
+      // Shared: every instance handled some of its app's messages (with one instance, trivially 100 %).
+      const shared = Object.values(shares).every((share) => share > 0);
+      rows.push({ figure: `${name}: ${SHARED_TOPICS[app as keyof typeof SHARED_TOPICS]} handled by`, value: split, target: 'each > 0', pass: shared });
     }
   }
   if (stored) rows.push(...stored.rows);

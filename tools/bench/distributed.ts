@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ensureDatabase } from '@pay/platform';
-import { freePort, startDistributedTopology } from '@pay/topology';
+import type { AppName } from '@pay/contracts';
+import { freePort, parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
 import { randomAdminKey } from './service';
@@ -13,13 +14,24 @@ export interface DistributedOptions {
   customers: number;
   /** Unrecorded authorizations before the measured ones: JIT and caches of seven processes. */
   warmUp: number;
+  /** Instances per app, as start:distributed's --instances takes them (`payments=2,ledger=2`); default one each. */
+  instances?: string;
 }
+
+/** The request topics whose handling the phase reports per instance: the authorization's two hops. */
+export const SHARED_TOPICS = { payments: 'payments.authorize', ledger: 'ledger.transfer' } as const satisfies Partial<Record<AppName, string>>;
 
 export interface DistributedResult {
   authorize: AuthorizeResult;
   /** Seconds from the first app's spawn to the gateway's /ready. */
   startS: number;
   count: number;
+  instances: string;
+  /**
+   * Each instance's share of the messages of SHARED_TOPICS it handled in the measured run, by app then
+   * instance name (`payments-0`), from each instance's bus_messages_handled_total.
+   */
+  shares: Record<string, Record<string, number>>;
 }
 
 /**
@@ -47,10 +59,11 @@ export async function distributedPhase(
   };
   // No KAFKA_BROKERS in env: the topology starts the mock cluster, the default of start:distributed.
   const started = performance.now();
-  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed') });
+  const instances = options.instances ?? '1';
+  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances) });
   cleanups.push(() => topology.stop());
   const startS = (performance.now() - started) / 1000;
-  log(`distributed: seven apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers}`);
+  log(`distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers}`);
   try {
     const fixture = await setUp(topology.url, adminKey, options.customers, Math.ceil((options.count + options.warmUp) / options.customers));
     log(`distributed: set up; creating ${options.warmUp} + ${options.count} pending payments (untimed)`);
@@ -58,16 +71,48 @@ export async function distributedPhase(
     const paymentIds = await createPendingPayments(fixture, options.count, options.pendingConcurrency);
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
     log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
+    const handledBefore = await handledByInstance(topology);
     const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => undefined);
+    const shares = sharesOf(handledBefore, await handledByInstance(topology));
     log(
       `distributed: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms; ` +
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
-    return { authorize, startS, count: paymentIds.length };
+    return { authorize, startS, count: paymentIds.length, instances, shares };
   } catch (error) {
     const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
     throw new Error(`${(error as Error).message}\n${tails.join('\n')}`);
   } finally {
     await topology.stop();
   }
+}
+
+type Handled = Record<string, Record<string, number>>;
+
+/** bus_messages_handled_total of SHARED_TOPICS, by app and instance, scraped from each instance's /metrics. */
+async function handledByInstance(topology: DistributedTopology): Promise<Handled> {
+  const handled: Handled = {};
+  for (const [app, topic] of Object.entries(SHARED_TOPICS)) {
+    handled[app] = {};
+    for (const instance of topology.instances[app as AppName]) {
+      const text = await (await fetch(`${instance.url}/metrics`)).text();
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        if (line.startsWith('bus_messages_handled_total{') && line.includes(`topic="${topic}"`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
+      handled[app]![instance.name] = sum;
+    }
+  }
+  return handled;
+}
+
+/** Each instance's part of what its app handled between the two scrapes (0..1). */
+function sharesOf(before: Handled, after: Handled): Handled {
+  const shares: Handled = {};
+  for (const [app, counts] of Object.entries(after)) {
+    const moved = Object.entries(counts).map(([name, count]) => [name, count - (before[app]?.[name] ?? 0)] as const);
+    const total = moved.reduce((sum, [, n]) => sum + n, 0);
+    shares[app] = Object.fromEntries(moved.map(([name, n]) => [name, total === 0 ? 0 : n / total]));
+  }
+  return shares;
 }

@@ -2,6 +2,7 @@ import { ServiceError, type RequestTopic } from '@pay/contracts';
 import { ID_LENGTH_MAX, newId, TRACE_HEADER_LENGTH_MAX } from '@pay/kernel';
 import {
   beginSpan,
+  busMessagesHandledTotal,
   busRequestDurationSeconds,
   busRequestTimeoutsTotal,
   contextFromTraceHeaders,
@@ -140,6 +141,7 @@ export async function handleInContext<T>(
           throw error;
         } finally {
           endBusSpan(span, outcome);
+          record(() => busMessagesHandledTotal.inc({ topic, outcome }));
           const logger = hostLogger();
           if (logger.isLevelEnabled('debug')) logger.debug({ context: 'bus', topic, outcome, duration_ms: Math.round((performance.now() - startedAt) * 100) / 100 }, 'bus message handled');
         }

@@ -102,6 +102,13 @@ export const busRequestDurationSeconds = new Histogram({
   registers,
 });
 
+export const busMessagesHandledTotal = new Counter({
+  name: 'bus_messages_handled_total',
+  help: 'Bus requests handled by this process, by request topic and outcome (ok or the error code answered): how instances of an app share its work.',
+  labelNames: ['topic', 'outcome'] as const,
+  registers,
+});
+
 export const busRequestTimeoutsTotal = new Counter({
   name: 'bus_request_timeouts_total',
   help: 'Bus requests that got no reply within their deadline (answered service_unavailable), by request topic.',
