@@ -94,6 +94,7 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
     if (sweeper) {
       bus.handle(`${app}.apply-deadlines`, async ({ clockOffsetMs }) => {
         clock.observeOffset(clockOffsetMs);
+        await clock.stored(); // the app's other instances follow it from there
         return { applied: await sweeper.applyDeadlines() };
       });
     }

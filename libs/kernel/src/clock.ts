@@ -23,6 +23,10 @@ export class OffsetClock implements Clock {
     if (!Number.isSafeInteger(offsetMs) || offsetMs < 0) throw new RangeError(`bad clock offset ${offsetMs}`);
     if (offsetMs > this.offsetMs) this.offsetMs = offsetMs;
   }
+  /** Resolves once every offset observed so far is stored where the app's other instances read it (here: nothing to store). */
+  stored(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** ISO 8601 UTC with milliseconds, as the contract shows: 2026-11-22T10:00:00.000Z */

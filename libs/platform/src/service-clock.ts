@@ -1,4 +1,4 @@
-import { OffsetClock, type Clock } from '@pay/kernel';
+import { OffsetClock, SERVICE_CLOCK_REFRESH_MS, type Clock } from '@pay/kernel';
 import type { Pool } from 'pg';
 
 /** The durable sandbox clock: the offset lives in PostgreSQL and only grows. */
@@ -22,9 +22,6 @@ export class ServiceClockStore {
   }
 }
 
-/** How often an instance re-reads its app's offset, to follow an advance observed by another instance. */
-export const SERVICE_CLOCK_REFRESH_MS = 1_000;
-
 /**
  * The service clock of one app, kept in that app's own database only (never another app's table):
  *
@@ -33,7 +30,9 @@ export const SERVICE_CLOCK_REFRESH_MS = 1_000;
  * - the app's handler calls observeOffset, which also records the offset in the app's own
  *   `service_clock` (it only grows: GREATEST), so a restarted instance starts where it was;
  * - one instance of an app receives that message (the topic's consumer group shares the work): the
- *   others read their app's `service_clock` every SERVICE_CLOCK_REFRESH_MS and follow within that.
+ *   others read their app's `service_clock` every SERVICE_CLOCK_REFRESH_MS (_SANDBOX where the clock
+ *   can move) and follow within that; the handler answers once the offset is stored (stored()), and
+ *   the gateway answers the advance SERVICE_CLOCK_FOLLOW_MS later, when every instance follows it.
  *
  * One database or seven, the same code: on a shared database the apps share one row, which only grows.
  */
@@ -61,6 +60,10 @@ export class PersistentOffsetClock extends OffsetClock {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.writing;
+  }
+
+  override stored(): Promise<void> {
+    return this.writing;
   }
 
   override observeOffset(offsetMs: number): void {

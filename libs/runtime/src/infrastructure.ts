@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import { InProcessBus, KafkaBus, type MessageBus } from '@pay/bus';
 import { SUBSCRIBING_APPS, type AppName } from '@pay/contracts';
 import { EVENT_STORE_MIGRATIONS, EventStoreDBEventStore, PostgresEventStore, type EventStore } from '@pay/event-store';
-import { ASYNC_COMMIT_POOL_MAX, OperatorError, STATEMENT_TIMEOUT_MS, type OffsetClock } from '@pay/kernel';
+import { ASYNC_COMMIT_POOL_MAX, OperatorError, SERVICE_CLOCK_REFRESH_MS, SERVICE_CLOCK_REFRESH_MS_SANDBOX, STATEMENT_TIMEOUT_MS, type OffsetClock } from '@pay/kernel';
 import { createPool, PersistentOffsetClock, PLATFORM_MIGRATIONS, runMigrations, startEmbeddedPostgres, type MigrationSet, type RunningDatabase } from '@pay/platform';
 import { databaseUrlOf, type HostConfig } from './host-config';
 
@@ -54,7 +54,7 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
     opened.push({ close: () => asyncCommitPool.end() });
     const logger = new Logger('service-clock');
     const clock = new PersistentOffsetClock(pool, (message) => logger.warn(message));
-    await clock.start();
+    await clock.start(config.sandbox ? SERVICE_CLOCK_REFRESH_MS_SANDBOX : SERVICE_CLOCK_REFRESH_MS);
     opened.push({ close: () => clock.stop() });
     const store: EventStore = !config.eventStoreUrl ? new PostgresEventStore(pool) : EventStoreDBEventStore.fromConnectionString(config.eventStoreUrl!);
     opened.push(store);

@@ -95,6 +95,7 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
     });
     this.bus.handle('webhooks.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);
+      await this.clock.stored(); // the app's other instances follow it from there
       return { applied: await this.dispatcher.drainDue() };
     });
     this.handleOperations();

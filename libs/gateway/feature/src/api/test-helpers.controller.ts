@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from 
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { DEADLINE_TOPICS, ServiceError, type ClockResource, type PaymentResource } from '@pay/contracts';
-import { CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, CLOCK_ADVANCE_SECONDS_MAX, iso, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
+import { CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, CLOCK_ADVANCE_SECONDS_MAX, iso, SERVICE_CLOCK_FOLLOW_MS, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK, ServiceClockStore } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
@@ -61,6 +61,9 @@ export class TestHelpersController {
     const { seconds } = validateBody(AdvanceBody, body);
     const clockOffsetMs = await this.clockStore.advance(this.serviceClock, seconds);
     for (const topic of DEADLINE_TOPICS) await this.bus.request(topic, { clockOffsetMs }, { timeoutMs: CLOCK_ADVANCE_REQUEST_TIMEOUT_MS });
+    // Every app stored the offset; each other instance (of an app, or a gateway) reads it within a
+    // refresh: the next request sees the new time whichever instance serves it.
+    await new Promise((resolve) => setTimeout(resolve, SERVICE_CLOCK_FOLLOW_MS));
     return { object: 'clock', now: iso(this.serviceClock.now()) };
   }
 }
