@@ -6,7 +6,18 @@ import { AppProcess, type Exit } from './app-process';
 import { startKafkaMock } from '@pay/kafka-mock';
 
 /** The serving apps first, the gateway (the only one the outside calls) last. */
-export const START_ORDER: readonly AppName[] = ['ledger', 'webhooks', 'payments', 'cash', 'supplier-payments', 'collections', 'gateway'];
+/**
+ * The apps start in waves, each wave's apps together: an app may call the apps of earlier waves while it
+ * starts (a sweep finishing what a crash left half done), and a request to an app whose consumer group
+ * has never joined is not read (a new group starts at the end of its topics); no app calls another of
+ * its own wave. Together, their group joins (3 s each on a new group) overlap.
+ */
+export const START_WAVES: readonly (readonly AppName[])[] = [
+  ['ledger', 'webhooks'],
+  ['payments', 'cash', 'supplier-payments'],
+  ['collections', 'gateway'],
+];
+export const START_ORDER: readonly AppName[] = START_WAVES.flat();
 
 /**
  * Each process's pool when apps run several instances and DB_POOL_MAX is not given: fourteen processes
@@ -143,10 +154,10 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     cleanups.push(async () => {
       for (const name of [...START_ORDER].reverse()) await Promise.all(instances[name].map((instance) => instance.kill('SIGTERM')));
     });
-    // The apps run their own migrations; started one app after another so that each finds the others'
-    // topics served. The instances of one app start together: they join their consumer groups in one
-    // rebalance instead of one each (their migrations wait for each other on the migration lock).
-    for (const name of START_ORDER) await Promise.all(instances[name].map((instance) => instance.start()));
+    // The apps run their own migrations (those sharing a database wait for each other on the migration
+    // lock). The instances of one app start together too: they join their consumer groups in one
+    // rebalance instead of one each.
+    for (const wave of START_WAVES) await Promise.all(wave.flatMap((name) => instances[name].map((instance) => instance.start())));
     const apps = Object.fromEntries(START_ORDER.map((name) => [name, instances[name][0]!])) as Record<AppName, AppProcess>;
     const replace = async (app: AppName, index: number): Promise<Exit> => {
       const instance = instances[app][index];
