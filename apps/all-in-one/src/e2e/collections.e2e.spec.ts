@@ -339,10 +339,12 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
         expect(await balanceOf(service, owner.wholesaler)).toBe(NET);
       });
 
-      it('validated 1 s before due_at: on time (deposited_late false)', async () => {
+      it('validated shortly before due_at: on time (deposited_late false)', async () => {
         const owner = await wholesale();
         const collection = await collected(owner);
-        expect((await advance(24 * 3600 - 1)).status).toBe(200);
+        // Real time runs on between the collection and the deposit (an advance with several instances
+        // of each app takes a good part of a second on a busy machine): 30 s short of due_at, not 1 s.
+        expect((await advance(24 * 3600 - 30)).status).toBe(200);
         const settled = (await deposit(collection.id, AMOUNT, owner)).body;
         expect(settled).toMatchObject({ status: 'settled', deposit: { deposited_late: false, overdue: false } });
         expect(Date.parse(settled.deposit.validated_at)).toBeLessThan(Date.parse(settled.deposit.due_at));
