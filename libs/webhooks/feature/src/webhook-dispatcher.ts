@@ -137,10 +137,11 @@ export class WebhookDispatcher {
       this.slotBound = true;
       return [];
     }
-    // The counts the claim is bounded by (attempts ending while it runs lower the live ones).
+    // This dispatcher's counts when the claim is made (attempts ending while it runs lower the live
+    // ones); the claim itself bounds each endpoint by the leases of every dispatcher.
     const inFlightAtClaim = new Map(this.perEndpoint);
     this.freedDuringClaim = false;
-    const claimed = await this.store.claimDue(this.clock.now(), free, inFlightAtClaim, this.options.inFlightPerEndpointMax, this.options.leaseMs);
+    const claimed = await this.store.claimDue(this.clock.now(), free, this.options.inFlightPerEndpointMax, this.options.leaseMs);
     // The body's bytes once per event, shared by its deliveries to every endpoint.
     const payloads = new Map<string, Buffer>();
     for (const delivery of claimed) {

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import type {
   DeliveryResource,
   EndpointDeliveryResource,
@@ -301,19 +301,30 @@ export class WebhooksStore {
 
   /**
    * Claims up to `limit` deliveries due on the service clock (or whose claim expired), skipping rows
-   * another dispatcher holds, and never more for one endpoint than its free slots
-   * (`perEndpointMax` less what this dispatcher already has in flight to it). One statement: the live
+   * another dispatcher holds, and never more for one endpoint than its free slots: `perEndpointMax` less
+   * its deliveries under a live lease, whichever dispatcher holds them (one per app instance). The live
    * endpoints are read once (their URL and secrets come with the claim, as of this statement: a rotation
    * or a disable committed before it is seen), each event's body once however many of its deliveries
    * are claimed (`body` is null on the others: the caller shares the first one's).
+   *
+   * Claims are taken one at a time across dispatchers (a transaction-scoped advisory lock, taken by a
+   * first statement so that the claim's snapshot sees every claim committed before it): two claiming at
+   * once would each count the other's slots free. Both statements go as one simple query (one round
+   * trip, one implicit transaction: an error rolls both back), so the values are written into the text:
+   * numbers checked as integers and an ISO date, nothing an integrator sent.
    */
-  async claimDue(now: Date, limit: number, inFlight: ReadonlyMap<string, number>, perEndpointMax: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.dispatchPool.query<ClaimedDbRow>({
-      name: 'wh-claim-due-batch',
-      text: `WITH in_flight AS (SELECT * FROM unnest($3::text[], $4::int[]) AS f (endpoint_id, n)),
+  async claimDue(now: Date, limit: number, perEndpointMax: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    for (const [name, value] of Object.entries({ limit, perEndpointMax, leaseMs })) {
+      if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`claimDue: ${name} must be a non-negative integer, got ${value}`);
+    }
+    const at = `'${now.toISOString()}'::timestamptz`;
+    const results = (await this.dispatchPool.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended('wh_deliveries.claim', 0));
+       WITH in_flight AS (
+               SELECT endpoint_id, count(*) AS n FROM wh_deliveries WHERE status = 'delivering' AND lease_until >= now() GROUP BY endpoint_id),
              live AS MATERIALIZED (
-               SELECT e.id, e.url, GREATEST($5 - COALESCE(f.n, 0), 0) AS free,
-                 CASE WHEN e.previous_secret_until > $1 THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets
+               SELECT e.id, e.url, GREATEST(${perEndpointMax} - COALESCE(f.n, 0), 0) AS free,
+                 CASE WHEN e.previous_secret_until > ${at} THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets
                FROM wh_endpoints e LEFT JOIN in_flight f ON f.endpoint_id = e.id
                WHERE e.deleted_at IS NULL AND e.status = 'enabled'),
              -- Each live endpoint offers at most its free slots, oldest first (one index probe per
@@ -323,17 +334,17 @@ export class WebhooksStore {
                CROSS JOIN LATERAL (
                  SELECT d.id, d.next_attempt_at FROM wh_deliveries d
                  WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'delivering')
-                   AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
+                   AND ((d.status = 'pending' AND d.next_attempt_at <= ${at}) OR (d.status = 'delivering' AND d.lease_until < now()))
                  ORDER BY d.next_attempt_at LIMIT e.free) c
                WHERE e.free > 0
-               ORDER BY c.next_attempt_at LIMIT $2),
+               ORDER BY c.next_attempt_at LIMIT ${limit}),
              -- = ANY (ARRAY(…)): one index scan for the batch, whatever the planner guesses of its size.
              locked AS (
                SELECT d.id FROM wh_deliveries d WHERE d.id = ANY (ARRAY(SELECT id FROM candidates))
-                 AND ((d.status = 'pending' AND d.next_attempt_at <= $1) OR (d.status = 'delivering' AND d.lease_until < now()))
+                 AND ((d.status = 'pending' AND d.next_attempt_at <= ${at}) OR (d.status = 'delivering' AND d.lease_until < now()))
                FOR UPDATE SKIP LOCKED),
              claimed AS (
-               UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => $6)
+               UPDATE wh_deliveries d SET status = 'delivering', lease_until = now() + make_interval(secs => ${leaseMs} / 1000.0)
                WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
                RETURNING d.id, d.event_id, d.endpoint_id, d.attempts),
              firsts AS (SELECT DISTINCT ON (event_id) id, event_id FROM claimed ORDER BY event_id, id)
@@ -341,8 +352,8 @@ export class WebhooksStore {
              FROM claimed c JOIN live e ON e.id = c.endpoint_id
              LEFT JOIN firsts f ON f.id = c.id
              LEFT JOIN (SELECT id, body FROM wh_events WHERE id = ANY (ARRAY(SELECT event_id FROM firsts))) ev ON ev.id = f.event_id`,
-      values: [now, limit, [...inFlight.keys()], [...inFlight.values()], perEndpointMax, leaseMs / 1000],
-    });
+    )) as unknown as QueryResult<ClaimedDbRow>[];
+    const rows = results[1]!.rows;
     const bodies = new Map<string, string>();
     for (const row of rows) if (row.body !== null) bodies.set(row.event_id, row.body);
     return rows.map((r) => ({

@@ -1,0 +1,73 @@
+import type { Pool } from 'pg';
+import type { IntegrationEvent } from '@pay/contracts';
+import { newId } from '@pay/kernel';
+import { createPool, runMigrations } from '@pay/platform';
+import { createTestDatabase } from '@pay/testing';
+import { WEBHOOKS_MIGRATIONS } from './webhooks.module';
+import { WebhooksStore } from './webhooks.store';
+
+/**
+ * The claims of several dispatchers (one per instance of the webhooks app) on one database: an
+ * endpoint's slots are counted over every dispatcher's live leases.
+ */
+const SLOTS = 16;
+const LEASE_MS = 30_000;
+const t0 = new Date('2026-11-22T10:00:00.000Z');
+
+let pool: Pool;
+
+beforeAll(async () => {
+  const url = await createTestDatabase('wh_claims');
+  await runMigrations(url, [WEBHOOKS_MIGRATIONS]);
+  pool = createPool(url, { max: 10, statementTimeoutMs: 60_000 });
+});
+afterAll(() => pool.end());
+
+/** An endpoint with `due` deliveries due at t0. */
+async function endpointWithDue(store: WebhooksStore, due: number): Promise<string> {
+  const integratorId = newId('integrator');
+  const id = newId('webhookEndpoint');
+  await store.createEndpoint({ id, integratorId, url: 'https://hooks.example/x', enabledEvents: ['*'], secret: 'whsec_x', status: 'enabled', disabledReason: null, createdAt: t0 });
+  for (let i = 0; i < due; i++) {
+    const event: IntegrationEvent = { id: newId('event'), type: 'payment.succeeded', createdAt: t0.toISOString(), integratorId, objectId: newId('payment'), data: { object_version: 1 } };
+    await store.recordEvent(event, t0);
+  }
+  return id;
+}
+
+const leased = async (endpointId: string) =>
+  (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM wh_deliveries WHERE endpoint_id = $1 AND status = 'delivering' AND lease_until >= now()`, [endpointId])).rows[0]!.n;
+
+describe('claims across dispatchers', () => {
+  it("a second dispatcher finds an endpoint's slots taken by the first one's leases", async () => {
+    const [first, second] = [new WebhooksStore(pool), new WebhooksStore(pool)];
+    const endpoint = await endpointWithDue(first, 3 * SLOTS);
+    expect(await first.claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(SLOTS);
+    expect(await second.claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(0);
+    expect(await leased(endpoint)).toBe(SLOTS);
+  });
+
+  it('eight dispatchers claiming at once take no more than the slots together, and each delivery once', async () => {
+    const stores = Array.from({ length: 8 }, () => new WebhooksStore(pool));
+    const endpoint = await endpointWithDue(stores[0]!, 3 * SLOTS);
+    const claims = await Promise.all(stores.map((store) => store.claimDue(t0, 100, SLOTS, LEASE_MS)));
+    const ids = claims.flat().map((claimed) => claimed.deliveryId);
+    expect(ids).toHaveLength(SLOTS);
+    expect(new Set(ids).size).toBe(SLOTS);
+    expect(await leased(endpoint)).toBe(SLOTS);
+  });
+
+  it('a lease that expired frees its slot for any dispatcher', async () => {
+    const store = new WebhooksStore(pool);
+    const endpoint = await endpointWithDue(store, SLOTS + 2);
+    expect(await store.claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(SLOTS);
+    await pool.query(`UPDATE wh_deliveries SET lease_until = now() - interval '1 second' WHERE id = (SELECT id FROM wh_deliveries WHERE endpoint_id = $1 AND status = 'delivering' LIMIT 1)`, [endpoint]);
+    // The expired one is free to claim again, and its slot counts as free: one claimed, never two.
+    expect(await new WebhooksStore(pool).claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(1);
+    expect(await leased(endpoint)).toBe(SLOTS);
+  });
+
+  it('refuses a bound that is not an integer (the values are written into the statement)', async () => {
+    await expect(new WebhooksStore(pool).claimDue(t0, 1.5, SLOTS, LEASE_MS)).rejects.toThrow(RangeError);
+  });
+});
