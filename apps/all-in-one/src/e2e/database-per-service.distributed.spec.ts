@@ -56,6 +56,8 @@ describe('a database per service (seven databases, seven roles)', () => {
     service = {
       url: topology.url,
       databaseUrl: topology.databaseUrl,
+      databaseUrls: topology.databaseUrls,
+      serverUrl: topology.databaseUrl,
       adminKey,
       http,
       admin: (method, path, options = {}) => http(method, path, { key: adminKey, ...options }),

@@ -70,6 +70,8 @@ export interface TestService {
   databaseUrl: string;
   /** Each app's database (all `databaseUrl` unless a database per service; `all-in-one` always). */
   databaseUrls?: Record<string, string>;
+  /** A superuser's connection to the PostgreSQL server that holds the service's databases. */
+  serverUrl: string;
   adminKey: string;
   http: Client;
   /** Calls the admin API with the admin key. */
@@ -140,6 +142,7 @@ export async function startTestService(overrides: Record<string, string> = {}, o
     url: running.url,
     databaseUrl: serviceDatabaseUrl,
     databaseUrls,
+    serverUrl: databaseUrl,
     adminKey,
     http,
     admin: (method, path, options = {}) => http(method, path, { key: adminKey, ...options }),

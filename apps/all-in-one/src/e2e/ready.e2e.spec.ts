@@ -14,8 +14,9 @@ describe('/ready follows PostgreSQL', () => {
 
   beforeAll(async () => {
     service = await startTestService();
-    database = new URL(service.databaseUrl).pathname.slice(1);
-    const maintenance = new URL(service.databaseUrl);
+    // The gateway's database, which its /ready checks (its own with a database per service).
+    database = new URL(service.databaseUrls?.['gateway'] ?? service.databaseUrl).pathname.slice(1);
+    const maintenance = new URL(service.serverUrl);
     maintenance.pathname = '/postgres';
     admin = new Client({ connectionString: maintenance.toString() });
     await admin.connect();

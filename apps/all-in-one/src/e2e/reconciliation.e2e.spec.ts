@@ -7,6 +7,7 @@ describe('POST /admin/v1/ledger/reconciliations', () => {
   let service: TestService;
   let shop: Integrator;
   let pool: Pool;
+  let cashPool: Pool;
   let payment: any;
   let cashPayment: any;
 
@@ -18,7 +19,9 @@ describe('POST /admin/v1/ledger/reconciliations', () => {
 
   beforeAll(async () => {
     service = await startTestService();
-    pool = new Pool({ connectionString: service.databaseUrl, max: 2 });
+    // The ledger's tables and the cash payments' streams (each app's own database with a database per service).
+    pool = new Pool({ connectionString: service.databaseUrls?.['ledger'] ?? service.databaseUrl, max: 2 });
+    cashPool = new Pool({ connectionString: service.databaseUrls?.['cash'] ?? service.databaseUrl, max: 2 });
     shop = await createIntegrator(service);
     const key = shop.apiKey;
     const headers = () => ({ 'Idempotency-Key': idempotencyKey() });
@@ -58,6 +61,7 @@ describe('POST /admin/v1/ledger/reconciliations', () => {
   });
   afterAll(async () => {
     await pool.end();
+    await cashPool.end();
     await service.stop();
   });
 
@@ -90,7 +94,7 @@ describe('POST /admin/v1/ledger/reconciliations', () => {
   });
 
   it('finds a difference planted in an object’s stream', async () => {
-    const store = new PostgresEventStore(pool);
+    const store = new PostgresEventStore(cashPool);
     const at = new Date().toISOString();
     await store.appendToStream(
       `cash-payment-${cashPayment.id}`,
