@@ -39,6 +39,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Finished attempts whose record is not written yet: with those on the wire, at most 2 × inFlightMax (claims wait past it). */
   private readonly recording = new Set<Promise<void>>();
+  /** Their deliveries: still leased in PostgreSQL, but no longer on the wire (they hold no endpoint slot). */
+  private readonly recordingDeliveries = new Set<string>();
   private readonly perEndpoint = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
@@ -141,7 +143,7 @@ export class WebhookDispatcher {
     // ones); the claim itself bounds each endpoint by the leases of every dispatcher.
     const inFlightAtClaim = new Map(this.perEndpoint);
     this.freedDuringClaim = false;
-    const claimed = await this.store.claimDue(this.clock.now(), free, this.options.inFlightPerEndpointMax, this.options.leaseMs);
+    const claimed = await this.store.claimDue(this.clock.now(), free, this.options.inFlightPerEndpointMax, this.options.leaseMs, [...this.recordingDeliveries]);
     // The body's bytes once per event, shared by its deliveries to every endpoint.
     const payloads = new Map<string, Buffer>();
     for (const delivery of claimed) {
@@ -169,12 +171,14 @@ export class WebhookDispatcher {
     this.perEndpoint.set(delivery.endpointId, (this.perEndpoint.get(delivery.endpointId) ?? 0) + 1);
     const attempt = this.attempt(delivery, payload).then(
       (finished) => {
+        this.recordingDeliveries.add(delivery.deliveryId);
         this.release(delivery);
         const written = this.recorder
           .record(finished)
           .then(() => this.afterRecord(delivery, finished))
           .catch((error: unknown) => this.logger.error(`delivery ${delivery.deliveryId}: attempt not recorded: ${String(error)}`))
           .finally(() => {
+            this.recordingDeliveries.delete(delivery.deliveryId);
             this.recording.delete(written);
             if (this.slotBound) this.wake();
           });

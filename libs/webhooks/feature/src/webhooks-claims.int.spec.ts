@@ -67,7 +67,20 @@ describe('claims across dispatchers', () => {
     expect(await leased(endpoint)).toBe(SLOTS);
   });
 
-  it('refuses a bound that is not an integer (the values are written into the statement)', async () => {
+  it("a dispatcher's own finished attempts, leased until their record is written, hold no slot for it", async () => {
+    const store = new WebhooksStore(pool);
+    const endpoint = await endpointWithDue(store, SLOTS + 4);
+    const first = await store.claimDue(t0, 100, SLOTS, LEASE_MS);
+    expect(first).toHaveLength(SLOTS);
+    // Three attempts are over (their records not written yet): three slots free for this dispatcher only.
+    const finished = first.slice(0, 3).map((claimed) => claimed.deliveryId);
+    expect(await new WebhooksStore(pool).claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(0);
+    expect(await store.claimDue(t0, 100, SLOTS, LEASE_MS, finished)).toHaveLength(3);
+    expect(await leased(endpoint)).toBe(SLOTS + 3);
+  });
+
+  it('refuses a bound that is not an integer and an id that is not a delivery id (both are written into the statement)', async () => {
     await expect(new WebhooksStore(pool).claimDue(t0, 1.5, SLOTS, LEASE_MS)).rejects.toThrow(RangeError);
+    await expect(new WebhooksStore(pool).claimDue(t0, 1, SLOTS, LEASE_MS, ["whd_x'); DROP TABLE wh_deliveries; --"])).rejects.toThrow(RangeError);
   });
 });

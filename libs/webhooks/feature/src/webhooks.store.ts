@@ -66,6 +66,9 @@ const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE e.integrator_id = $1 AND e
 const eventBody = (event: IntegrationEvent): string =>
   JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: event.createdAt, data: event.data });
 
+/** What a delivery id is made of (claimDue writes ids into its statement's text: nothing else gets in). */
+const DELIVERY_ID = /^[A-Za-z0-9_]{1,64}$/;
+
 /** Delivery ids drawn for recordEvent's one statement: enough for the endpoints an integrator usually has. */
 const RECORD_DELIVERY_IDS = 8;
 
@@ -302,7 +305,8 @@ export class WebhooksStore {
   /**
    * Claims up to `limit` deliveries due on the service clock (or whose claim expired), skipping rows
    * another dispatcher holds, and never more for one endpoint than its free slots: `perEndpointMax` less
-   * its deliveries under a live lease, whichever dispatcher holds them (one per app instance). The live
+   * its deliveries under a live lease, whichever dispatcher holds them (one per app instance), but for
+   * `finished`: this dispatcher's whose attempt is over and whose record is not written yet. The live
    * endpoints are read once (their URL and secrets come with the claim, as of this statement: a rotation
    * or a disable committed before it is seen), each event's body once however many of its deliveries
    * are claimed (`body` is null on the others: the caller shares the first one's).
@@ -313,15 +317,19 @@ export class WebhooksStore {
    * trip, one implicit transaction: an error rolls both back), so the values are written into the text:
    * numbers checked as integers and an ISO date, nothing an integrator sent.
    */
-  async claimDue(now: Date, limit: number, perEndpointMax: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: Date, limit: number, perEndpointMax: number, leaseMs: number, finished: readonly string[] = []): Promise<ClaimedDelivery[]> {
     for (const [name, value] of Object.entries({ limit, perEndpointMax, leaseMs })) {
       if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`claimDue: ${name} must be a non-negative integer, got ${value}`);
     }
+    const unsafe = finished.find((id) => !DELIVERY_ID.test(id));
+    if (unsafe !== undefined) throw new RangeError(`claimDue: not a delivery id: ${JSON.stringify(unsafe)}`);
     const at = `'${now.toISOString()}'::timestamptz`;
+    const finishedIds = `ARRAY[${finished.map((id) => `'${id}'`).join(',')}]::text[]`;
     const results = (await this.dispatchPool.query(
       `SELECT pg_advisory_xact_lock(hashtextextended('wh_deliveries.claim', 0));
        WITH in_flight AS (
-               SELECT endpoint_id, count(*) AS n FROM wh_deliveries WHERE status = 'delivering' AND lease_until >= now() GROUP BY endpoint_id),
+               SELECT endpoint_id, count(*) AS n FROM wh_deliveries
+               WHERE status = 'delivering' AND lease_until >= now() AND NOT (id = ANY (${finishedIds})) GROUP BY endpoint_id),
              live AS MATERIALIZED (
                SELECT e.id, e.url, GREATEST(${perEndpointMax} - COALESCE(f.n, 0), 0) AS free,
                  CASE WHEN e.previous_secret_until > ${at} THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets
