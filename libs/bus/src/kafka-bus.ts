@@ -369,6 +369,7 @@ class ReplyClient extends ClientKafka {
     if (this._producer) coalesce(this._producer);
   }
 
+  /** Also closed when a connect fails (connectClient): a crash of that attempt's consumer is not rejoined. */
   override async close(): Promise<void> {
     this.membership.closing = true;
     await super.close();
@@ -394,11 +395,6 @@ class RequestServer extends ServerKafka {
   protected override registerProducerEventListeners(): void {
     super.registerProducerEventListeners();
     if (this.producer) coalesce(this.producer);
-  }
-
-  override async close(): Promise<void> {
-    this.membership.closing = true;
-    await super.close();
   }
 
   /**

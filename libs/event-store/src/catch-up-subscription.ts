@@ -120,6 +120,8 @@ export class CatchUpSubscription {
    * /ready).
    */
   standby = false;
+  /** follow(): the read of the checkpoint in flight, shared by the requests waiting on it. */
+  private checkpointRead: Promise<Position> | undefined;
 
   constructor(private readonly options: CatchUpSubscriptionOptions) {
     this.batchSize = options.batchSize ?? SUBSCRIPTION_BATCH_SIZE_DEFAULT;
@@ -258,7 +260,11 @@ export class CatchUpSubscription {
   private async follow(): Promise<void> {
     const { subscriptionId, pool } = this.options;
     const deadline = Date.now() + this.followWaitMs;
-    const checkpoint = async () => (await readCheckpoint(pool, subscriptionId))?.position ?? START;
+    // Requests following at once share one read of the checkpoint in flight, not one query each per poll.
+    const checkpoint = () =>
+      (this.checkpointRead ??= readCheckpoint(pool, subscriptionId)
+        .then((stored) => stored?.position ?? START)
+        .finally(() => (this.checkpointRead = undefined)));
     const head = await this.visibleHead(await checkpoint());
     if (!head) return;
     for (;;) {
