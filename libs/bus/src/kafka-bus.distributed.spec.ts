@@ -21,16 +21,23 @@ const SHORT_SESSION_TIMEOUT_MS = 6_000;
 const LONG_HANDLER_MS = 10_000;
 
 let onSlowHandlerStarted = () => undefined as void;
+/** What the handler of owner `ordered` saw: `start <n>` and `end <n>`, n carried in asOf. */
+const orderedLog: string[] = [];
 
 /** A ledger serving a few topics, as the ledger app would. */
 function ledgerBus(brokers: string, extra: Partial<KafkaBusOptions> = {}): KafkaBus {
   const bus = new KafkaBus({ brokers: brokers.split(','), app: 'ledger', logLevel: process.env['KAFKA_LOG'] ? logLevel.WARN : logLevel.NOTHING, ...extra });
-  bus.handle('ledger.get-balance', async ({ owner }: GetBalance) => {
+  bus.handle('ledger.get-balance', async ({ owner, asOf }: GetBalance) => {
     if (owner === 'slow') {
       onSlowHandlerStarted();
       await sleep(1_000);
     }
     if (owner === 'past-the-session-timeout') await sleep(LONG_HANDLER_MS);
+    if (owner === 'ordered') {
+      orderedLog.push(`start ${asOf}`);
+      await sleep(20);
+      orderedLog.push(`end ${asOf}`);
+    }
     return balance(owner) as never;
   });
   bus.handle('ledger.open-account', async ({ owner }) => {
@@ -127,6 +134,31 @@ describe('KafkaBus over the mock cluster, one broker', () => {
     }
   });
 
+  it('a slow request does not hold the others: requests about other objects are answered meanwhile', async () => {
+    const handlerStarted = new Promise<void>((resolve) => (onSlowHandlerStarted = resolve));
+    let slowAnswered = false;
+    const slow = gateway.request('ledger.get-balance', { owner: 'slow' }, { timeoutMs: 10_000 }).then(() => (slowAnswered = true));
+    await handlerStarted;
+    const owners = Array.from({ length: 20 }, (_, i) => `beside_slow_${i}`);
+    const replies = await Promise.all(owners.map((owner) => gateway.request('ledger.get-balance', { owner }, { timeoutMs: 10_000 })));
+    expect(replies.map((reply) => reply.owner)).toEqual(owners);
+    expect(slowAnswered).toBe(false);
+    await slow;
+  });
+
+  it("one object's requests are handled one at a time, in the order sent (one key, one partition)", async () => {
+    orderedLog.length = 0;
+    const count = 10;
+    // Sent a few ms apart (concurrent sends have no order of their own), faster than each is handled (20 ms): they queue.
+    const replies: Promise<unknown>[] = [];
+    for (let i = 0; i < count; i += 1) {
+      replies.push(gateway.request('ledger.get-balance', { owner: 'ordered', asOf: String(i) }, { timeoutMs: 10_000 }));
+      await sleep(5);
+    }
+    await Promise.all(replies);
+    expect(orderedLog).toEqual(Array.from({ length: count }, (_, i) => [`start ${i}`, `end ${i}`]).flat());
+  });
+
   it('close() waits for an in-flight handler, whose reply reaches the caller', async () => {
     const handlerStarted = new Promise<void>((resolve) => (onSlowHandlerStarted = resolve));
     const reply = gateway.request('ledger.get-balance', { owner: 'slow' }, { timeoutMs: 10_000 });
@@ -135,6 +167,19 @@ describe('KafkaBus over the mock cluster, one broker', () => {
     await ledger.close();
     expect(performance.now() - closedAt).toBeGreaterThan(500);
     await expect(reply).resolves.toMatchObject({ owner: 'slow' });
+  });
+
+  it('after close() the offsets of every request answered are committed: a new member would not serve them again', async () => {
+    const admin = new Kafka({ brokers: kafka.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const ends = await admin.fetchTopicOffsets('ledger.get-balance');
+      const [committed] = await admin.fetchOffsets({ groupId: 'ledger-server', topics: ['ledger.get-balance'] });
+      const byPartition = new Map(committed!.partitions.map((p) => [p.partition, p.offset]));
+      for (const end of ends) if (end.high !== '0') expect(byPartition.get(end.partition)).toBe(end.high);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ClientKafka, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
+import { ClientKafka, KafkaHeaders, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
 import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
 import { isErrorCode, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
@@ -13,6 +13,7 @@ import {
   KAFKA_CONSUMER_RETRY_MS_MAX,
   KAFKA_HANDLER_HEARTBEAT_EVERY_MS,
   KAFKA_HEARTBEAT_INTERVAL_MS,
+  KAFKA_OFFSET_COMMIT_DELAY_MS,
   KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
   KAFKA_PRODUCE_BATCH_MESSAGES_MAX,
   KAFKA_REJOIN_AFTER_CRASH_MS_MAX,
@@ -20,11 +21,14 @@ import {
   KAFKA_RETRIES,
   KAFKA_RETRY_MS_MAX,
   KAFKA_RETRY_MS_MIN,
+  KAFKA_SERVER_IN_FLIGHT_MAX,
+  KAFKA_SERVER_UNCOMMITTED_MAX,
   KAFKA_SESSION_TIMEOUT_MS,
 } from '@pay/kernel';
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
 import { coalescingSend, type BatchingProducer } from './coalescing-producer';
+import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
 export const REPLY_TOPIC_SUFFIX = '.reply';
@@ -46,8 +50,10 @@ export interface KafkaBusOptions {
   consumerMaxWaitMs?: number;
   /** The topics this process may call; their reply topics are subscribed on connect. Default: every topic another app serves. */
   callTopics?: readonly RequestTopic[];
-  /** Request-topic partitions served at once; one partition's messages are handled in order (default 4). */
+  /** Request-topic partitions read at once (default 4); their messages are handled concurrently, one key's in order. */
   partitionsConsumedConcurrently?: number;
+  /** Requests a server handles at once, at most (default KAFKA_SERVER_IN_FLIGHT_MAX). */
+  serverInFlightMax?: number;
   /** How long close() waits for in-flight handlers and requests (default 10 000 ms). */
   closeTimeoutMs?: number;
   sessionTimeoutMs?: number;
@@ -149,7 +155,7 @@ export class KafkaBus implements MessageBus {
 
   private async startServer(): Promise<void> {
     if (this.handlers.size === 0) return;
-    const server = new RequestServer(this.transportOptions('-server'));
+    const server = new RequestServer(this.transportOptions('-server'), this.options.serverInFlightMax ?? KAFKA_SERVER_IN_FLIGHT_MAX);
     for (const [topic, handler] of this.handlers) server.addHandler(topic, handler);
     server.setOnProcessingStartHook((_transport, context, done) => {
       this.serving.add(context as KafkaContext);
@@ -187,11 +193,12 @@ export class KafkaBus implements MessageBus {
     const deadline = Date.now() + this.closeTimeoutMs;
     const server = this.server;
     if (server) {
-      // kafkajs' disconnect leaves the group once the message in hand is processed; Nest sends its reply after.
-      const consumer = serverConsumer(server);
-      if (consumer) await withinDeadline(consumer.stop(), deadline);
-      await until(() => this.serving.size === 0 || Date.now() >= deadline);
-      if (this.serving.size > 0) this.logger.warn(`closing with ${this.serving.size} request(s) unanswered`);
+      // Its partitions stay this member's until their requests in flight are answered and committed:
+      // the next owner starts after them, so one key's requests stay in order across the handover.
+      server.stopAccepting();
+      await until(() => (this.serving.size === 0 && server.inFlight === 0) || Date.now() >= deadline);
+      if (server.inFlight > 0) this.logger.warn(`closing with ${server.inFlight} request(s) unanswered`);
+      await withinDeadline(server.commit(), deadline);
       await server.close().catch((error: unknown) => this.logger.warn(`server disconnect: ${reason(error)}`));
     }
     await withinDeadline(Promise.allSettled([...this.requesting, this.clientReady]), deadline);
@@ -284,7 +291,9 @@ export class KafkaBus implements MessageBus {
       },
       // kafkajs sends at once (no linger); the Java-compatible partitioner, named to silence its v2 warning.
       producer: { allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: RETRY },
-      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY },
+      // The server commits its offsets itself (RequestServer: up to the oldest request not yet answered);
+      // the client's reply offsets are committed as kafkajs does by default.
+      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY, autoCommit: postfixId === '-client' },
       subscribe: { fromBeginning: false },
     };
   }
@@ -377,18 +386,72 @@ class ReplyClient extends ClientKafka {
 }
 
 /**
- * Nest's ServerKafka sends a reply from a process.nextTick callback that nobody awaits: a send that
- * fails (the reply partition's leader down past the retries) would be an unhandled rejection, which
- * ends a Node process. Here it is logged; the caller gets service_unavailable at its deadline.
+ * Nest's ServerKafka, serving requests concurrently. Nest hands kafkajs an eachMessage that runs the
+ * handler to its end, and kafkajs fetches again only once every message of the last fetch is handled:
+ * one slow request (payments.authorize waits on ledger.transfer over Kafka) held every partition of
+ * the app, and each partition's requests ran one at a time. Here eachMessage only hands the message to
+ * a KeyOrderedDispatcher: one key's requests (one entity's) run in offset order, the others at once,
+ * up to inFlightMax; offsets are committed here, up to the oldest request not yet answered (its reply
+ * sent), so a crash redelivers what was in flight rather than losing it. Handlers run beside the fetch
+ * loop, which heartbeats: the session need not outlast a handler.
+ *
+ * Nest sends a reply from a process.nextTick callback that nobody awaits: a send that fails (the reply
+ * partition's leader down past the retries) would be an unhandled rejection, which ends a Node process.
+ * Here it is logged; the caller gets service_unavailable at its deadline.
  */
 class RequestServer extends ServerKafka {
   /** Watched from before the consumer connects: its first group join happens inside listen(). */
   readonly membership = new GroupMembership(new Logger('KafkaBus(requests)'));
+  private readonly dispatcher: KeyOrderedDispatcher;
+  /** Requests expecting a reply, by `topic|partition|offset`: resolved once the reply is sent. */
+  private readonly replySent = new Map<string, () => void>();
+  private memberId: string | undefined;
+  private commitTimer: NodeJS.Timeout | undefined;
+  private committing: Promise<void> = Promise.resolve();
+
+  constructor(options: NonNullable<KafkaOptions['options']>, inFlightMax: number) {
+    super(options);
+    this.dispatcher = new KeyOrderedDispatcher({
+      inFlightMax,
+      uncommittedMax: Math.max(inFlightMax, KAFKA_SERVER_UNCOMMITTED_MAX),
+      onAnswered: () => this.scheduleCommit(),
+      onError: (error, message) => this.logger.error(`${message.topic}[${message.partition}]@${message.offset} failed unanswered: ${reason(error)}`),
+    });
+  }
+
+  /** Requests taken and not yet answered. */
+  get inFlight(): number {
+    return this.dispatcher.inFlight;
+  }
+
+  /** Takes no more requests (closing): they stay uncommitted, for the partition's next owner; fetching pauses. */
+  stopAccepting(): void {
+    this.dispatcher.stopAccepting();
+    try {
+      this.consumer?.pause([...this.getHandlers().keys()].map((topic) => ({ topic })));
+    } catch (error) {
+      this.logger.warn(`could not pause the request topics: ${reason(error)}`);
+    }
+  }
+
+  /** Commits the offsets answered so far, one commit at a time; a failure is logged and covered by the next. */
+  commit(): Promise<void> {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    this.committing = this.committing.then(() => this.commitNow());
+    return this.committing;
+  }
 
   protected override registerConsumerEventListeners(): void {
     super.registerConsumerEventListeners();
     const consumer = this.consumer;
-    if (consumer) this.membership.watch(consumer, () => this.bindEvents(consumer));
+    if (!consumer) return;
+    this.membership.watch(consumer, () => this.bindEvents(consumer));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      const { memberId, memberAssignment } = (event as GroupJoinEvent).payload;
+      this.dispatcher.assigned(memberAssignment, memberId === this.memberId);
+      this.memberId = memberId;
+    });
   }
 
   /** Called right after the producer is made, before its first send: replies leave coalesced. */
@@ -397,19 +460,8 @@ class RequestServer extends ServerKafka {
     if (this.producer) coalesce(this.producer);
   }
 
-  /**
-   * kafkajs heartbeats between messages, not during one: a handler that runs past the session timeout
-   * (a sandbox clock advance waits for the webhook attempts it makes due) would have this member dropped
-   * from its group, and every partition it holds would stall while the group rebalances. It heartbeats
-   * while the handler runs (kafkajs sends at most one per heartbeat interval).
-   */
-  override async handleMessage(payload: EachMessagePayload): Promise<unknown> {
-    const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), KAFKA_HANDLER_HEARTBEAT_EVERY_MS);
-    try {
-      return await super.handleMessage(payload);
-    } finally {
-      clearInterval(beat);
-    }
+  override getMessageHandler(): (payload: EachMessagePayload) => Promise<void> {
+    return (payload) => this.accept(payload);
   }
 
   override async sendMessage(message: OutgoingResponse, replyTopic: string, replyPartition: string | undefined | null, correlationId: string, context: KafkaContext) {
@@ -418,22 +470,66 @@ class RequestServer extends ServerKafka {
     } catch (error) {
       this.logger.error(`could not reply on ${replyTopic}[${replyPartition}]: ${reason(error)}`);
       return [];
+    } finally {
+      this.replySent.get(messageId(context.getTopic(), context.getPartition(), context.getMessage().offset))?.();
+    }
+  }
+
+  /**
+   * Hands the message to the dispatcher and returns, so that kafkajs fetches on; past the bounds it
+   * waits for room, heartbeating meanwhile (kafkajs heartbeats between messages, not during one).
+   */
+  private async accept(payload: EachMessagePayload): Promise<void> {
+    if (!this.dispatcher.hasRoom()) {
+      const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), KAFKA_HANDLER_HEARTBEAT_EVERY_MS);
+      try {
+        await this.dispatcher.waitForRoom();
+      } finally {
+        clearInterval(beat);
+      }
+    }
+    const { topic, partition, message } = payload;
+    this.dispatcher.dispatch({ topic, partition, offset: message.offset, key: message.key?.toString() ?? null }, () => this.answer(payload));
+  }
+
+  /** Runs Nest's handling of one request, until its reply is sent (when it asks for one). */
+  private async answer(payload: EachMessagePayload): Promise<void> {
+    const id = messageId(payload.topic, payload.partition, payload.message.offset);
+    const headers = payload.message.headers ?? {};
+    const expectsReply = headers[KafkaHeaders.CORRELATION_ID] !== undefined && headers[KafkaHeaders.REPLY_TOPIC] !== undefined;
+    const sent = expectsReply ? new Promise<void>((resolve) => this.replySent.set(id, resolve)) : undefined;
+    try {
+      await super.handleMessage(payload);
+      await sent;
+    } finally {
+      this.replySent.delete(id);
+    }
+  }
+
+  private scheduleCommit(): void {
+    this.commitTimer ??= setTimeout(() => void this.commit(), KAFKA_OFFSET_COMMIT_DELAY_MS);
+  }
+
+  private async commitNow(): Promise<void> {
+    const consumer = this.consumer;
+    const offsets = this.dispatcher.offsetsToCommit();
+    if (!consumer || offsets.length === 0) return;
+    try {
+      await consumer.commitOffsets(offsets);
+    } catch (error) {
+      this.dispatcher.commitFailed(offsets);
+      this.logger.warn(`could not commit offsets (the next commit covers them): ${reason(error)}`);
     }
   }
 }
 
+type GroupJoinEvent = { payload: { memberId: string; memberAssignment: Record<string, number[]> } };
+
+const messageId = (topic: string, partition: number, offset: string) => `${topic}|${partition}|${offset}`;
+
 /** Replaces a producer's send by the coalescing one (Nest calls `send` for every request and reply). */
 function coalesce(producer: BatchingProducer): void {
   producer.send = coalescingSend(producer, KAFKA_PRODUCE_BATCH_MESSAGES_MAX);
-}
-
-/** The consumer of a server that may not have started (null then). */
-function serverConsumer(server: ServerKafka): { stop(): Promise<void> } | null {
-  try {
-    return server.unwrap<[unknown, { stop(): Promise<void> } | null, unknown]>()[1];
-  } catch {
-    return null;
-  }
 }
 
 const isUnknownTopic = (error: unknown): boolean => /does not host this topic|unknown topic/i.test(reason(error));

@@ -322,8 +322,20 @@ export const TOPOLOGY_APP_OUTPUT_SHOWN_CHARS = 5_000;
 // ---- Kafka ----
 /** A caller instance owns one reply partition per app: at most this many instances of an app. */
 export const KAFKA_REPLY_PARTITIONS = 4;
-/** Request topics have as many partitions as reply topics (kafkaTopicsFor): a server consumes them all at once, each in order. */
+/** Request topics have as many partitions as reply topics (kafkaTopicsFor): a server reads them all at once. */
 export const KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY = KAFKA_REPLY_PARTITIONS;
+/**
+ * A server's requests handled at once (one key's in order, the others together): past it, its consumer
+ * stops fetching until one is answered. Well above a gateway's connections' worth of authorizations.
+ */
+export const KAFKA_SERVER_IN_FLIGHT_MAX = 128;
+/**
+ * A server's requests answered but not yet committable (behind an older one still running), at most:
+ * about ten seconds of a thousand requests a second behind one slow handler before the consumer waits.
+ */
+export const KAFKA_SERVER_UNCOMMITTED_MAX = 10_000;
+/** A server commits its offsets this long after an answer: one commit for the answers in between. */
+export const KAFKA_OFFSET_COMMIT_DELAY_MS = 20;
 /** How long a fetch waits on an empty partition: the floor of every hop's latency. */
 export const KAFKA_CONSUMER_MAX_WAIT_MS = 5;
 /** Sends made while one is in flight leave together, this many messages at most (coalescingSend). */
@@ -332,14 +344,14 @@ export const KAFKA_PRODUCE_BATCH_MESSAGES_MAX = 500;
 export const KAFKA_CLOSE_TIMEOUT_MS = 10 * SECOND_MS;
 /**
  * Group membership: a member that stops heartbeating is replaced after the session timeout. kafkajs
- * heartbeats between messages; the bus heartbeats during a handler too (KAFKA_HANDLER_HEARTBEAT_EVERY_MS),
+ * heartbeats between messages, and a server's handlers run beside its fetch loop (KeyOrderedDispatcher),
  * so the session need not outlast the longest handler. Kept short because a rebalance holds an app's
  * requests: librdkafka's mock cluster waits the session timeout less a second for every member to
  * rejoin, whatever they do, so with several instances a 15 s session held requests past their deadline.
  */
 export const KAFKA_SESSION_TIMEOUT_MS = 6 * SECOND_MS;
 export const KAFKA_HEARTBEAT_INTERVAL_MS = SECOND_MS;
-/** While a handler runs, a heartbeat is offered this often (kafkajs throttles to the heartbeat interval). */
+/** While a server waits for room for its next request, a heartbeat is offered this often (kafkajs throttles to the heartbeat interval). */
 export const KAFKA_HANDLER_HEARTBEAT_EVERY_MS = 500;
 export const KAFKA_CONNECTION_TIMEOUT_MS = SECOND_MS;
 /** Connecting and producing: bounded retries (~2 s) from 100 ms, well inside a request's deadline. */
@@ -407,8 +419,10 @@ check(APPEND_VISIBILITY_POLL_MS < APPEND_VISIBILITY_WAIT_MS_MAX, 'a wait must al
 check(ESDB_SCAN_PAGE_SIZE_MIN <= ESDB_SCAN_PAGE_SIZE_DEFAULT && ESDB_SCAN_PAGE_SIZE_DEFAULT <= ESDB_SCAN_PAGE_SIZE_MAX, 'the default scan page is outside its range');
 check(SUBSCRIPTION_BATCH_SIZE_MAX <= READ_ALL_COUNT_MAX, 'a batch must fit one readAll');
 check(KAFKA_HEARTBEAT_INTERVAL_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka member must heartbeat within its session timeout');
-check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS <= KAFKA_HEARTBEAT_INTERVAL_MS, "a handler's heartbeats must come at least as often as the group expects them");
-check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS < KAFKA_SESSION_TIMEOUT_MS, "a handler's heartbeats must keep its member in the group");
+check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS <= KAFKA_HEARTBEAT_INTERVAL_MS, 'a server waiting for room must heartbeat at least as often as the group expects');
+check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS < KAFKA_SESSION_TIMEOUT_MS, 'a server waiting for room must keep its member in the group');
+check(KAFKA_SERVER_IN_FLIGHT_MAX <= KAFKA_SERVER_UNCOMMITTED_MAX, 'every request in flight must fit among the uncommitted');
+check(KAFKA_OFFSET_COMMIT_DELAY_MS < KAFKA_HEARTBEAT_INTERVAL_MS, 'offsets must be committed well within a rebalance');
 check(KAFKA_SESSION_TIMEOUT_MS - SECOND_MS < BUS_REQUEST_TIMEOUT_MS, "a rebalance (on the mock cluster: the session timeout less a second) must end within a request's deadline");
 check(BUS_REQUEST_TIMEOUT_MS <= KAFKA_CLOSE_TIMEOUT_MS, 'closing the bus must wait as long as a request in flight may take');
 check(KAFKA_CONNECTION_TIMEOUT_MS < BUS_REQUEST_TIMEOUT_MS, 'connecting to Kafka must fail inside a request deadline');
