@@ -46,7 +46,7 @@ export interface KafkaBusOptions {
   instanceId?: string;
   /** Deadline of a request without its own (default 10 000 ms). */
   requestTimeoutMs?: number;
-  /** How long a fetch waits on an empty partition: the floor of every hop's latency (default 5 ms). */
+  /** How long a fetch waits when its partitions are empty (default KAFKA_CONSUMER_MAX_WAIT_MS). */
   consumerMaxWaitMs?: number;
   /** The topics this process may call; their reply topics are subscribed on connect. Default: every topic another app serves. */
   callTopics?: readonly RequestTopic[];
