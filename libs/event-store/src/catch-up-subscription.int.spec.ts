@@ -65,6 +65,27 @@ const checkpointOf = async (subscriptionId: string) => {
 };
 
 describe('CatchUpSubscription', () => {
+  it('is woken by appends of its own types only: other types cost it no read (it polls for them)', async () => {
+    const { subscriptionId, prefix } = newScope();
+    const other = newScope().prefix;
+    const reads = jest.spyOn(store, 'readAllPage');
+    try {
+      const projection = subscription({ subscriptionId, typePrefixes: [prefix], pollIntervalMs: 3_600_000, handle: project(subscriptionId) });
+      await projection.start();
+      await waitUntil(async () => (await checkpointOf(subscriptionId)) !== undefined || reads.mock.calls.length > 0);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const readsBefore = reads.mock.calls.length;
+      await append(other, 'X1', 'X2', 'X3');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(reads.mock.calls.length).toBe(readsBefore);
+      await append(prefix, 'Mine');
+      await waitUntil(async () => (await projectedTypes(subscriptionId, prefix)).includes('Mine'));
+      expect(reads.mock.calls.length).toBeGreaterThan(readsBefore);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('projects events in batches, each with its checkpoint in one transaction', async () => {
     const { subscriptionId, prefix } = newScope();
     await append(prefix, 'E1', 'E2', 'E3', 'E4', 'E5');
@@ -301,5 +322,14 @@ async function eventuallyCaughtUp(projection: CatchUpSubscription, attempts = 20
     } catch (error) {
       if (attempt >= attempts) throw error;
     }
+  }
+}
+
+/** Polls `condition` every 20 ms until it holds; fails after 10 s (generous: CI machines are shared). */
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

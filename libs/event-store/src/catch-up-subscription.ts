@@ -147,7 +147,9 @@ export class CatchUpSubscription {
     this.running = true;
     this.caughtUpAt = Date.now();
     this.untrackLag = trackSubscriptionLag(this.options.subscriptionId, () => this.lagMs() / 1000);
-    this.unsubscribe = this.options.store.onAppended(() => this.wake());
+    this.unsubscribe = this.options.store.onAppended((types) => {
+      if (this.reads(types)) this.wake();
+    });
     this.loop = this.run();
   }
 
@@ -401,6 +403,14 @@ export class CatchUpSubscription {
 
   private lagMs(): number {
     return Date.now() - this.caughtUpAt;
+  }
+
+  /** Whether appended events of these types (undefined: unknown) may be for this subscription. */
+  private reads(types: ReadonlySet<string> | undefined): boolean {
+    const prefixes = this.options.typePrefixes;
+    if (types === undefined || prefixes === undefined || prefixes.length === 0) return true;
+    for (const type of types) if (prefixes.some((prefix) => type.startsWith(prefix))) return true;
+    return false;
   }
 
   private wake(): void {

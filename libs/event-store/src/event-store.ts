@@ -79,6 +79,9 @@ export interface ReadAllPage {
   scannedTo: Position | null;
 }
 
+/** What onAppended calls: `types`, the event types appended (a superset is allowed), or undefined when unknown. */
+export type AppendListener = (types?: ReadonlySet<string>) => void;
+
 export interface EventStore {
   appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** The whole stream in revision order; an empty array when the stream does not exist. */
@@ -95,7 +98,11 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** readAll, with how far the read looked (ReadAllPage.scannedTo). */
   readAllPage(options: ReadAllOptions): Promise<ReadAllPage>;
-  /** Calls `listener` after appends (in this process or, where the adapter can, any process). */
-  onAppended(listener: () => void): () => void;
+  /**
+   * Calls `listener` after appends (in this process or, where the adapter can, any process), with the
+   * types of the events appended since its last call when the adapter knows them (undefined: any type),
+   * so that a subscription wakes only for the events it reads.
+   */
+  onAppended(listener: AppendListener): () => void;
   close(): Promise<void>;
 }

@@ -32,6 +32,7 @@ import {
   TYPE_PREFIXES_MAX,
 } from '@pay/kernel';
 import {
+  type AppendListener,
   type AppendResult,
   comparePositions,
   type EventData,
@@ -69,7 +70,7 @@ export interface EventStoreDBEventStoreOptions {
 export class EventStoreDBEventStore implements EventStore {
   private readonly scanPageSize: number;
   private readonly resubscribeDelayMs: number;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<AppendListener>();
   private subscription: AllStreamSubscription | undefined;
   private resubscribeTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -161,7 +162,7 @@ export class EventStoreDBEventStore implements EventStore {
    * with the last. Listeners are also called once the subscription is (re)established, since
    * appends made while it was connecting are not delivered to it: they are wake-ups, not events.
    */
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: AppendListener): () => void {
     if (this.closed) return () => undefined;
     this.listeners.add(listener);
     this.subscribe();
@@ -202,8 +203,8 @@ export class EventStoreDBEventStore implements EventStore {
     if (this.subscription || this.resubscribeTimer || this.closed || this.listeners.size === 0) return;
     const subscription = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
     this.subscription = subscription;
-    subscription.on('confirmation', () => this.notify());
-    subscription.on('data', () => this.notify());
+    subscription.on('confirmation', () => this.notify(undefined));
+    subscription.on('data', (resolved: { event?: { type: string } }) => this.notify(resolved.event ? new Set([resolved.event.type]) : undefined));
     subscription.on('error', () => this.dropped(subscription));
     subscription.on('end', () => this.dropped(subscription));
   }
@@ -227,10 +228,10 @@ export class EventStoreDBEventStore implements EventStore {
     await subscription?.unsubscribe().catch(() => undefined);
   }
 
-  private notify(): void {
+  private notify(types: ReadonlySet<string> | undefined): void {
     for (const listener of [...this.listeners]) {
       try {
-        listener();
+        listener(types);
       } catch {
         // A listener's failure is its own; the append has happened.
       }

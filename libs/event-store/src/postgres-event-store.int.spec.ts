@@ -91,7 +91,11 @@ describe('PostgresEventStore', () => {
     const prefix = newPrefix();
     const held = await pool.connect();
     let calls = 0;
-    const unsubscribe = store.onAppended(() => (calls += 1));
+    const typesSeen = new Set<string>();
+    const unsubscribe = store.onAppended((types) => {
+      calls += 1;
+      for (const type of types ?? []) typesSeen.add(type);
+    });
     try {
       await held.query('BEGIN');
       await held.query('SELECT pg_current_xact_id()');
@@ -101,6 +105,8 @@ describe('PostgresEventStore', () => {
       await held.query('COMMIT');
       await waitFor(() => calls > 0);
       expect((await readAllOf(prefix)).map((e) => e.type)).toEqual([`${prefix}Appended`]);
+      // With the types appended: a subscription reading other types is not woken.
+      expect(typesSeen.has(`${prefix}Appended`)).toBe(true);
     } finally {
       unsubscribe();
       held.release();

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { APPEND_EVENTS_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
 import { AppendNotifier } from './append-notifier';
 import {
+  type AppendListener,
   type AppendResult,
   comparePositions,
   type EventData,
@@ -81,7 +82,7 @@ export class PostgresEventStore implements EventStore {
     const row = await this.insert(streamId, { ...statement, values });
     if (!row) throw new WrongExpectedRevisionError(streamId, expectedRevision);
     const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
-    this.notifier.appended(position.commit);
+    this.notifier.appended(position.commit, events);
     return { nextExpectedRevision: BigInt(row.revision), position };
   }
 
@@ -121,7 +122,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** Called once an append is readable by readAll (see AppendNotifier); this process only. */
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: AppendListener): () => void {
     return this.notifier.add(listener);
   }
 
