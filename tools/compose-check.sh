@@ -7,7 +7,7 @@
 #    every service has an image or a build; every depends_on target exists, with a known condition,
 #    and a service_healthy target has a health check; named volumes are declared; environment values
 #    are scalars; every `$` is a valid interpolation (or escaped as `$$`).
-# 3. kafka-init's REQUEST_TOPICS equal REQUEST_TOPICS of libs/contracts/src/messages.ts (needs node
+# 3. kafka-init's REQUEST_TOPICS and REPLY_TOPICS equal those of libs/contracts/src/topics.ts (needs node
 #    and node_modules; skipped, and said so, otherwise).
 # 4. deploy/ (tools/deploy-check.ts): Prometheus scrapes every app's /metrics, and the Grafana dashboard
 #    queries only, and shows all, the metric families the code exports.
@@ -27,12 +27,14 @@ else
   echo "compose-check: the docker compose plugin is not installed here; using the structural checks only"
 fi
 
-# ---- the request topics the contracts define (empty when node cannot load them) ----
+# ---- the request and reply topics the contracts define (empty when node cannot load them) ----
 contract_topics=""
+contract_replies=""
 if command -v node >/dev/null 2>&1 && [ -d node_modules/@swc-node/register ]; then
   contract_topics="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').REQUEST_TOPICS.join(' '))" 2>/dev/null || true)"
+  contract_replies="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').REPLY_TOPICS.join(' '))" 2>/dev/null || true)"
 fi
-export COMPOSE_CHECK_FILE="$file" COMPOSE_CHECK_TOPICS="$contract_topics"
+export COMPOSE_CHECK_FILE="$file" COMPOSE_CHECK_TOPICS="$contract_topics" COMPOSE_CHECK_REPLIES="$contract_replies"
 
 # ---- 2 and 3. structural checks ----
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import yaml' 2>/dev/null; then
@@ -137,7 +139,13 @@ elif sorted(declared) != sorted(topics):
     missing, extra = sorted(set(topics) - set(declared)), sorted(set(declared) - set(topics))
     errors.append(f"kafka-init REQUEST_TOPICS differ from libs/contracts REQUEST_TOPICS: missing {missing}, not a contract topic {extra}")
 else:
-    notes.append(f"kafka-init creates the {len(topics)} contract request topics and their .reply topics")
+    notes.append(f"kafka-init creates the {len(topics)} contract request topics")
+replies = os.environ.get("COMPOSE_CHECK_REPLIES", "").split()
+declared_replies = str(init_env.get("REPLY_TOPICS", "")).split() if isinstance(init_env, dict) else []
+if replies and sorted(declared_replies) != sorted(replies):
+    errors.append(f"kafka-init REPLY_TOPICS differ from libs/contracts REPLY_TOPICS: expected {sorted(replies)}, got {sorted(declared_replies)}")
+elif replies:
+    notes.append(f"kafka-init creates the {len(replies)} reply topics, one per app")
 
 for note in notes:
     print(f"compose-check: note: {note}")
@@ -206,7 +214,11 @@ const topics = (process.env.COMPOSE_CHECK_TOPICS ?? '').split(/\s+/).filter(Bool
 const declared = String(services['kafka-init']?.environment?.REQUEST_TOPICS ?? '').split(/\s+/).filter(Boolean);
 if (topics.length === 0) notes.push('request topics not compared with libs/contracts (node_modules unavailable)');
 else if ([...topics].sort().join() !== [...declared].sort().join()) errors.push(`kafka-init REQUEST_TOPICS differ from libs/contracts REQUEST_TOPICS`);
-else notes.push(`kafka-init creates the ${topics.length} contract request topics and their .reply topics`);
+else notes.push(`kafka-init creates the ${topics.length} contract request topics`);
+const replies = (process.env.COMPOSE_CHECK_REPLIES ?? '').split(/\s+/).filter(Boolean);
+const declaredReplies = String(services['kafka-init']?.environment?.REPLY_TOPICS ?? '').split(/\s+/).filter(Boolean);
+if (replies.length > 0 && [...replies].sort().join() !== [...declaredReplies].sort().join()) errors.push(`kafka-init REPLY_TOPICS differ from libs/contracts REPLY_TOPICS`);
+else if (replies.length > 0) notes.push(`kafka-init creates the ${replies.length} reply topics, one per app`);
 for (const note of notes) console.log(`compose-check: note: ${note}`);
 for (const error of errors) console.error(`compose-check: ${path}: ${error}`);
 console.log(`compose-check: ${Object.keys(services).length} services, ${errors.length} problem(s)`);

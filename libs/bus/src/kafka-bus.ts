@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ClientKafka, KafkaHeaders, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
 import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
-import { isErrorCode, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import {
   BUS_REQUEST_TIMEOUT_MS,
   KAFKA_CLOSE_TIMEOUT_MS,
@@ -31,7 +31,6 @@ import { coalescingSend, type BatchingProducer } from './coalescing-producer';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
-export const REPLY_TOPIC_SUFFIX = '.reply';
 /** Connecting and producing: bounded retries, well inside a request's deadline (limits.ts). */
 const RETRY = { initialRetryTime: KAFKA_RETRY_MS_MIN, maxRetryTime: KAFKA_RETRY_MS_MAX, retries: KAFKA_RETRIES };
 /** Consuming: retries long enough to ride out a broker restart and keep the group member (limits.ts). */
@@ -48,7 +47,7 @@ export interface KafkaBusOptions {
   requestTimeoutMs?: number;
   /** How long a fetch waits when its partitions are empty (default KAFKA_CONSUMER_MAX_WAIT_MS). */
   consumerMaxWaitMs?: number;
-  /** The topics this process may call; their reply topics are subscribed on connect. Default: every topic another app serves. */
+  /** The topics this process may call (answered on its app's reply topic, replyTopicOf). Default: every topic another app serves. */
   callTopics?: readonly RequestTopic[];
   /** Request-topic partitions read at once (default 4); their messages are handled concurrently, one key's in order. */
   partitionsConsumedConcurrently?: number;
@@ -68,17 +67,14 @@ export interface KafkaTopic {
 }
 
 /**
- * Every topic the bus needs for `topics`, with partition counts: the topic itself, and its reply topic
- * with a partition per caller instance (Nest's reply partition assigner gives each instance of a
- * caller app one partition). Create them ahead: the bus never creates topics.
+ * Every topic the bus needs for `topics`, with partition counts: the request topics, and every app's
+ * reply topic (REPLY_TOPICS) with a partition per caller instance (Nest's reply partition assigner
+ * gives each instance of a caller app one partition). Create them ahead: the bus never creates topics.
  */
 export function kafkaTopicsFor(topics: readonly string[], replyPartitions: number, requestPartitions = replyPartitions): KafkaTopic[] {
   if (!Number.isInteger(replyPartitions) || replyPartitions < 1) throw new Error(`replyPartitions must be a positive integer, got ${replyPartitions}`);
   if (!Number.isInteger(requestPartitions) || requestPartitions < 1) throw new Error(`requestPartitions must be a positive integer, got ${requestPartitions}`);
-  return topics.flatMap((name) => [
-    { name, partitions: requestPartitions },
-    { name: `${name}${REPLY_TOPIC_SUFFIX}`, partitions: replyPartitions },
-  ]);
+  return [...topics.map((name) => ({ name, partitions: requestPartitions })), ...REPLY_TOPICS.map((name) => ({ name, partitions: replyPartitions }))];
 }
 
 /** What crosses a reply topic: the value, or the error a handler answered with. */
@@ -117,8 +113,8 @@ export class KafkaBus implements MessageBus {
     this.closeTimeoutMs = options.closeTimeoutMs ?? KAFKA_CLOSE_TIMEOUT_MS;
     this.instanceId = options.instanceId ?? randomUUID().slice(0, 8);
     this.callTopics = new Set(options.callTopics ?? REQUEST_TOPICS.filter((topic) => REQUEST_TOPIC_OWNER[topic] !== options.app));
-    this.client = new ReplyClient(this.transportOptions('-client'));
-    for (const topic of this.callTopics) this.client.subscribeToResponseOf(topic);
+    this.client = new ReplyClient(this.transportOptions('-client'), replyTopicOf(options.app));
+    if (this.callTopics.size > 0) this.client.subscribeToResponseOf(this.client.replyTopic);
   }
 
   handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void {
@@ -363,9 +359,26 @@ interface KafkaConsumerHandle {
 
 type CrashEvent = { payload: { error: unknown; groupId: string; restart: boolean } };
 
-/** Nest's ClientKafka, with the membership of its reply consumer watched from its creation (each connect makes a new one). */
+/**
+ * Nest's ClientKafka, answered on one reply topic for every topic it calls (Nest's own is one reply
+ * topic per request topic: a caller of every topic, the gateway, read 4 partitions of each, and
+ * kafkajs walks every partition it holds on each fetch), with the membership of its reply consumer
+ * watched from its creation (each connect makes a new one).
+ */
 class ReplyClient extends ClientKafka {
   readonly membership = new GroupMembership(new Logger('KafkaBus(replies)'));
+
+  constructor(
+    options: NonNullable<KafkaOptions['options']>,
+    readonly replyTopic: string,
+  ) {
+    super(options);
+  }
+
+  /** Nest names the reply topic from the request topic, when subscribing and on every send. */
+  override getResponsePatternName(): string {
+    return this.replyTopic;
+  }
 
   protected override registerConsumerEventListeners(): void {
     super.registerConsumerEventListeners();

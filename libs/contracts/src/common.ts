@@ -4,7 +4,8 @@
  */
 
 /** The apps of the platform; each request topic is served by exactly one of them. */
-export type AppName = 'gateway' | 'payments' | 'ledger' | 'webhooks' | 'cash' | 'supplier-payments' | 'collections';
+export const APP_NAMES = ['gateway', 'payments', 'ledger', 'webhooks', 'cash', 'supplier-payments', 'collections'] as const;
+export type AppName = (typeof APP_NAMES)[number];
 
 /** Sent by the clock owner after the service clock moved: apply every deadline now passed. */
 export interface ApplyDeadlines {

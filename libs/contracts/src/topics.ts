@@ -1,6 +1,6 @@
 import { CASH_MESSAGE_KEYS, CASH_TOPICS, type CashTopics } from './cash';
 import { COLLECTIONS_MESSAGE_KEYS, COLLECTIONS_TOPICS, type CollectionsTopics } from './collections';
-import type { AppName, MessageKeys } from './common';
+import { APP_NAMES, type AppName, type MessageKeys } from './common';
 import { LEDGER_MESSAGE_KEYS, LEDGER_TOPICS, type LedgerTopics } from './ledger';
 import { operationsTopicsOf, WEBHOOKS_OPERATIONS_TOPICS, type OperationsTopics } from './operations';
 import { PAYMENTS_MESSAGE_KEYS, PAYMENTS_TOPICS, type PaymentsTopics } from './payments';
@@ -89,3 +89,12 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
 };
 
 export const REQUEST_TOPICS = Object.keys(REQUEST_TOPIC_OWNER) as RequestTopic[];
+
+/**
+ * The topic an app's requests are answered on: one per calling app, whatever it calls (a partition
+ * per instance of the app), so that its reply consumer reads a few partitions, not four per topic.
+ */
+export const replyTopicOf = (app: AppName): string => `${app}.replies`;
+
+/** Every reply topic, as docker-compose.yml's kafka-init and the Kubernetes Job create them. */
+export const REPLY_TOPICS: readonly string[] = APP_NAMES.map(replyTopicOf);

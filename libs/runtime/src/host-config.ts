@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { AppName } from '@pay/contracts';
+import { APP_NAMES, type AppName } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogLevelName, type TracingConfig } from '@pay/observability';
 
@@ -62,7 +62,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
 }
 
 /** Every app that may run alone, for the `<APP>_DATABASE_URL` variables. */
-const APPS: readonly AppName[] = ['gateway', 'payments', 'ledger', 'webhooks', 'cash', 'supplier-payments', 'collections'];
+const APPS: readonly AppName[] = APP_NAMES;
 
 /** `supplier-payments` -> `SUPPLIER_PAYMENTS_DATABASE_URL`. */
 export const databaseUrlVariable = (app: AppName): string => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
