@@ -2,7 +2,11 @@ import autocannon, { type Instance, type Options } from 'autocannon';
 import { sleep } from './service';
 
 export interface LoadResult {
-  /** Wall time from the first instance's start to the last one's end, in seconds. */
+  /**
+   * From the first instance's start to the last response, in seconds. Not to autocannon's callback:
+   * it notices the end of a run (its `amount` reached) only at its next one-second sample tick, so
+   * its end adds up to a second of idle time (a run of 10.1 s measured 11.0).
+   */
   durationS: number;
   /** Sum over instances of its responses / its own duration: staggered starts do not dilute it. */
   perSecond: number;
@@ -34,6 +38,7 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
   const statusCounts: Record<number, number> = {};
   let errors = 0;
   const started = performance.now();
+  let lastResponseAt = started;
   const runs: Promise<{ timeouts: number; perSecond: number }>[] = [];
   for (let i = 0; i < instances; i++) {
     if (i > 0 && staggerMs > 0) await sleep(staggerMs);
@@ -41,17 +46,19 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
       new Promise((done, fail) => {
         let responses = 0;
         const instanceStarted = performance.now();
+        let instanceLastResponseAt = instanceStarted;
         // autocannon refuses ignoreCoordinatedOmission without a rate; a bad option calls back synchronously.
         const paced = options.connectionRate !== undefined || options.overallRate !== undefined;
         let instance: Instance | undefined = undefined;
         instance = autocannon({ ...(paced ? { ignoreCoordinatedOmission: true } : {}), timeout: 10, ...options }, (error, result) => {
           if (instance) running.delete(instance);
           if (error) fail(error);
-          else done({ timeouts: result.timeouts, perSecond: responses / ((performance.now() - instanceStarted) / 1000) });
+          else done({ timeouts: result.timeouts, perSecond: responses / ((instanceLastResponseAt - instanceStarted) / 1000 || Infinity) });
         });
         running.add(instance);
         instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
           responses++;
+          instanceLastResponseAt = lastResponseAt = performance.now();
           latencies.push(responseTimeMs);
           statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
         });
@@ -61,7 +68,7 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
     );
   }
   const results = await Promise.all(runs);
-  const durationS = (performance.now() - started) / 1000;
+  const durationS = ((latencies.length > 0 ? lastResponseAt : performance.now()) - started) / 1000;
   latencies.sort((a, b) => a - b);
   const ok = Object.entries(statusCounts).reduce((sum, [status, count]) => (Number(status) >= 200 && Number(status) < 300 ? sum + count : sum), 0);
   return {
