@@ -7,7 +7,7 @@
 #    every service has an image or a build; every depends_on target exists, with a known condition,
 #    and a service_healthy target has a health check; named volumes are declared; environment values
 #    are scalars; every `$` is a valid interpolation (or escaped as `$$`).
-# 3. kafka-init's REQUEST_TOPICS and REPLY_TOPICS equal those of libs/contracts/src/topics.ts (needs node
+# 3. kafka-init's REQUEST_TOPICS and REPLY_TOPICS equal KAFKA_REQUEST_TOPICS and REPLY_TOPICS of libs/contracts/src/topics.ts (needs node
 #    and node_modules; skipped, and said so, otherwise).
 # 4. deploy/ (tools/deploy-check.ts): Prometheus scrapes every app's /metrics, and the Grafana dashboard
 #    queries only, and shows all, the metric families the code exports.
@@ -31,7 +31,7 @@ fi
 contract_topics=""
 contract_replies=""
 if command -v node >/dev/null 2>&1 && [ -d node_modules/@swc-node/register ]; then
-  contract_topics="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').REQUEST_TOPICS.join(' '))" 2>/dev/null || true)"
+  contract_topics="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').KAFKA_REQUEST_TOPICS.join(' '))" 2>/dev/null || true)"
   contract_replies="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').REPLY_TOPICS.join(' '))" 2>/dev/null || true)"
 fi
 export COMPOSE_CHECK_FILE="$file" COMPOSE_CHECK_TOPICS="$contract_topics" COMPOSE_CHECK_REPLIES="$contract_replies"
@@ -137,9 +137,9 @@ elif not declared:
     errors.append("kafka-init has no REQUEST_TOPICS")
 elif sorted(declared) != sorted(topics):
     missing, extra = sorted(set(topics) - set(declared)), sorted(set(declared) - set(topics))
-    errors.append(f"kafka-init REQUEST_TOPICS differ from libs/contracts REQUEST_TOPICS: missing {missing}, not a contract topic {extra}")
+    errors.append(f"kafka-init REQUEST_TOPICS differ from libs/contracts KAFKA_REQUEST_TOPICS: missing {missing}, not a contract topic {extra}")
 else:
-    notes.append(f"kafka-init creates the {len(topics)} contract request topics")
+    notes.append(f"kafka-init creates the {len(topics)} request topics, one per serving app")
 replies = os.environ.get("COMPOSE_CHECK_REPLIES", "").split()
 declared_replies = str(init_env.get("REPLY_TOPICS", "")).split() if isinstance(init_env, dict) else []
 if replies and sorted(declared_replies) != sorted(replies):
@@ -213,8 +213,8 @@ for (const [name, service] of Object.entries(services)) {
 const topics = (process.env.COMPOSE_CHECK_TOPICS ?? '').split(/\s+/).filter(Boolean);
 const declared = String(services['kafka-init']?.environment?.REQUEST_TOPICS ?? '').split(/\s+/).filter(Boolean);
 if (topics.length === 0) notes.push('request topics not compared with libs/contracts (node_modules unavailable)');
-else if ([...topics].sort().join() !== [...declared].sort().join()) errors.push(`kafka-init REQUEST_TOPICS differ from libs/contracts REQUEST_TOPICS`);
-else notes.push(`kafka-init creates the ${topics.length} contract request topics`);
+else if ([...topics].sort().join() !== [...declared].sort().join()) errors.push(`kafka-init REQUEST_TOPICS differ from libs/contracts KAFKA_REQUEST_TOPICS`);
+else notes.push(`kafka-init creates the ${topics.length} request topics, one per serving app`);
 const replies = (process.env.COMPOSE_CHECK_REPLIES ?? '').split(/\s+/).filter(Boolean);
 const declaredReplies = String(services['kafka-init']?.environment?.REPLY_TOPICS ?? '').split(/\s+/).filter(Boolean);
 if (replies.length > 0 && [...replies].sort().join() !== [...declaredReplies].sort().join()) errors.push(`kafka-init REPLY_TOPICS differ from libs/contracts REPLY_TOPICS`);

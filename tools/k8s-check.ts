@@ -25,7 +25,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { REQUEST_TOPIC_OWNER, REQUEST_TOPICS } from '@pay/contracts';
+import { KAFKA_REQUEST_TOPICS, REQUEST_TOPIC_OWNER } from '@pay/contracts';
 import { BUS_REQUEST_TIMEOUT_MS, DNS_LOOKUP_TIMEOUT_MS, KAFKA_CLOSE_TIMEOUT_MS, KAFKA_REPLY_PARTITIONS, READY_CHECK_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, WEBHOOK_DELIVERY_TIMEOUT_MS } from '@pay/kernel';
 
 /**
@@ -340,7 +340,7 @@ export async function checkKubernetesManifests(dir: string, composeFile = 'docke
       if (!images.has(str(fromImage['image']) ?? '')) problems.push(`${at(j)}: prints the topics with ${str(fromImage['image'])}, not the apps' image`);
     } else if (listed) {
       const declared = (str(listed['value']) ?? '').split(/\s+/).filter(Boolean).sort();
-      if (declared.join() !== [...REQUEST_TOPICS].sort().join()) problems.push(`${at(j)}: REQUEST_TOPICS differ from libs/contracts REQUEST_TOPICS`);
+      if (declared.join() !== [...KAFKA_REQUEST_TOPICS].sort().join()) problems.push(`${at(j)}: REQUEST_TOPICS differ from libs/contracts KAFKA_REQUEST_TOPICS`);
     } else {
       problems.push(`${at(j)}: creates topics neither from tools/print-request-topics.ts nor from a REQUEST_TOPICS list`);
     }

@@ -1,14 +1,8 @@
-import { REPLY_TOPICS, REQUEST_TOPIC_OWNER } from '@pay/contracts';
+import { KAFKA_REQUEST_TOPICS, REPLY_TOPICS } from '@pay/contracts';
 
 /**
- * Prints the request topics, one line per owning app, as docker-compose.yml's kafka-init lists them:
- * `node tools/run.js tools/print-request-topics.ts` (tools/compose-check.sh compares the two). With
- * `--replies`, the reply topics (one per app) on one line, as kafka-init's REPLY_TOPICS.
+ * Prints the Kafka request topics (one per serving app) on one line, as docker-compose.yml's kafka-init
+ * lists them in REQUEST_TOPICS: `node tools/run.js tools/print-request-topics.ts` (tools/compose-check.sh
+ * compares the two). With `--replies`, the reply topics (one per app), as kafka-init's REPLY_TOPICS.
  */
-if (process.argv.includes('--replies')) {
-  process.stdout.write(`${REPLY_TOPICS.join(' ')}\n`);
-} else {
-  const byApp = new Map<string, string[]>();
-  for (const [topic, app] of Object.entries(REQUEST_TOPIC_OWNER)) byApp.set(app, [...(byApp.get(app) ?? []), topic]);
-  for (const topics of byApp.values()) process.stdout.write(`${topics.join(' ')}\n`);
-}
+process.stdout.write(`${(process.argv.includes('--replies') ? REPLY_TOPICS : KAFKA_REQUEST_TOPICS).join(' ')}\n`);

@@ -115,6 +115,12 @@ describe('KafkaBus over the mock cluster, one broker', () => {
     expect(Date.now() - startedAt).toBeLessThan(2_500);
   });
 
+  it('a request its app does not handle is answered by the app (not left to time out), naming it', async () => {
+    const error = await rejection(gateway.request('ledger.transfer', { operationId: 'op_unhandled' } as never));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.toBody()).toEqual({ code: 'service_unavailable', message: 'ledger does not serve ledger.transfer' });
+  });
+
   it('50 concurrent requests are each answered with their own reply', async () => {
     const owners = Array.from({ length: 50 }, (_, i) => `own_${i}_${'x'.repeat(i % 7)}`);
     const replies = await Promise.all(owners.map((owner) => gateway.request('ledger.get-balance', { owner }, { timeoutMs: 10_000 })));
@@ -173,8 +179,8 @@ describe('KafkaBus over the mock cluster, one broker', () => {
     const admin = new Kafka({ brokers: kafka.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
-      const ends = await admin.fetchTopicOffsets('ledger.get-balance');
-      const [committed] = await admin.fetchOffsets({ groupId: 'ledger-server', topics: ['ledger.get-balance'] });
+      const ends = await admin.fetchTopicOffsets('ledger.requests');
+      const [committed] = await admin.fetchOffsets({ groupId: 'ledger-server', topics: ['ledger.requests'] });
       const byPartition = new Map(committed!.partitions.map((p) => [p.partition, p.offset]));
       for (const end of ends) if (end.high !== '0') expect(byPartition.get(end.partition)).toBe(end.high);
     } finally {

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ClientKafka, KafkaHeaders, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
 import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
 import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
-import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, requestTopicOf, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import {
   BUS_REQUEST_TIMEOUT_MS,
   KAFKA_CLOSE_TIMEOUT_MS,
@@ -31,6 +31,8 @@ import { coalescingSend, type BatchingProducer } from './coalescing-producer';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
+/** The header naming a request's topic (RequestTopic): every request to an app travels on its one Kafka topic (requestTopicOf). */
+export const REQUEST_TOPIC_HEADER = 'pay-topic';
 /** Connecting and producing: bounded retries, well inside a request's deadline (limits.ts). */
 const RETRY = { initialRetryTime: KAFKA_RETRY_MS_MIN, maxRetryTime: KAFKA_RETRY_MS_MAX, retries: KAFKA_RETRIES };
 /** Consuming: retries long enough to ride out a broker restart and keep the group member (limits.ts). */
@@ -67,14 +69,16 @@ export interface KafkaTopic {
 }
 
 /**
- * Every topic the bus needs for `topics`, with partition counts: the request topics, and every app's
- * reply topic (REPLY_TOPICS) with a partition per caller instance (Nest's reply partition assigner
- * gives each instance of a caller app one partition). Create them ahead: the bus never creates topics.
+ * Every Kafka topic the bus needs for the request topics `topics`, with partition counts: the request
+ * topic of each app serving them (requestTopicOf), and every app's reply topic (REPLY_TOPICS) with a
+ * partition per caller instance (Nest's reply partition assigner gives each instance of a caller app
+ * one partition). Create them ahead: the bus never creates topics.
  */
-export function kafkaTopicsFor(topics: readonly string[], replyPartitions: number, requestPartitions = replyPartitions): KafkaTopic[] {
+export function kafkaTopicsFor(topics: readonly RequestTopic[], replyPartitions: number, requestPartitions = replyPartitions): KafkaTopic[] {
   if (!Number.isInteger(replyPartitions) || replyPartitions < 1) throw new Error(`replyPartitions must be a positive integer, got ${replyPartitions}`);
   if (!Number.isInteger(requestPartitions) || requestPartitions < 1) throw new Error(`requestPartitions must be a positive integer, got ${requestPartitions}`);
-  return [...topics.map((name) => ({ name, partitions: requestPartitions })), ...REPLY_TOPICS.map((name) => ({ name, partitions: replyPartitions }))];
+  const requestTopics = [...new Set(topics.map((topic) => requestTopicOf(REQUEST_TOPIC_OWNER[topic])))];
+  return [...requestTopics.map((name) => ({ name, partitions: requestPartitions })), ...REPLY_TOPICS.map((name) => ({ name, partitions: replyPartitions }))];
 }
 
 /** What crosses a reply topic: the value, or the error a handler answered with. */
@@ -82,11 +86,12 @@ type Envelope = { reply?: unknown } | { error: ErrorBody };
 type WireHandler = (data: unknown, context: KafkaContext) => Promise<string>;
 
 /**
- * The bus over Kafka, through Nest's Kafka transport: ClientKafka sends requests (with correlation
- * id, reply topic and reply partition headers, our request-id and correlation-id headers for the
- * handler's log lines, and W3C traceparent/tracestate when tracing) and reads the reply topics;
- * ServerKafka consumes the request topics of the registered handlers and answers on the reply
- * partition asked for. Same semantics as InProcessBus:
+ * The bus over Kafka, through Nest's Kafka transport: ClientKafka sends requests to the serving app's
+ * topic (requestTopicOf; with correlation id, reply topic and reply partition headers, the request
+ * topic in REQUEST_TOPIC_HEADER, our request-id and correlation-id headers for the handler's log
+ * lines, and W3C traceparent/tracestate when tracing) and reads its app's reply topic; ServerKafka
+ * consumes its app's request topic, hands each request to the handler of its request topic and
+ * answers on the reply partition asked for. Same semantics as InProcessBus:
  * JSON both ways, a deadline on every request, errors as ErrorBody.
  */
 export class KafkaBus implements MessageBus {
@@ -120,6 +125,7 @@ export class KafkaBus implements MessageBus {
   handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void {
     if (this.started) throw new Error(`handle(${topic}) after start(): register every handler first`);
     if (this.handlers.has(topic)) throw new Error(`a handler for ${topic} is already registered`);
+    if (REQUEST_TOPIC_OWNER[topic] !== this.options.app) throw new Error(`${topic} is served by ${REQUEST_TOPIC_OWNER[topic]}, not ${this.options.app}`);
     this.handlers.set(topic, this.wireHandler(topic, handler as (message: unknown) => Promise<unknown>));
   }
 
@@ -138,7 +144,7 @@ export class KafkaBus implements MessageBus {
   }
 
   /**
-   * Connects the server side (the request topics of the handlers registered, in the group
+   * Connects the server side (its app's request topic, when handlers are registered, in the group
    * `<app>-server`) and the client side (the reply topics, in `<app>-client`), so that the first
    * request does not pay for the group join (3 s on a fresh group).
    */
@@ -152,7 +158,7 @@ export class KafkaBus implements MessageBus {
   private async startServer(): Promise<void> {
     if (this.handlers.size === 0) return;
     const server = new RequestServer(this.transportOptions('-server'), this.options.serverInFlightMax ?? KAFKA_SERVER_IN_FLIGHT_MAX);
-    for (const [topic, handler] of this.handlers) server.addHandler(topic, handler);
+    server.addHandler(requestTopicOf(this.options.app), (data: unknown, context: KafkaContext) => this.route(data, context));
     server.setOnProcessingStartHook((_transport, context, done) => {
       this.serving.add(context as KafkaContext);
       return done();
@@ -202,11 +208,12 @@ export class KafkaBus implements MessageBus {
   }
 
   private send(topic: RequestTopic, message: object, timeoutMs: number, context: MessageContext): Promise<unknown> {
-    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: contextHeaders(context) };
+    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic } };
+    const kafkaTopic = requestTopicOf(REQUEST_TOPIC_OWNER[topic]);
     return new Promise<unknown>((resolve, reject) => {
       defer(() => from(this.connectClient()))
         .pipe(
-          mergeMap(() => this.client.send<unknown>(topic, record)),
+          mergeMap(() => this.client.send<unknown>(kafkaTopic, record)),
           take(1),
           timeout({ first: timeoutMs, with: () => throwError(() => this.timeoutError(topic, timeoutMs)) }),
         )
@@ -250,6 +257,16 @@ export class KafkaBus implements MessageBus {
     if (error instanceof ServiceError) return error;
     // Nest's own error replies arrive as a string (e.g. no handler); kafkajs errors when sending as Errors.
     return new ServiceError('service_unavailable', `${topic}: the request could not be delivered: ${reason(error)}`);
+  }
+
+  /** A request from this app's topic, to the handler of the request topic its header names. */
+  private route(data: unknown, context: KafkaContext): Promise<string> {
+    const named = (context.getMessage().headers as Record<string, unknown> | undefined)?.[REQUEST_TOPIC_HEADER];
+    const handler = typeof named === 'string' ? this.handlers.get(named as RequestTopic) : undefined;
+    if (handler) return handler(data, context);
+    const what = typeof named === 'string' ? named.slice(0, 100) : `a request without ${REQUEST_TOPIC_HEADER}`;
+    const error: ErrorBody = { code: 'service_unavailable', message: `${this.options.app} does not serve ${what}` };
+    return Promise.resolve(JSON.stringify({ error } satisfies Envelope));
   }
 
   private wireHandler(topic: RequestTopic, handler: (message: unknown) => Promise<unknown>): WireHandler {

@@ -91,6 +91,16 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
 export const REQUEST_TOPICS = Object.keys(REQUEST_TOPIC_OWNER) as RequestTopic[];
 
 /**
+ * The Kafka topic an app's requests travel on: one per serving app, whatever the request (the bus
+ * carries the request topic in a header), so that a server's consumer reads a few partitions, not
+ * four per topic. Keyed by the entity id as before: one entity's requests stay in order.
+ */
+export const requestTopicOf = (app: AppName): string => `${app}.requests`;
+
+/** Every Kafka request topic: one per app that serves requests. */
+export const KAFKA_REQUEST_TOPICS: readonly string[] = [...new Set(Object.values(REQUEST_TOPIC_OWNER))].map(requestTopicOf);
+
+/**
  * The topic an app's requests are answered on: one per calling app, whatever it calls (a partition
  * per instance of the app), so that its reply consumer reads a few partitions, not four per topic.
  */
