@@ -36,10 +36,17 @@ export interface SpawnOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * `BENCH_SERVICE_NODE_ARGS`: extra Node options for the service, space-separated, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` (a V8 profile written when it stops; read it with
+ * tools/bench/profile-summary.ts). NODE_OPTIONS cannot carry --cpu-prof.
+ */
+const serviceNodeArgs = (): string[] => (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+
 export async function spawnService(options: SpawnOptions): Promise<ServiceProcess> {
   const port = await freePort();
   const adminKey = randomAdminKey();
-  const child = spawn(process.execPath, ['tools/run.js', 'apps/all-in-one/src/main.ts'], {
+  const child = spawn(process.execPath, [...serviceNodeArgs(), 'tools/run.js', 'apps/all-in-one/src/main.ts'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
