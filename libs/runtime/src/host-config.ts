@@ -61,15 +61,13 @@ export function readHostConfig(read: EnvReader): HostConfig {
   };
 }
 
-/** Every app that may run alone, for the `<APP>_DATABASE_URL` variables. */
-const APPS: readonly AppName[] = APP_NAMES;
-
 /** `supplier-payments` -> `SUPPLIER_PAYMENTS_DATABASE_URL`. */
 export const databaseUrlVariable = (app: AppName): string => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
 
 function readDatabaseUrls(read: EnvReader): Partial<Record<AppName, string>> {
   const urls: Partial<Record<AppName, string>> = {};
-  for (const app of APPS) {
+  // Every app may run alone: each has its `<APP>_DATABASE_URL` variable.
+  for (const app of APP_NAMES) {
     const url = read.url(databaseUrlVariable(app), undefined, ['postgres:', 'postgresql:']);
     if (url) urls[app] = url;
   }
