@@ -31,8 +31,10 @@ fi
 contract_topics=""
 contract_replies=""
 if command -v node >/dev/null 2>&1 && [ -d node_modules/@swc-node/register ]; then
-  contract_topics="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').KAFKA_REQUEST_TOPICS.join(' '))" 2>/dev/null || true)"
-  contract_replies="$(node -e "require('./tools/register'); process.stdout.write(require('./libs/contracts/src/topics.ts').REPLY_TOPICS.join(' '))" 2>/dev/null || true)"
+  # One node start-up for both lists: the request topics on the first line, the reply topics on the second.
+  topic_lines="$(node -e "require('./tools/register'); const t = require('./libs/contracts/src/topics.ts'); process.stdout.write(t.KAFKA_REQUEST_TOPICS.join(' ') + '\n' + t.REPLY_TOPICS.join(' '))" 2>/dev/null || true)"
+  contract_topics="$(printf '%s\n' "$topic_lines" | sed -n 1p)"
+  contract_replies="$(printf '%s\n' "$topic_lines" | sed -n 2p)"
 fi
 export COMPOSE_CHECK_FILE="$file" COMPOSE_CHECK_TOPICS="$contract_topics" COMPOSE_CHECK_REPLIES="$contract_replies"
 

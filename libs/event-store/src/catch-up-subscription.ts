@@ -14,7 +14,7 @@ import {
 import { trackSubscriptionLag } from '@pay/observability';
 import { inTransaction } from '@pay/platform';
 import { advanceCheckpoint, CheckpointMovedError, loadCheckpoint, readCheckpoint } from './checkpoint-store';
-import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from './event-store';
+import { comparePositions, matchesTypePrefixes, START, type EventStore, type Position, type RecordedEvent } from './event-store';
 import { countParkedEvents, describeError, parkEvent, unparkEvent, updateParkedError } from './parked-events';
 
 export interface CatchUpSubscriptionOptions {
@@ -407,9 +407,9 @@ export class CatchUpSubscription {
 
   /** Whether appended events of these types (undefined: unknown) may be for this subscription. */
   private reads(types: ReadonlySet<string> | undefined): boolean {
-    const prefixes = this.options.typePrefixes;
-    if (types === undefined || prefixes === undefined || prefixes.length === 0) return true;
-    for (const type of types) if (prefixes.some((prefix) => type.startsWith(prefix))) return true;
+    const prefixes = this.options.typePrefixes ?? [];
+    if (types === undefined || prefixes.length === 0) return true;
+    for (const type of types) if (matchesTypePrefixes(type, prefixes)) return true;
     return false;
   }
 

@@ -79,6 +79,10 @@ export interface ReadAllPage {
   scannedTo: Position | null;
 }
 
+/** A literal prefix match (what readAll's typePrefixes select); no prefixes match every type. */
+export const matchesTypePrefixes = (type: string, prefixes: readonly string[]): boolean =>
+  prefixes.length === 0 || prefixes.some((prefix) => type.startsWith(prefix));
+
 /** What onAppended calls: `types`, the event types appended (a superset is allowed), or undefined when unknown. */
 export type AppendListener = (types?: ReadonlySet<string>) => void;
 

@@ -35,6 +35,7 @@ import {
   type AppendListener,
   type AppendResult,
   comparePositions,
+  matchesTypePrefixes,
   type EventData,
   type EventStore,
   type ExpectedRevision,
@@ -262,10 +263,6 @@ export const isAfter = (position: EsdbPosition, after: Position): boolean => com
 
 /** ESDB's own events: $-prefixed types (including links, `$>`) or $-prefixed streams ($stats-…, $settings). */
 export const isSystemEvent = (event: { type: string; streamId: string }): boolean => event.type.startsWith('$') || event.streamId.startsWith('$');
-
-/** A literal prefix match; no prefixes match every type. */
-export const matchesTypePrefixes = (type: string, prefixes: readonly string[]): boolean =>
-  prefixes.length === 0 || prefixes.some((prefix) => type.startsWith(prefix));
 
 export function toEsdbEventData(event: EventData): EsdbEventData {
   return jsonEvent({ id: event.id, type: event.type, data: event.data as JSONType, metadata: event.metadata ?? {} });

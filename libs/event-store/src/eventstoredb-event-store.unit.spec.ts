@@ -9,13 +9,12 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
-import { START, WrongExpectedRevisionError } from './event-store';
+import { matchesTypePrefixes, START, WrongExpectedRevisionError } from './event-store';
 import {
   EventStoreDBEventStore,
   fromEsdbPosition,
   isAfter,
   isSystemEvent,
-  matchesTypePrefixes,
   toEsdbEventData,
   toEsdbExpectedRevision,
   toEsdbReadPosition,
