@@ -156,7 +156,7 @@ async function measureSize(databaseUrl: string, dataDir: string, size: number, o
 
     log(`stored ${size.toLocaleString('en')}: seeding through SQL from template ${template.paymentId}`);
     const seedStarted = performance.now();
-    const behind = await seed(db, template, fixture.customers, size, options.checkpoints);
+    const behind = await seed(db, template, fixture.customers, size, options.checkpoints, (line) => log(`stored ${size.toLocaleString('en')}: ${line}`));
     const seedS = (performance.now() - seedStarted) / 1000;
     const databaseMb = Number((await db.query<{ mb: string }>('SELECT pg_database_size(current_database()) / 1048576.0 AS mb')).rows[0]!.mb);
     log(`stored ${size.toLocaleString('en')}: seeded in ${fmt(seedS)} s (VACUUM ANALYZE included), database ${fmt(databaseMb, 0)} MB`);
@@ -254,7 +254,14 @@ const seededIds = (count: number, size: number): string[] => Array.from({ length
  * written with their running balance_after, as the ledger writes them, after one top-up per customer
  * (from platform:funding) that covers its seeded payments.
  */
-async function seed(db: Client, t: Template, customers: string[], size: number, checkpoints: StoredOptions['checkpoints']): Promise<string[]> {
+async function seed(db: Client, t: Template, customers: string[], size: number, checkpoints: StoredOptions['checkpoints'], log: (line: string) => void): Promise<string[]> {
+  // Each step's time, so that a slow one is named.
+  let stepStarted = performance.now();
+  const step = (name: string) => {
+    const now = performance.now();
+    log(`seed step ${name}: ${fmt((now - stepStarted) / 1000)} s`);
+    stepStarted = now;
+  };
   const lit = (value: string) => db.escapeLiteral(value);
   const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const replacements: [string, string][] = [
@@ -289,6 +296,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
       `INSERT INTO ${table} (${copied.map((c) => db.escapeIdentifier(c.name)).join(', ')})
        SELECT ${copied.map(expression).join(', ')} FROM seed s CROSS JOIN (SELECT * FROM ${table} WHERE ${where}) t ORDER BY s.g, ${orderBy}`,
     );
+    step(table);
   };
 
   await db.query('BEGIN');
@@ -312,6 +320,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
          FROM generate_series(1, $2::int) g) AS base`,
       [customers, size, spacingMs],
     );
+    step('seed table');
     await clone('es_streams', `stream_id = ${lit(t.streamId)}`, 't.stream_id');
     await clone('es_events', `stream_id = ${lit(t.streamId)}`, 't.revision');
     await clone('payment_views', `payment_id = ${lit(t.paymentId)}`, 't.payment_id');
@@ -330,6 +339,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
          'created_at', ${iso('created_at')}), created_at FROM seed_topups`,
     );
     await db.query(`INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) SELECT entry_id, id, id, 'topup', created_at FROM seed_topups ORDER BY customer`);
+    step('top-ups');
     await clone('ledger_operations', `operation_id = (SELECT operation_id FROM ledger_entries WHERE id = ${lit(t.entryId)})`, 't.operation_id');
     await clone('ledger_entries', `id = ${lit(t.entryId)}`, 't.id');
     await db.query(
@@ -346,6 +356,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
          FROM seed s JOIN ledger_entries e ON e.id = s.entry_id CROSS JOIN (SELECT * FROM ledger_postings WHERE entry_id = ${lit(t.entryId)}) t
        ) p JOIN ledger_accounts a ON a.id = p.account_id`,
     );
+    step('ledger_postings');
     const seeded = `entry_position > ${Number(before.entry_position)}`;
     await db.query(
       `UPDATE ledger_accounts a SET balance = a.balance + d.delta
@@ -367,6 +378,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
        SELECT 'balance of ' || a.id FROM ledger_accounts a
        WHERE a.balance <> coalesce((SELECT balance_after FROM ledger_postings p WHERE p.account_id = a.id ORDER BY entry_position DESC, seq DESC LIMIT 1), 0)`,
     );
+    step('balances, fee revenue and the ledger check');
     if (broken.length > 0) throw new Error(`seeding broke the ledger: ${broken.map((r) => r.problem).join(', ')}`);
 
     // Past the seeded events: the subscriptions that handled the template's events (or every one).
@@ -379,8 +391,10 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
       `SELECT subscription_id AS id FROM es_checkpoints WHERE commit_position < pg_current_xact_id()::text::numeric ORDER BY 1`,
     );
     await db.query('COMMIT');
+    step('checkpoints and commit');
     // As autovacuum would have after a million payments: statistics and the visibility map.
     await db.query('VACUUM (ANALYZE) es_streams, es_events, payment_views, wh_events, ledger_operations, ledger_entries, ledger_postings, ledger_accounts');
+    step('VACUUM ANALYZE');
     return behind.map((r) => r.id);
   } catch (error) {
     await db.query('ROLLBACK').catch(() => undefined);

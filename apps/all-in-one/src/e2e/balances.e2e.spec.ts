@@ -1,4 +1,4 @@
-import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { createCashPoint, createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 
 /** Balances and balance transactions: an integrator reads its own connections' accounts. */
 describe('balances and balance transactions', () => {
@@ -43,15 +43,16 @@ describe('balances and balance transactions', () => {
     payments.push(supplierPayment.body);
 
     // A collection settles to the wholesaler.
-    await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Point', address: '1 rue' } });
+    await createCashPoint(service);
     const collection = await service.http('POST', '/v1/collections', {
       key: shop.apiKey,
       body: { amount: 400_000, currency: 'DZD', order_reference: 'col-1', beneficiary_connection: wholesaler },
       headers: { 'Idempotency-Key': idempotencyKey() },
     });
-    await service.http('POST', `/v1/test_helpers/collections/${collection.body.id}/confirm_handover`, { key: shop.apiKey });
+    const handedOver = await service.http('POST', `/v1/test_helpers/collections/${collection.body.id}/confirm_handover`, { key: shop.apiKey });
+    expect(handedOver.body).toMatchObject({ status: 'collected_awaiting_deposit' });
     const settled = await service.http('POST', `/v1/test_helpers/collections/${collection.body.id}/validate_deposit`, { key: shop.apiKey, body: { amount_received: 400_000 } });
-    expect(settled.body.status).toBe('settled');
+    expect(settled.body).toMatchObject({ status: 'settled' });
     payments.push(settled.body);
   });
   afterAll(() => service.stop());

@@ -1,4 +1,4 @@
-import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { createCashPoint, createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 import { gatewayRoutes } from './route-table';
 
 /** A plausible id for each path parameter, by the collection it follows. */
@@ -154,13 +154,14 @@ describe('finance: read-only ledger access', () => {
 
   it('cash in transit: with carriers, at cash points, and the collections behind it', async () => {
     const wholesaler = await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'wholesaler', name: 'W', currency: 'DZD' } });
-    await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Point', address: '1 rue' } });
+    await createCashPoint(service);
     const collection = await service.http('POST', '/v1/collections', {
       key: shop.apiKey,
       body: { amount: 250_000, currency: 'DZD', order_reference: 'c', beneficiary_connection: wholesaler.body.id },
       headers: { 'Idempotency-Key': idempotencyKey() },
     });
-    await service.http('POST', `/v1/test_helpers/collections/${collection.body.id}/confirm_handover`, { key: shop.apiKey });
+    const handedOver = await service.http('POST', `/v1/test_helpers/collections/${collection.body.id}/confirm_handover`, { key: shop.apiKey });
+    expect(handedOver.body).toMatchObject({ status: 'collected_awaiting_deposit' });
     const transit = (await finance('/admin/v1/ledger/cash_in_transit')).body;
     expect(transit.object).toBe('cash_in_transit');
     expect(transit.currencies).toContainEqual({ currency: 'DZD', with_carriers: 250_000, at_cash_points: 0 });

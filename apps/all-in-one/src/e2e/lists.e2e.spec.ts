@@ -1,4 +1,4 @@
-import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { createCashPoint, createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 
 /** Lists of payments, cash payments, collections and events: envelope, filters, pagination, isolation. */
 describe('lists', () => {
@@ -121,7 +121,8 @@ describe('lists', () => {
     let created: any[];
     beforeAll(async () => {
       const wholesaler = await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'wholesaler', name: 'Wholesaler', currency: 'DZD' } });
-      await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Point', address: '1 rue' } });
+      expect(wholesaler.status).toBe(201);
+      await createCashPoint(service);
       created = [];
       for (let i = 0; i < 3; i++) {
         const response = await service.http('POST', '/v1/collections', {
@@ -133,7 +134,7 @@ describe('lists', () => {
         created.push(response.body);
       }
       const collected = await service.http('POST', `/v1/test_helpers/collections/${created[1].id}/confirm_handover`, { key: shop.apiKey });
-      expect(collected.body.status).toBe('collected_awaiting_deposit');
+      expect(collected.body).toMatchObject({ status: 'collected_awaiting_deposit' });
     });
 
     it('lists newest first with filters on status and order_reference', async () => {
