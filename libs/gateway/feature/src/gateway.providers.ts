@@ -33,12 +33,8 @@ export const gatewayProviders = (config: GatewayConfig): Provider[] => [
   onPool(SignInLimiter),
   onPool(HandoverCodes),
   onPool(ServiceClockStore),
-  /**
-   * Idempotency rows are written with asynchronous commit, off the request's critical fsync: the
-   * claim is made durable by the object's own (synchronous) append that follows it, and a lost
-   * completion only makes a retry create the same object id again, which answers the existing object.
-   */
-  onPool(IdempotencyStore, PG_POOL_ASYNC_COMMIT),
+  /** Claims commit synchronously, what follows a create asynchronously (see IdempotencyStore). */
+  { provide: IdempotencyStore, useFactory: (claims: Pool, outcomes: Pool) => new IdempotencyStore(claims, outcomes), inject: [PG_POOL, PG_POOL_ASYNC_COMMIT] },
   IdempotencyPurge,
   /**
    * The per-key limits hold across gateways: every admitted request is debited to the key's bucket in

@@ -25,9 +25,18 @@ export interface IdempotentRequest {
  * Idempotency of creates (contract section 3), in PostgreSQL. The object id is allocated when the key is
  * first seen and stored with it, so a retry after a lost answer (or a crash) creates the same object,
  * never a second one. A 4xx is not stored (nothing happened); a 5xx releases the key for a retry.
+ *
+ * The claim commits synchronously (`claims`): the key's database may be another server than the
+ * object's (a database per service), so nothing else makes it durable, and a claim lost in a crash would
+ * let a retry allocate a second object. What follows the create (`outcomes`: the stored answer, a
+ * release) commits asynchronously, off the request's critical fsync: losing it leaves the key claimed
+ * until its lock expires, and a retry then creates the same object id again, which answers the object.
  */
 export class IdempotencyStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly claims: Pool,
+    private readonly outcomes: Pool,
+  ) {}
 
   async run<T>(call: IdempotentCall, request: IdempotentRequest, create: (objectId: string) => Promise<T>): Promise<T> {
     if (call.key === undefined) return create(newId(call.objectKind));
@@ -39,7 +48,7 @@ export class IdempotencyStore {
     }
     try {
       const result = await create(claimed.objectId);
-      await this.pool.query({
+      await this.outcomes.query({
         name: 'gw-idempotency-done',
         text: `UPDATE gw_idempotency_keys SET state = 'done', response_status = 201, response_body = $3, locked_until = NULL WHERE scope = $1 AND key = $2`,
         values: [call.scope, call.key, JSON.stringify(result)],
@@ -47,21 +56,21 @@ export class IdempotencyStore {
       return result;
     } catch (error) {
       const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
-      if (status < 500) await this.pool.query('DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key]);
-      else await this.pool.query('UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+      if (status < 500) await this.outcomes.query('DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+      else await this.outcomes.query('UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2', [call.scope, call.key]);
       throw error;
     }
   }
 
   async purgeExpired(): Promise<number> {
-    const { rowCount } = await this.pool.query(`DELETE FROM gw_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [
+    const { rowCount } = await this.outcomes.query(`DELETE FROM gw_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [
       IDEMPOTENCY_RETENTION_HOURS,
     ]);
     return rowCount ?? 0;
   }
 
   private async claim(call: IdempotentCall, requestSha256: string): Promise<{ objectId: string } | { replay: { status: number; body: unknown } }> {
-    const inserted = await this.pool.query<{ object_id: string }>({
+    const inserted = await this.claims.query<{ object_id: string }>({
       name: 'gw-idempotency-insert',
       text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, locked_until)
              VALUES ($1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6))
@@ -70,7 +79,7 @@ export class IdempotencyStore {
     });
     if (inserted.rows[0]) return { objectId: inserted.rows[0].object_id };
 
-    const { rows } = await this.pool.query<{ endpoint: string; request_sha256: string; state: string; response_status: number; response_body: unknown }>(
+    const { rows } = await this.claims.query<{ endpoint: string; request_sha256: string; state: string; response_status: number; response_body: unknown }>(
       'SELECT endpoint, request_sha256, state, response_status, response_body FROM gw_idempotency_keys WHERE scope = $1 AND key = $2',
       [call.scope, call.key],
     );
@@ -81,7 +90,7 @@ export class IdempotencyStore {
     }
     if (existing.state === 'done') return { replay: { status: existing.response_status, body: existing.response_body } };
 
-    const takenOver = await this.pool.query<{ object_id: string }>(
+    const takenOver = await this.claims.query<{ object_id: string }>(
       `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3)
        WHERE scope = $1 AND key = $2 AND state = 'running' AND locked_until <= now() RETURNING object_id`,
       [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS],
