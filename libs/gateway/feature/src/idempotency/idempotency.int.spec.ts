@@ -57,7 +57,6 @@ describe('idempotency keys across a crash of their PostgreSQL', () => {
     const after = open(database.url, false);
     const { rows } = await after.query<{ object_id: string }>('SELECT object_id FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key]);
     expect(rows).toEqual([{ object_id: created }]);
-    await after.query('ALTER SYSTEM RESET wal_writer_delay');
   }, 120_000);
 });
 
