@@ -341,3 +341,36 @@ describe('KafkaBus: a consumer crashed on an error kafkajs does not retry', () =
     warnings.mockRestore();
   });
 });
+
+describe('KafkaBus: a second instance joins a group that has committed nothing yet', () => {
+  let kafka: KafkaMock;
+  const buses: KafkaBus[] = [];
+
+  afterAll(async () => {
+    await Promise.all(buses.map((bus) => bus.close()));
+    await kafka?.stop();
+  });
+
+  it('every request sent meanwhile is answered: a partition that moves before its first commit is read from its start, not its end', async () => {
+    kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
+    const first = ledgerBus(kafka.bootstrapServers, { instanceId: 'first' });
+    buses.push(first);
+    await first.start();
+    const gateway = gatewayBus(kafka.bootstrapServers, { requestTimeoutMs: 20_000 });
+    buses.push(gateway);
+    await gateway.start();
+    const second = ledgerBus(kafka.bootstrapServers, { instanceId: 'second' });
+    buses.push(second);
+    const joining = second.start();
+    // Over the rebalance: the first instance gives up partitions it never committed on, the second takes them.
+    const outcomes: Promise<string>[] = [];
+    for (let i = 0; i < 120; i++) {
+      outcomes.push(gateway.request('ledger.get-balance', { owner: `joining-${i}` }).then(() => 'answered', (error: Error) => error.message));
+      await sleep(50);
+    }
+    await joining;
+    const results = await Promise.all(outcomes);
+    // With `latest` as the start of a partition without a commit, 98 of these 120 timed out.
+    expect(results.filter((r) => r !== 'answered')).toEqual([]);
+  });
+});

@@ -307,7 +307,11 @@ export class KafkaBus implements MessageBus {
       // The server commits its offsets itself (RequestServer: up to the oldest request not yet answered);
       // the client's reply offsets are committed as kafkajs does by default.
       run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY, autoCommit: postfixId === '-client' },
-      subscribe: { fromBeginning: false },
+      // A request partition without a committed offset is read from its start, not its end: when a
+      // partition moves to another instance before its first commit (a second instance joining a new
+      // group), `latest` skipped every request sent to it during the rebalance. A reply partition is
+      // read from its end: its instance wants only the replies to its own requests, sent after it joined.
+      subscribe: { fromBeginning: postfixId === '-server' },
     };
   }
 }
