@@ -1,8 +1,8 @@
 import { REQUEST_TOPICS, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
-import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
+import { KAFKA_REPLY_PARTITIONS, KAFKA_REQUEST_DEADLINE_GRACE_MS } from '@pay/kernel';
 import { startKafkaMock, type KafkaMock } from '@pay/testing';
-import { Kafka, logLevel } from 'kafkajs';
-import { KafkaBus, kafkaTopicsFor, type KafkaBusOptions } from './kafka-bus';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { KafkaBus, kafkaTopicsFor, REQUEST_DEADLINE_HEADER, REQUEST_TOPIC_HEADER, type KafkaBusOptions } from './kafka-bus';
 
 /**
  * KafkaBus against librdkafka's mock cluster (tools/kafka-mock, built from C; needs librdkafka-dev).
@@ -23,11 +23,14 @@ const LONG_HANDLER_MS = 10_000;
 let onSlowHandlerStarted = () => undefined as void;
 /** What the handler of owner `ordered` saw: `start <n>` and `end <n>`, n carried in asOf. */
 const orderedLog: string[] = [];
+/** The owners of the get-balance requests handled whose owner starts with `deadline-`. */
+const deadlineSeen: string[] = [];
 
 /** A ledger serving a few topics, as the ledger app would. */
 function ledgerBus(brokers: string, extra: Partial<KafkaBusOptions> = {}): KafkaBus {
   const bus = new KafkaBus({ brokers: brokers.split(','), app: 'ledger', logLevel: process.env['KAFKA_LOG'] ? logLevel.WARN : logLevel.NOTHING, ...extra });
   bus.handle('ledger.get-balance', async ({ owner, asOf }: GetBalance) => {
+    if (owner.startsWith('deadline-')) deadlineSeen.push(owner);
     if (owner === 'slow') {
       onSlowHandlerStarted();
       await sleep(1_000);
@@ -91,6 +94,23 @@ describe('KafkaBus over the mock cluster, one broker', () => {
     }
     const elapsedMs = performance.now() - startedAt;
     console.log(`20 sequential round trips over Kafka: ${elapsedMs.toFixed(0)} ms (${(elapsedMs / 20).toFixed(1)} ms each)`);
+  });
+
+  it("a request found a minute past its caller's deadline is not run (a backlog left by an outage)", async () => {
+    const producer = new Kafka({ brokers: kafka.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    const request = (owner: string, deadline: number) => ({
+      key: 'deadline-key', // one key: one partition, handled in the order written
+      value: JSON.stringify({ owner }),
+      headers: { [REQUEST_TOPIC_HEADER]: 'ledger.get-balance', [REQUEST_DEADLINE_HEADER]: String(deadline) },
+    });
+    await producer.send({
+      topic: 'ledger.requests',
+      messages: [request('deadline-stale', Date.now() - KAFKA_REQUEST_DEADLINE_GRACE_MS - 1_000), request('deadline-fresh', Date.now() + 10_000)],
+    });
+    await producer.disconnect();
+    for (let waited = 0; waited < 15_000 && !deadlineSeen.includes('deadline-fresh'); waited += 50) await sleep(50);
+    expect(deadlineSeen).toEqual(['deadline-fresh']);
   });
 
   it('a ServiceError crosses as its ErrorBody: same code, message and param', async () => {

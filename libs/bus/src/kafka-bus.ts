@@ -17,6 +17,7 @@ import {
   KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
   KAFKA_PRODUCE_BATCH_MESSAGES_MAX,
   KAFKA_REJOIN_AFTER_CRASH_MS_MAX,
+  KAFKA_REQUEST_DEADLINE_GRACE_MS,
   KAFKA_REJOIN_AFTER_CRASH_MS_MIN,
   KAFKA_RETRIES,
   KAFKA_RETRY_MS_MAX,
@@ -33,6 +34,8 @@ import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions 
 
 /** The header naming a request's topic (RequestTopic): every request to an app travels on its one Kafka topic (requestTopicOf). */
 export const REQUEST_TOPIC_HEADER = 'pay-topic';
+/** The caller's deadline, epoch milliseconds: a server does not run a request found long past it. */
+export const REQUEST_DEADLINE_HEADER = 'pay-deadline';
 /** Connecting and producing: bounded retries, well inside a request's deadline (limits.ts). */
 const RETRY = { initialRetryTime: KAFKA_RETRY_MS_MIN, maxRetryTime: KAFKA_RETRY_MS_MAX, retries: KAFKA_RETRIES };
 /** Consuming: retries long enough to ride out a broker restart and keep the group member (limits.ts). */
@@ -88,8 +91,9 @@ type WireHandler = (data: unknown, context: KafkaContext) => Promise<string>;
 /**
  * The bus over Kafka, through Nest's Kafka transport: ClientKafka sends requests to the serving app's
  * topic (requestTopicOf; with correlation id, reply topic and reply partition headers, the request
- * topic in REQUEST_TOPIC_HEADER, our request-id and correlation-id headers for the handler's log
- * lines, and W3C traceparent/tracestate when tracing) and reads its app's reply topic; ServerKafka
+ * topic in REQUEST_TOPIC_HEADER, the caller's deadline in REQUEST_DEADLINE_HEADER, our request-id and
+ * correlation-id headers for the handler's log lines, and W3C traceparent/tracestate when tracing) and
+ * reads its app's reply topic; ServerKafka
  * consumes its app's request topic, hands each request to the handler of its request topic and
  * answers on the reply partition asked for. Same semantics as InProcessBus:
  * JSON both ways, a deadline on every request, errors as ErrorBody.
@@ -208,7 +212,7 @@ export class KafkaBus implements MessageBus {
   }
 
   private send(topic: RequestTopic, message: object, timeoutMs: number, context: MessageContext): Promise<unknown> {
-    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic } };
+    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic, [REQUEST_DEADLINE_HEADER]: String(Date.now() + timeoutMs) } };
     const kafkaTopic = requestTopicOf(REQUEST_TOPIC_OWNER[topic]);
     return new Promise<unknown>((resolve, reject) => {
       defer(() => from(this.connectClient()))
@@ -261,7 +265,15 @@ export class KafkaBus implements MessageBus {
 
   /** A request from this app's topic, to the handler of the request topic its header names. */
   private route(data: unknown, context: KafkaContext): Promise<string> {
-    const named = (context.getMessage().headers as Record<string, unknown> | undefined)?.[REQUEST_TOPIC_HEADER];
+    const headers = context.getMessage().headers as Record<string, unknown> | undefined;
+    const named = headers?.[REQUEST_TOPIC_HEADER];
+    const deadline = Number(headers?.[REQUEST_DEADLINE_HEADER]);
+    if (Date.now() > deadline + KAFKA_REQUEST_DEADLINE_GRACE_MS) {
+      const what = typeof named === 'string' ? named.slice(0, 100) : 'a request';
+      this.logger.warn(`${what} not run: found ${Math.round((Date.now() - deadline) / 1000)} s after its caller's deadline`);
+      const error: ErrorBody = { code: 'service_unavailable', message: `${what} arrived after its caller's deadline` };
+      return Promise.resolve(JSON.stringify({ error } satisfies Envelope));
+    }
     const handler = typeof named === 'string' ? this.handlers.get(named as RequestTopic) : undefined;
     if (handler) return handler(data, context);
     const what = typeof named === 'string' ? named.slice(0, 100) : `a request without ${REQUEST_TOPIC_HEADER}`;

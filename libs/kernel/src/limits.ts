@@ -349,6 +349,12 @@ export const KAFKA_PRODUCE_BATCH_MESSAGES_MAX = 500;
 /** How long the bus's close() waits for in-flight handlers and requests. */
 export const KAFKA_CLOSE_TIMEOUT_MS = 10 * SECOND_MS;
 /**
+ * A request still unread this long after its caller's deadline is not run (its caller answered
+ * service_unavailable long ago): what an app finds in its topic after a long outage, or in a partition
+ * read from its start. The grace covers clock differences between the caller's host and the server's.
+ */
+export const KAFKA_REQUEST_DEADLINE_GRACE_MS = MINUTE_MS;
+/**
  * Group membership: a member that stops heartbeating is replaced after the session timeout. kafkajs
  * heartbeats between messages, and a server's handlers run beside its fetch loop (KeyOrderedDispatcher),
  * so the session need not outlast the longest handler. Kept short because a rebalance holds an app's
