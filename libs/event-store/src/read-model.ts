@@ -28,34 +28,69 @@ export interface ViewProjection<Event extends { type: string }, State extends Wi
   insert(tx: PoolClient, event: Extract<Event, { type: Created }>, state: State, revision: string): Promise<void>;
   /** Moves an existing row to `state` at `revision`; the statement keeps `revision < $revision` in its WHERE. */
   update(tx: PoolClient, event: Exclude<Event, { type: Created }>, state: Exclude<State, { status: 'none' }>, revision: string): Promise<void>;
+  /**
+   * `update` writes the state alone (of its event, only the object's id): a batch then updates each
+   * object once, at its last event. Leave it unset when a column follows the event itself (a counter).
+   */
+  updateFromStateOnly?: boolean;
+}
+
+/** An object's row as the batch has it so far: read once, then moved in memory event by event. */
+interface RowSoFar<Event, State> {
+  state: State;
+  revision: bigint;
+  /** The last event applied in this batch, not written yet (updateFromStateOnly). */
+  unwritten?: { event: Event; state: State; revision: string };
 }
 
 /**
  * The projection of one aggregate's events into its view table, in the subscription's transaction
  * (with its checkpoint): a creation inserts the row; any later event is applied with `evolve` to the
  * row's state, and moves the row only forward (an event at or below the row's revision is ignored).
+ * The batch's rows are read in one statement, then followed in memory: the updates of a batch read
+ * nothing.
  */
 export const projectForward =
   <Event extends { type: string }, State extends WithStatus, Created extends Event['type']>(view: ViewProjection<Event, State, Created>) =>
   async (events: RecordedEvent[], tx: PoolClient): Promise<void> => {
-    const read = { name: `${view.table}-read`, text: `SELECT state, revision FROM ${view.table} WHERE ${view.idColumn} = $1` };
+    const rows = await readRows<Event, State>(tx, view, [...new Set(events.map((recorded) => view.idOf(recorded.data as Event)))]);
     for (const recorded of events) {
       const event = recorded.data as Event;
+      const id = view.idOf(event);
       const revision = recorded.revision.toString();
+      const row = rows.get(id);
       if (isCreation(view, event)) {
-        await view.insert(tx, event, view.decider.evolve(view.decider.initialState, event), revision);
+        // A replayed creation finds its row (ON CONFLICT DO NOTHING): the row as read stays the truth.
+        if (row) continue;
+        const state = view.decider.evolve(view.decider.initialState, event);
+        await view.insert(tx, event, state, revision);
+        rows.set(id, { state, revision: recorded.revision });
         continue;
       }
-      const id = view.idOf(event);
-      const { rows } = await tx.query<{ state: State; revision: string }>({ ...read, values: [id] });
-      const row = rows[0];
       if (!row) throw new Error(`${view.name} view ${id}: ${event.type} before its creation`);
-      if (BigInt(row.revision) >= recorded.revision) continue;
+      if (row.revision >= recorded.revision) continue;
       const state = view.decider.evolve(row.state, event);
       if (state.status === 'none') throw new Error(`${view.name} view ${id}: no state after ${event.type}`);
-      await view.update(tx, event as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision);
+      row.state = state;
+      row.revision = recorded.revision;
+      if (view.updateFromStateOnly) row.unwritten = { event, state, revision };
+      else await view.update(tx, event as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision);
+    }
+    for (const row of rows.values()) {
+      const { unwritten } = row;
+      if (unwritten) await view.update(tx, unwritten.event as Exclude<Event, { type: Created }>, unwritten.state as Exclude<State, { status: 'none' }>, unwritten.revision);
     }
   };
+
+/** The rows of `ids` that exist, by id. */
+async function readRows<Event, State>(tx: PoolClient, view: ViewTable, ids: string[]): Promise<Map<string, RowSoFar<Event, State>>> {
+  const { rows } = await tx.query<{ id: string; state: State; revision: string }>({
+    name: `${view.table}-read-many`,
+    text: `SELECT ${view.idColumn} AS id, state, revision FROM ${view.table} WHERE ${view.idColumn} = ANY ($1::text[])`,
+    values: [ids],
+  });
+  return new Map(rows.map((row) => [row.id, { state: row.state, revision: BigInt(row.revision) }]));
+}
 
 const isCreation = <Event extends { type: string }, Created extends Event['type']>(
   view: { createdBy: Created },

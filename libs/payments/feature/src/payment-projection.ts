@@ -26,6 +26,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
       values: [event.paymentId, event.integratorId, event.expiresAt, event.orderReference, event.merchantConnection, event.createdAt, JSON.stringify(state), revision],
     });
   },
+  updateFromStateOnly: true,
   update: async (tx, event, state, revision) => {
     await tx.query({
       name: 'payment-view-update',

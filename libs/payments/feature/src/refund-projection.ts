@@ -24,6 +24,7 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
       values: [event.refundId, event.integratorId, event.paymentId, event.createdAt, JSON.stringify(state), revision],
     });
   },
+  updateFromStateOnly: true,
   update: async (tx, event, state, revision) => {
     await tx.query({
       name: 'refund-view-update',

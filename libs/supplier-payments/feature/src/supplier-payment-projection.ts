@@ -25,6 +25,7 @@ export const projectSupplierPaymentEvents = projectForward<SupplierPaymentEvent,
       values: [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, JSON.stringify(state), revision],
     });
   },
+  updateFromStateOnly: true,
   update: async (tx, event, state, revision) => {
     await tx.query({
       name: 'sp-view-update',
