@@ -7,9 +7,9 @@ describe('request topics', () => {
     expect(new Set(REQUEST_TOPICS).size).toBe(REQUEST_TOPICS.length);
   });
 
-  it('serves each topic by exactly the app its name starts with (events.record: the webhooks app)', () => {
+  it('serves each topic by exactly the app its name starts with (events.record and events.record-batch: the webhooks app)', () => {
     for (const topic of REQUEST_TOPICS) {
-      const expected = topic === 'events.record' ? 'webhooks' : APPS.find((app) => topic.startsWith(`${app}.`));
+      const expected = topic.startsWith('events.') ? 'webhooks' : APPS.find((app) => topic.startsWith(`${app}.`));
       expect([topic, REQUEST_TOPIC_OWNER[topic]]).toEqual([topic, expected]);
     }
   });

@@ -43,6 +43,11 @@ export interface RecoverDeliveries {
 export interface WebhooksTopics {
   /** Recording is idempotent by event id: at-least-once publishers may repeat it. */
   'events.record': { request: IntegrationEvent; reply: { recorded: boolean } };
+  /**
+   * A relay's batch (at most EVENTS_RECORD_BATCH_MAX), in order: each event not recorded yet is
+   * recorded as `events.record` would. Usually every one was already: one look answers the batch.
+   */
+  'events.record-batch': { request: { events: IntegrationEvent[] }; reply: { recorded: number } };
   'webhooks.endpoints.create': { request: CreateWebhookEndpoint; reply: WebhookEndpointResource };
   'webhooks.endpoints.list': { request: ListPage; reply: ListResource<WebhookEndpointResource> };
   'webhooks.endpoints.retrieve': { request: IntegratorObjectRef; reply: WebhookEndpointResource };
@@ -62,6 +67,8 @@ export interface WebhooksTopics {
 export const WEBHOOKS_MESSAGE_KEYS = {
   /** By the object the event is about: one object's events are recorded in the order they happened. */
   'events.record': 'objectId',
+  /** A batch is about many objects; each object's events are in order within it, and one relay sends one batch at a time. */
+  'events.record-batch': null,
   'webhooks.endpoints.create': 'endpointId',
   'webhooks.endpoints.list': null,
   'webhooks.endpoints.retrieve': 'id',

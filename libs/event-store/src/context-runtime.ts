@@ -5,7 +5,7 @@ import type { SubscribingApp } from '@pay/contracts';
 import type { OffsetClock } from '@pay/kernel';
 import { CLOCK, EVENT_STORE, PG_POOL } from '@pay/platform';
 import type { AggregateType, OwnedState } from './aggregate-repository';
-import { recordWith, registerHandlers, type Handlers } from './bus-handlers';
+import { recordBatchWith, registerHandlers, type Handlers } from './bus-handlers';
 import { CatchUpSubscription } from './catch-up-subscription';
 import type { EventStore, RecordedEvent } from './event-store';
 import { integrationRelay } from './integration-relay';
@@ -140,7 +140,7 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
       store,
       pool,
       typePrefixes: [declared.aggregate.eventTypePrefix],
-      handle: integrationRelay(store, declared.aggregate, recordWith(bus)),
+      handle: integrationRelay(store, declared.aggregate, recordBatchWith(bus)),
       whenStopped: 'follow',
       onError: (error) => this.logger.warn(`event relay ${declared.id} will retry: ${String(error)}`),
     });

@@ -63,6 +63,23 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
       });
     });
 
+    describe('readStreams', () => {
+      it('reads several streams at once, each as readStream gives it; a stream that does not exist as an empty array', async () => {
+        const [a, b, missing] = [newStream(), newStream(), newStream()];
+        await store.appendToStream(a, events('', 'A0', 'A1', 'A2'), { expectedRevision: 'no_stream' });
+        await store.appendToStream(b, events('', 'B0'), { expectedRevision: 'no_stream' });
+        await store.appendToStream(a, events('', 'A3'), { expectedRevision: 2n });
+
+        const read = await store.readStreams([b, missing, a, b]);
+        expect([...read.keys()].sort()).toEqual([a, b, missing].sort());
+        expect(read.get(a)).toEqual(await store.readStream(a));
+        expect(read.get(a)?.map((e) => e.type)).toEqual(['A0', 'A1', 'A2', 'A3']);
+        expect(read.get(b)).toEqual(await store.readStream(b));
+        expect(read.get(missing)).toEqual([]);
+        await expect(store.readStreams([])).resolves.toEqual(new Map());
+      });
+    });
+
     describe('readEvent', () => {
       it('reads one event of a stream by its id, as readStream gives it; null for an id the stream does not have', async () => {
         const streamId = newStream();

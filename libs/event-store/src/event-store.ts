@@ -1,3 +1,4 @@
+import { STREAMS_READ_MAX } from '@pay/kernel';
 /**
  * The event store port: one stream per aggregate, appends with an expected revision, a global order
  * over all streams, and reads from any position for catch-up subscriptions. Two adapters: PostgreSQL
@@ -90,6 +91,8 @@ export interface EventStore {
   appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** The whole stream in revision order; an empty array when the stream does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** Several whole streams at once (at most STREAMS_READ_MAX), each as readStream gives it: every id asked is a key. */
+  readStreams(streamIds: readonly string[]): Promise<Map<string, RecordedEvent[]>>;
   /**
    * One event of a stream by its id (an operator's replay of a parked event), null when the stream
    * has none. The stream is named: EventStoreDB has no index from an event id to its event.
@@ -110,3 +113,9 @@ export interface EventStore {
   onAppended(listener: AppendListener): () => void;
   close(): Promise<void>;
 }
+
+/** readStreams' bounds, the same in every adapter. */
+export const assertStreamsReadable = (streamIds: readonly string[]): void => {
+  if (streamIds.length > STREAMS_READ_MAX) throw new RangeError(`read at most ${STREAMS_READ_MAX} streams at once, got ${streamIds.length}`);
+  if (streamIds.some((id) => id.length === 0)) throw new RangeError('stream id is empty');
+};

@@ -13,6 +13,7 @@ import {
   type ReadAllOptions,
   type ReadAllPage,
   type RecordedEvent,
+  assertStreamsReadable,
   WrongExpectedRevisionError,
 } from './event-store';
 import {
@@ -24,6 +25,7 @@ import {
   READ_ALL,
   READ_EVENT,
   READ_STREAM,
+  READ_STREAMS,
   type ReadAllRow,
   toPrefixPattern,
   toRecordedEvent,
@@ -90,6 +92,15 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.pool.query<EventRow>({ ...READ_STREAM, values: [streamId, STREAM_LENGTH_MAX + 1] });
     if (rows.length > STREAM_LENGTH_MAX) throw new RangeError(`stream ${streamId} is longer than ${STREAM_LENGTH_MAX} events`);
     return rows.map(toRecordedEvent);
+  }
+
+  async readStreams(streamIds: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
+    assertStreamsReadable(streamIds);
+    const streams = new Map<string, RecordedEvent[]>(streamIds.map((id) => [id, []]));
+    const { rows } = await this.pool.query<EventRow>({ ...READ_STREAMS, values: [[...streams.keys()], STREAM_LENGTH_MAX + 1] });
+    for (const row of rows) streams.get(row.stream_id)!.push(toRecordedEvent(row));
+    for (const [id, events] of streams) if (events.length > STREAM_LENGTH_MAX) throw new RangeError(`stream ${id} is longer than ${STREAM_LENGTH_MAX} events`);
+    return streams;
   }
 
   async readEvent(streamId: string, eventId: string): Promise<RecordedEvent | null> {

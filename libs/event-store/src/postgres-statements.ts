@@ -64,6 +64,14 @@ export const READ_STREAM = {
   text: `SELECT ${EVENT_COLUMNS} FROM es_events WHERE stream_id = $1::text ORDER BY es_events.revision LIMIT $2::int`,
 };
 
+/** $1 the streams; $2 a limit one above the longest stream we accept, per stream (see READ_STREAM). */
+export const READ_STREAMS = {
+  name: 'es_read_streams',
+  text: `SELECT ${EVENT_COLUMNS} FROM unnest($1::text[]) AS wanted (id)
+CROSS JOIN LATERAL (SELECT * FROM es_events WHERE stream_id = wanted.id ORDER BY revision LIMIT $2::int) AS es_events
+ORDER BY es_events.stream_id, es_events.revision`,
+};
+
 /** $2 is text: an id that is not a uuid matches no event rather than failing the statement. */
 export const READ_EVENT = {
   name: 'es_read_event',

@@ -11,7 +11,7 @@ import { SINGLE_RUNNER_RETRY_MS } from '@pay/kernel';
  *   (CheckpointMovedError) and reloads. Never doubled. But the loser counts a failure: five in a row
  *   and it isolates events and may park one that the winner handled, and a `catchUp()` waiter (a
  *   request reading its own writes) is rejected with that error. Correct, wasteful, noisy: one runner.
- * - A relay: the batch's `events.record` requests leave before the checkpoint's compare-and-set, so
+ * - A relay: the batch's `events.record-batch` requests leave before the checkpoint's compare-and-set, so
  *   both instances may send them; the webhooks app records an event once by its stable id (the same
  *   change always has the same `evt_` id): delivered once, under one id. One runner saves the doubled
  *   requests.

@@ -3,8 +3,8 @@ import type { EventStore, RecordedEvent } from './event-store';
 
 /**
  * Visits each event of a subscription batch with its aggregate's state right after it: what a relay
- * needs to describe a change as of that moment, even when the stream has moved on since. Each stream
- * is read once per batch; `skip` spares reading streams for events the visitor would ignore.
+ * needs to describe a change as of that moment, even when the stream has moved on since. The batch's
+ * streams are read in one call; `skip` spares reading streams for events the visitor would ignore.
  */
 export async function forEachWithStateAfter<Event extends { type: string }, State>(
   store: EventStore,
@@ -13,18 +13,14 @@ export async function forEachWithStateAfter<Event extends { type: string }, Stat
   visit: (event: Event, stateAfter: State, revision: bigint) => Promise<void>,
   skip: (event: Event) => boolean = () => false,
 ): Promise<void> {
-  const histories = new Map<string, RecordedEvent[]>();
-  for (const recorded of batch) {
-    const event = recorded.data as Event;
-    if (skip(event)) continue;
-    let history = histories.get(recorded.streamId);
-    if (!history) {
-      history = await store.readStream(recorded.streamId);
-      histories.set(recorded.streamId, history);
-    }
-    const stateAfter = history
+  const visited = batch.filter((recorded) => !skip(recorded.data as Event));
+  if (visited.length === 0) return;
+  const histories = await store.readStreams([...new Set(visited.map((recorded) => recorded.streamId))]);
+  for (const recorded of visited) {
+    const stateAfter = histories
+      .get(recorded.streamId)!
       .filter((r) => r.revision <= recorded.revision)
       .reduce((state, r) => decider.evolve(state, r.data as Event), decider.initialState);
-    await visit(event, stateAfter, recorded.revision);
+    await visit(recorded.data as Event, stateAfter, recorded.revision);
   }
 }

@@ -181,6 +181,10 @@ export const APPEND_EVENTS_MAX = 1000;
 export const READ_ALL_COUNT_MAX = 1000;
 /** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
 export const STREAM_LENGTH_MAX = 10_000;
+/** Integration events in one `events.record-batch` request (a relay's batch is sent in requests of at most this many). */
+export const EVENTS_RECORD_BATCH_MAX = 100;
+/** Streams one readStreams reads (a relay's batch reads the streams of its events at once). */
+export const STREAMS_READ_MAX = 1000;
 /** Event type prefixes one readAll filters on. */
 export const TYPE_PREFIXES_MAX = 100;
 /** How long readAll waits, by default, for an older open writer before returning a short page anyway; it looks again after 2 ms, doubling to 50 ms. */
@@ -430,6 +434,7 @@ check(READ_ALL_RETRY_MS_MIN <= READ_ALL_RETRY_MS_MAX && READ_ALL_RETRY_MS_MAX < 
 check(APPEND_VISIBILITY_POLL_MS < APPEND_VISIBILITY_WAIT_MS_MAX, 'a wait must allow more than one look');
 check(ESDB_SCAN_PAGE_SIZE_MIN <= ESDB_SCAN_PAGE_SIZE_DEFAULT && ESDB_SCAN_PAGE_SIZE_DEFAULT <= ESDB_SCAN_PAGE_SIZE_MAX, 'the default scan page is outside its range');
 check(SUBSCRIPTION_BATCH_SIZE_MAX <= READ_ALL_COUNT_MAX, 'a batch must fit one readAll');
+check(SUBSCRIPTION_BATCH_SIZE_MAX <= STREAMS_READ_MAX, 'a relay reads the streams of a whole batch at once');
 check(KAFKA_HEARTBEAT_INTERVAL_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka member must heartbeat within its session timeout');
 check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS <= KAFKA_HEARTBEAT_INTERVAL_MS, 'a server waiting for room must heartbeat at least as often as the group expects');
 check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS < KAFKA_SESSION_TIMEOUT_MS, 'a server waiting for room must keep its member in the group');

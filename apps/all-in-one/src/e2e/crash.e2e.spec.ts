@@ -127,6 +127,54 @@ describe('crash after a payment succeeds, before its event is delivered', () => 
   });
 });
 
+describe('crash between a status change and its recording with the webhooks app', () => {
+  const adminKey = `admin_${randomBase62(32)}`;
+  let running: ServiceProcess | undefined;
+  const hook = new Receiver();
+
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+    await hook.stop();
+  });
+
+  it('after restart the relay records the event: delivered once, listed once, the payment succeeded', async () => {
+    await hook.start();
+    const dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-relay-'));
+    const env = { DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' };
+    running = await startServiceProcess({ ...env, FAILPOINTS: 'events.before-record.payment.succeeded' });
+    const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
+    const integrator = (await admin('POST', '/admin/v1/integrators', { name: 'Relay shop' })).body;
+    const merchant = (await admin('POST', '/admin/v1/connections', { integrator: integrator.id, kind: 'merchant', name: 'M', currency: 'DZD' })).body;
+    const customer = (await admin('POST', '/admin/v1/customers', { name: 'C', phone: '+213555000445', pin: '1234', currency: 'DZD' })).body;
+    await admin('POST', '/admin/v1/topups', { account: customer.id, amount: 2_000_000, currency: 'DZD' });
+    expect((await running.http('POST', '/v1/webhook_endpoints', { key: integrator.api_key, body: { url: hook.url, enabled_events: ['payment.succeeded'] } })).status).toBe(201);
+    const payment = (
+      await running.http('POST', '/v1/payments', {
+        key: integrator.api_key,
+        headers: { 'Idempotency-Key': 'relay-crash-1' },
+        body: { amount: 1_000_000, currency: 'DZD', order_reference: 'relay-order', merchant_connection: merchant.id, return_url: 'https://shop.example/r' },
+      })
+    ).body;
+
+    await expect(running.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: integrator.api_key, body: { customer: customer.id } })).rejects.toThrow();
+    expect(await running.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(running.output()).toContain('failpoint events.before-record.payment.succeeded');
+
+    running = await startServiceProcess(env);
+    await hook.waitFor(1, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hook.received).toHaveLength(1);
+    const delivered = JSON.parse(hook.received[0]!.body);
+    expect(delivered).toMatchObject({ type: 'payment.succeeded', data: { id: payment.id, status: 'succeeded' } });
+    const listed = await running.http('GET', '/v1/events?type=payment.succeeded', { key: integrator.api_key });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([delivered.id]);
+    expect((await running.http('GET', `/v1/payments/${payment.id}`, { key: integrator.api_key })).body.status).toBe('succeeded');
+  });
+});
+
 describe('crash between the supplier payment transfer and its success event', () => {
   const adminKey = `admin_${randomBase62(32)}`;
   let running: ServiceProcess | undefined;

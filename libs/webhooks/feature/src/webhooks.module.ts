@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound, ServiceError, type CreateWebhookEndpoint, type IntegrationEvent } from '@pay/contracts';
-import { failpoint, WEBHOOK_DUE_COUNT_MAX, type OffsetClock } from '@pay/kernel';
+import { EVENTS_RECORD_BATCH_MAX, failpoint, WEBHOOK_DUE_COUNT_MAX, type OffsetClock } from '@pay/kernel';
 import { collectOnScrape, webhookDeliveriesDue, webhookOldestDueDeliveryAgeSeconds } from '@pay/observability';
 import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, type MigrationSet } from '@pay/platform';
 import { checkEndpointUrl, newWebhookSecret } from './delivery';
@@ -44,6 +44,7 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     const store = this.store;
     this.bus.handle('events.record', async (event) => ({ recorded: await this.record(event) }));
+    this.bus.handle('events.record-batch', async ({ events }) => ({ recorded: await this.recordBatch(events) }));
     this.bus.handle('webhooks.endpoints.create', (request) => this.createEndpoint(request));
     this.bus.handle('webhooks.endpoints.list', ({ integratorId, limit, startingAfter }) => store.listEndpoints(integratorId, limit, startingAfter));
     this.bus.handle('webhooks.endpoints.retrieve', async ({ integratorId, id }) => {
@@ -131,9 +132,19 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async record(event: IntegrationEvent): Promise<boolean> {
-    const recorded = await this.store.recordEvent(event, this.clock.now());
+    const { recorded, deliveries } = await this.store.recordEvent(event, this.clock.now());
     failpoint('webhooks.after-record');
-    if (recorded) this.dispatcher.wake();
+    // An event no endpoint wants has nothing to send: the dispatcher sleeps on.
+    if (deliveries > 0) this.dispatcher.wake();
+    return recorded;
+  }
+
+  /** A relay's batch: one look for the events already recorded, then the others one by one, in order. */
+  private async recordBatch(events: readonly IntegrationEvent[]): Promise<number> {
+    if (events.length > EVENTS_RECORD_BATCH_MAX) throw new RangeError(`record at most ${EVENTS_RECORD_BATCH_MAX} events at once, got ${events.length}`);
+    const known = await this.store.knownEventIds(events.map((event) => event.id));
+    let recorded = 0;
+    for (const event of events) if (!known.has(event.id) && (await this.record(event))) recorded++;
     return recorded;
   }
 

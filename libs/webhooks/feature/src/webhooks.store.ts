@@ -226,27 +226,33 @@ export class WebhooksStore {
    * RECORD_DELIVERY_IDS matching endpoints, the usual case; with more, that statement writes nothing and
    * the event is recorded by the transaction that fans out to any number of them.
    */
-  async recordEvent(event: IntegrationEvent, now: Date): Promise<boolean> {
+  /** Which of these event ids are recorded. */
+  async knownEventIds(ids: readonly string[]): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ id: string }>({ name: 'wh-known-event-ids', text: 'SELECT id FROM wh_events WHERE id = ANY ($1::text[])', values: [ids] });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Records the event and its deliveries, once by its id: `recorded` when it was new, with the deliveries it got then. */
+  async recordEvent(event: IntegrationEvent, now: Date): Promise<{ recorded: boolean; deliveries: number }> {
     const { rows } = await this.pool.query<{ inserted: number; matched: number }>({
       name: 'wh-record-event-and-deliveries',
       text: RECORD_EVENT_AND_DELIVERIES,
       values: [event.integratorId, event.type, event.id, event.objectId, event.createdAt, eventBody(event), now, recordDeliveryIds()],
     });
     const { inserted, matched } = rows[0]!;
-    if (matched <= RECORD_DELIVERY_IDS) return inserted === 1;
+    if (matched <= RECORD_DELIVERY_IDS) return { recorded: inserted === 1, deliveries: inserted === 1 ? matched : 0 };
     return this.transaction((tx) => this.recordEventIn(tx, event, now));
   }
 
-  private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<boolean> {
+  private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<{ recorded: boolean; deliveries: number }> {
     const body = eventBody(event);
     const inserted = await tx.query({
       name: 'wh-record-event',
       text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
       values: [event.id, event.integratorId, event.type, event.objectId, event.createdAt, body],
     });
-    if (inserted.rowCount === 0) return false;
-    await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now);
-    return true;
+    if (inserted.rowCount === 0) return { recorded: false, deliveries: 0 };
+    return { recorded: true, deliveries: await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now) };
   }
 
   async findEvent(integratorId: string, id: string): Promise<EventResource | undefined> {
