@@ -101,6 +101,8 @@ export const CONFIGURED_SECRET_LENGTH_MAX = 200;
 export const API_KEY_CACHE_TTL_MS = 2 * SECOND_MS;
 export const API_KEY_CACHE_MAX = 10_000;
 export const CONNECTION_CACHE_MAX = 10_000;
+/** Customers a gateway remembers (id and currency, which never change); past it the cache starts over. */
+export const CUSTOMER_CACHE_MAX = 10_000;
 export const HOSTED_SESSION_TTL_MS = 15 * MINUTE_MS;
 export const LANGUAGE_COOKIE_TTL_MS = 365 * DAY_MS;
 /** Wrong PINs before a customer's or agent's sign-in is locked, and for how long. */

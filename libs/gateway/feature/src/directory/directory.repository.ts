@@ -2,7 +2,7 @@ import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } fr
 import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import type { ConnectionKind, ConnectionResource, CustomerResource, IntegratorResource } from '@pay/contracts';
-import { API_KEY_RANDOM_LENGTH, newId, randomBase62, SIGN_IN_CUSTOMERS_PER_PHONE_MAX, type Currency } from '@pay/kernel';
+import { API_KEY_RANDOM_LENGTH, CUSTOMER_CACHE_MAX, newId, randomBase62, SIGN_IN_CUSTOMERS_PER_PHONE_MAX, type Currency } from '@pay/kernel';
 import { inTransaction } from '@pay/platform';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -49,6 +49,9 @@ export interface Connection {
 
 /** The gateway's own tables: integrators, their keys and connections, customers. */
 export class DirectoryRepository {
+  /** Customers found, by id: a customer's id and currency never change and a customer is never deleted. */
+  private readonly customers = new Map<string, { id: string; currency: Currency }>();
+
   constructor(private readonly pool: Pool) {}
 
   async createIntegrator(name: string, now: Date): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
@@ -147,13 +150,21 @@ export class DirectoryRepository {
     return { id: input.id, object: 'customer', name: input.name, phone: input.phone, currency: input.currency, created_at: now.toISOString() };
   }
 
+  /** Remembered once found (an id not found is asked again: it may be created meanwhile). */
   async findCustomer(id: string): Promise<{ id: string; currency: Currency } | undefined> {
+    const known = this.customers.get(id);
+    if (known) return known;
     const { rows } = await this.pool.query<{ id: string; currency: Currency }>({
       name: 'gw-find-customer',
       text: 'SELECT id, currency FROM gw_customers WHERE id = $1',
       values: [id],
     });
-    return rows[0];
+    const found = rows[0];
+    if (found) {
+      if (this.customers.size >= CUSTOMER_CACHE_MAX) this.customers.clear();
+      this.customers.set(id, { id: found.id, currency: found.currency });
+    }
+    return found;
   }
 
   /**
