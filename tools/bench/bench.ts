@@ -1,13 +1,14 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDatabase, startEmbeddedPostgres } from '@pay/platform';
+import { Client } from 'pg';
+import { ensureDatabase } from '@pay/platform';
 import { runBaseline, type BaselineResult } from './baseline';
 import { distributedPhase, SHARED_TOPICS, type DistributedResult } from './distributed';
 import { stopAllLoad, type LoadResult } from './load';
 import { RssSampler } from './memory';
 import { observabilityPhase, type ObservabilityOptions, type ObservabilityResult } from './observability';
-import { describeDelta, pgStats } from './pg-stats';
+import { describeDelta, pgStats, startWithStatements } from './pg-stats';
 import { fmt, table, type Row } from './report';
 import { authorizeScenario, createMaxScenario, createPendingPayments, createScenario, trialBalance, type AuthorizeResult } from './scenarios';
 import { spawnService } from './service';
@@ -140,8 +141,8 @@ async function main(): Promise<void> {
   // As root, PostgreSQL runs as `postgres`, who must be able to reach the cluster under this dir.
   if (process.getuid?.() === 0) await chmod(root, 0o755);
 
-  log('starting embedded PostgreSQL');
-  const postgres = await startEmbeddedPostgres(join(root, 'postgres'));
+  log('starting embedded PostgreSQL (pg_stat_statements preloaded)');
+  const postgres = await startWithStatements(join(root, 'postgres'));
   cleanups.push(() => postgres.stop());
   const results: Results = {};
 
@@ -184,10 +185,22 @@ async function main(): Promise<void> {
   );
 }
 
+/** pg_stat_statements in the service's database: each phase's log lists the statements it sent per request. */
+async function createStatementsExtension(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  } finally {
+    await client.end();
+  }
+}
+
 /** The all-in-one service as deployed: create, authorize, webhooks and create-max, in that order, then the books. */
 async function servicePhases(postgresUrl: string, root: string, results: Results): Promise<void> {
   const serviceDatabase = databaseNamed(postgresUrl, 'bench_service');
   await ensureDatabase(serviceDatabase);
+  await createStatementsExtension(serviceDatabase);
   log('starting the service: node tools/run.js apps/all-in-one/src/main.ts');
   const service = await spawnService({ databaseUrl: serviceDatabase, dataDir: join(root, 'service') });
   cleanups.push(() => service.stop());

@@ -1,10 +1,31 @@
 import { Client } from 'pg';
+import { startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+
+/** Statements listed per phase in the log, most called first. */
+const STATEMENTS_LISTED = 15;
+
+/** Embedded PostgreSQL, restarted once with pg_stat_statements preloaded (it cannot be loaded later). */
+export async function startWithStatements(dir: string): Promise<RunningDatabase> {
+  const first = await startEmbeddedPostgres(dir);
+  const client = new Client({ connectionString: first.url });
+  await client.connect();
+  try {
+    await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    await client.query(`ALTER SYSTEM SET pg_stat_statements.max = 10000`);
+  } finally {
+    await client.end();
+  }
+  await first.stop();
+  return startEmbeddedPostgres(dir);
+}
 
 /** Cumulative counters of one database, from PostgreSQL's statistics views. */
 export interface PgStats {
   commits: number;
   rollbacks: number;
   tables: Map<string, { seqScan: number; seqTupRead: number; idxScan: number; inserted: number; updated: number }>;
+  /** By pg_stat_statements' query id, where the database has the extension (empty otherwise). */
+  statements: Map<string, { query: string; calls: number }>;
 }
 
 /**
@@ -24,6 +45,7 @@ export async function pgStats(url: string): Promise<PgStats> {
       'SELECT relname, seq_scan, seq_tup_read, idx_scan, n_tup_ins, n_tup_upd FROM pg_stat_user_tables',
     );
     return {
+      statements: await statementCounts(client),
       commits: Number(db.rows[0]?.commits ?? 0),
       rollbacks: Number(db.rows[0]?.rollbacks ?? 0),
       tables: new Map(
@@ -38,6 +60,17 @@ export async function pgStats(url: string): Promise<PgStats> {
   }
 }
 
+/** The statements this database was sent, by query id; the bench's own reads of the statistics views left out. */
+async function statementCounts(client: Client): Promise<PgStats['statements']> {
+  const installed = await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`);
+  if (installed.rowCount === 0) return new Map();
+  const { rows } = await client.query<{ queryid: string; query: string; calls: string }>(
+    `SELECT queryid::text, query, calls::text FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%' AND query NOT LIKE '%pg_extension%'`,
+  );
+  return new Map(rows.map((row) => [row.queryid, { query: row.query.replace(/\s+/g, ' ').trim(), calls: Number(row.calls) }]));
+}
+
 /** One line per figure: the counters' growth between two snapshots, per request of the phase. */
 export function describeDelta(before: PgStats, after: PgStats, requests: number): string[] {
   const per = (n: number) => (requests > 0 ? (n / requests).toFixed(2) : 'n/a');
@@ -50,6 +83,14 @@ export function describeDelta(before: PgStats, after: PgStats, requests: number)
       `${name}: inserts/request ${per(d.ins)}, updates/request ${per(d.upd)}, index scans/request ${per(d.idxScan)}, ` +
         `seq scans ${d.seqScan} reading ${d.seqTupRead} rows`,
     );
+  }
+  const statements = [...after.statements]
+    .map(([id, st]) => ({ query: st.query, calls: st.calls - (before.statements.get(id)?.calls ?? 0) }))
+    .filter((st) => st.calls > 0)
+    .sort((a, b) => b.calls - a.calls);
+  if (statements.length > 0) {
+    lines.push(`statements/request ${per(statements.reduce((sum, st) => sum + st.calls, 0))} (pg_stat_statements), the most called:`);
+    for (const st of statements.slice(0, STATEMENTS_LISTED)) lines.push(`  ${per(st.calls)}/request  ${st.query.slice(0, 140)}`);
   }
   return lines;
 }

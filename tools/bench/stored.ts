@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ensureDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+import { ensureDatabase } from '@pay/platform';
 import { expectCall } from './http';
 import type { LoadResult } from './load';
+import { startWithStatements } from './pg-stats';
 import { fmt, type Row } from './report';
 import { authorizeScenario, createPendingPayments, createScenario, retrieveScenario, type AuthorizeResult } from './scenarios';
 import { sleep, spawnService, type ServiceProcess } from './service';
@@ -74,7 +75,8 @@ export async function storedPhase(
   cleanups: (() => Promise<unknown>)[],
   log: (line: string) => void,
 ): Promise<{ rows: Row[]; sizes: StoredSize[] }> {
-  const postgres = await startWithStatements(join(root, 'stored-postgres'), log);
+  const postgres = await startWithStatements(join(root, 'stored-postgres'));
+  log('stored: PostgreSQL of its own started with pg_stat_statements');
   cleanups.push(() => postgres.stop());
   const results: StoredSize[] = [];
   try {
@@ -121,23 +123,6 @@ function growth(sizes: StoredSize[]): Grown[] {
         : [];
     })
     .sort((a, b) => b.largeMs * b.calls - a.largeMs * a.calls);
-}
-
-/** Embedded PostgreSQL, restarted once with pg_stat_statements preloaded (it cannot be loaded later). */
-async function startWithStatements(dir: string, log: (line: string) => void): Promise<RunningDatabase> {
-  const first = await startEmbeddedPostgres(dir);
-  const client = new Client({ connectionString: first.url });
-  await client.connect();
-  try {
-    await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
-    await client.query(`ALTER SYSTEM SET pg_stat_statements.max = 10000`);
-  } finally {
-    await client.end();
-  }
-  await first.stop();
-  const postgres = await startEmbeddedPostgres(dir);
-  log('stored: PostgreSQL of its own started with pg_stat_statements');
-  return postgres;
 }
 
 async function measureSize(databaseUrl: string, dataDir: string, size: number, options: StoredOptions, log: (line: string) => void): Promise<StoredSize> {
