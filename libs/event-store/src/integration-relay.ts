@@ -25,7 +25,7 @@ export const integrationRelay =
       store,
       type.decider,
       batch,
-      async (event, stateAfter, revision) => {
+      (event, stateAfter, revision) => {
         const integrationEvent = type.toIntegrationEvent(event, stateAfter, revision);
         if (integrationEvent) integrationEvents.push(integrationEvent);
       },

@@ -39,8 +39,8 @@ export interface ViewProjection<Event extends { type: string }, State extends Wi
 interface RowSoFar<Event, State> {
   state: State;
   revision: bigint;
-  /** The last event applied in this batch, not written yet (updateFromStateOnly). */
-  unwritten?: { event: Event; state: State; revision: string };
+  /** The last event applied in this batch when its state is not written yet (updateFromStateOnly). */
+  unwritten?: Event;
 }
 
 /**
@@ -73,12 +73,11 @@ export const projectForward =
       if (state.status === 'none') throw new Error(`${view.name} view ${id}: no state after ${event.type}`);
       row.state = state;
       row.revision = recorded.revision;
-      if (view.updateFromStateOnly) row.unwritten = { event, state, revision };
+      if (view.updateFromStateOnly) row.unwritten = event;
       else await view.update(tx, event as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision);
     }
-    for (const row of rows.values()) {
-      const { unwritten } = row;
-      if (unwritten) await view.update(tx, unwritten.event as Exclude<Event, { type: Created }>, unwritten.state as Exclude<State, { status: 'none' }>, unwritten.revision);
+    for (const { unwritten, state, revision } of rows.values()) {
+      if (unwritten) await view.update(tx, unwritten as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision.toString());
     }
   };
 

@@ -10,7 +10,7 @@ export async function forEachWithStateAfter<Event extends { type: string }, Stat
   store: EventStore,
   decider: Decider<unknown, Event, State>,
   batch: readonly RecordedEvent[],
-  visit: (event: Event, stateAfter: State, revision: bigint) => Promise<void>,
+  visit: (event: Event, stateAfter: State, revision: bigint) => void,
   skip: (event: Event) => boolean = () => false,
 ): Promise<void> {
   const visited = batch.filter((recorded) => !skip(recorded.data as Event));
@@ -21,6 +21,6 @@ export async function forEachWithStateAfter<Event extends { type: string }, Stat
       .get(recorded.streamId)!
       .filter((r) => r.revision <= recorded.revision)
       .reduce((state, r) => decider.evolve(state, r.data as Event), decider.initialState);
-    await visit(recorded.data as Event, stateAfter, recorded.revision);
+    visit(recorded.data as Event, stateAfter, recorded.revision);
   }
 }
