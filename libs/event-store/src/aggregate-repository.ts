@@ -1,5 +1,5 @@
 import { integrationEventId, notFound, type EventType, type IntegrationEvent } from '@pay/contracts';
-import { failpoint, type Decider } from '@pay/kernel';
+import { AGGREGATE_STATES_REMEMBERED_MAX, failpoint, type Decider } from '@pay/kernel';
 import { handleCommand, loadAggregate, type CommandOptions, type Handled, type Loaded } from './command-handler';
 import type { EventStore } from './event-store';
 
@@ -89,8 +89,15 @@ export const isExisting = <State extends OwnedState>(state: State): state is Exi
  * One aggregate type's streams: read once, decide and append with the expected revision (retrying
  * on a conflict), record the status change with the webhooks app before anyone is answered (the
  * relay records it instead if the process dies in between), and the owner check.
+ *
+ * It remembers the last state it read or wrote of the most recent objects, so that a command on an
+ * object this process has just created or changed is decided without reading its stream again (see
+ * `executeVisible`). Reads for callers are always fresh: another process may have moved the stream.
  */
 export class AggregateRepository<Command, Event extends { type: string }, State extends OwnedState> {
+  /** By object id, least recently written first (a Map iterates in insertion order). */
+  private readonly remembered = new Map<string, Loaded<State>>();
+
   constructor(
     private readonly store: EventStore,
     readonly type: AggregateType<Command, Event, State>,
@@ -98,8 +105,8 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
   ) {}
 
   /** Reads the stream once. */
-  load(id: string): Promise<Loaded<State>> {
-    return loadAggregate(this.store, this.type.streamId(id), this.type.decider);
+  async load(id: string): Promise<Loaded<State>> {
+    return this.remember(id, await loadAggregate(this.store, this.type.streamId(id), this.type.decider));
   }
 
   /** Reads the stream once; not found when the object does not exist. */
@@ -130,6 +137,7 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
    */
   async execute(id: string, command: Command, options: CommandOptions<State> = {}): Promise<Handled<Event, State>> {
     const handled = await handleCommand(this.store, this.type.streamId(id), this.type.decider, command, options);
+    this.remember(id, handled);
     const [event, ...more] = handled.events;
     if (event && more.length > 0) throw new Error(`a ${this.type.name} command decides at most one event`);
     const integrationEvent = event && this.type.toIntegrationEvent(event, handled.state, handled.revision);
@@ -139,6 +147,20 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
       await this.recordEvent(integrationEvent);
     }
     return handled;
+  }
+
+  /**
+   * A command on an object `integratorId` may see (see `visible`), decided on its remembered state
+   * when there is one, else on a fresh read. The owner check holds on a remembered state: an object
+   * never stops existing and never changes owner. The decision holds too: on a state the stream has
+   * moved past, the append is refused by its expected revision and the command decided again on a
+   * fresh read, as is a command the remembered state rejects or leaves unchanged (see `stale`).
+   */
+  async executeVisible(id: string, integratorId: string | null, command: Command, options: Omit<CommandOptions<State>, 'from' | 'stale' | 'expectNew'> = {}): Promise<Handled<Event, State>> {
+    const remembered = this.remembered.get(id);
+    const from = remembered ?? (await this.load(id));
+    this.visible(from.state, id, integratorId);
+    return this.execute(id, command, { ...options, from, stale: remembered !== undefined });
   }
 
   /** Creates the object (tried without reading: there is no stream yet); answers it as `integratorId` may see it. */
@@ -152,6 +174,20 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
     if (!this.type.expire) throw new Error(`a ${this.type.name} has no deadline`);
     const { events } = await this.execute(id, this.type.expire(id, now));
     return events.length > 0;
+  }
+
+  /**
+   * Keeps `loaded` as the object's latest known state (an object that does not exist is not kept:
+   * another process may create it); past the bound, the least recently written is forgotten.
+   */
+  private remember<L extends Loaded<State>>(id: string, loaded: L): L {
+    if (!isExisting(loaded.state)) return loaded;
+    const known = this.remembered.get(id);
+    if (known && known.revision > loaded.revision) return loaded;
+    this.remembered.delete(id);
+    if (this.remembered.size >= AGGREGATE_STATES_REMEMBERED_MAX) this.remembered.delete(this.remembered.keys().next().value!);
+    this.remembered.set(id, { state: loaded.state, revision: loaded.revision });
+    return loaded;
   }
 
   private existing(state: State, id: string): Existing<State> {

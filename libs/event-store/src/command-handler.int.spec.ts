@@ -7,7 +7,7 @@ import { EVENT_STORE_MIGRATIONS } from './migrations';
 import { PostgresEventStore } from './postgres-event-store';
 
 /** A counter aggregate: Open once, then Add amounts; the state is the running total. */
-type Command = { type: 'Open' } | { type: 'Add'; amount: number };
+type Command = { type: 'Open' } | { type: 'Add'; amount: number } | { type: 'Reset' };
 type Event = { type: 'Opened' } | { type: 'Added'; amount: number; totalAfter: number };
 type State = { open: boolean; total: number };
 const counter: Decider<Command, Event, State> = {
@@ -16,6 +16,7 @@ const counter: Decider<Command, Event, State> = {
   decide: (command, state) => {
     if (command.type === 'Open') return state.open ? [] : [{ type: 'Opened' }];
     if (!state.open) throw new Error('not open');
+    if (command.type === 'Reset') return state.total === 0 ? [] : [{ type: 'Added', amount: -state.total, totalAfter: 0 }];
     return [{ type: 'Added', amount: command.amount, totalAfter: state.total + command.amount }];
   },
 };
@@ -57,5 +58,36 @@ describe('handleCommand', () => {
     const opened = await handleCommand(store, stream, counter, { type: 'Open' }, { expectNew: true });
     expect(opened.revision).toBe(0n);
     expect((await handleCommand(store, stream, counter, { type: 'Open' })).revision).toBe(0n);
+  });
+
+  describe('on a state that may be behind the stream (stale)', () => {
+    const closed: State = { open: false, total: 0 };
+
+    it('a command the stale state rejects is decided again on a fresh read (without stale, the rejection stands)', async () => {
+      const stream = `counter-${randomUUID()}`;
+      await handleCommand(store, stream, counter, { type: 'Open' });
+      const before = { state: closed, revision: -1n };
+      await expect(handleCommand(store, stream, counter, { type: 'Add', amount: 3 }, { from: before })).rejects.toThrow('not open');
+      const added = await handleCommand(store, stream, counter, { type: 'Add', amount: 3 }, { from: before, stale: true });
+      expect(added).toMatchObject({ revision: 1n, state: { open: true, total: 3 } });
+    });
+
+    it('a command the stale state leaves unchanged is decided again on a fresh read', async () => {
+      const stream = `counter-${randomUUID()}`;
+      const opened = await handleCommand(store, stream, counter, { type: 'Open' });
+      await handleCommand(store, stream, counter, { type: 'Add', amount: 5 });
+      expect((await handleCommand(store, stream, counter, { type: 'Reset' }, { from: opened })).events).toEqual([]);
+      const reset = await handleCommand(store, stream, counter, { type: 'Reset' }, { from: opened, stale: true });
+      expect(reset.events).toEqual([{ type: 'Added', amount: -5, totalAfter: 0 }]);
+      expect(reset.revision).toBe(2n);
+    });
+
+    it('a command the stale state accepts is refused by the expected revision and decided again: no update is lost', async () => {
+      const stream = `counter-${randomUUID()}`;
+      const opened = await handleCommand(store, stream, counter, { type: 'Open' });
+      await handleCommand(store, stream, counter, { type: 'Add', amount: 5 });
+      const added = await handleCommand(store, stream, counter, { type: 'Add', amount: 1 }, { from: opened, stale: true });
+      expect(added).toMatchObject({ revision: 2n, state: { total: 6 } });
+    });
   });
 });

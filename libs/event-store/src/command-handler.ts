@@ -22,6 +22,12 @@ export interface CommandOptions<State> {
   expectNew?: boolean;
   /** A state the caller has just read: first tried on it rather than reading the stream again. */
   from?: Loaded<State>;
+  /**
+   * `from` may be behind the stream (a state remembered from an earlier command): a decision on it
+   * that rejects the command or decides nothing is taken again on a fresh read. (One that appends is
+   * safe as it is: the expected revision refuses an append on a state the stream has moved past.)
+   */
+  stale?: boolean;
   retriesMax?: number;
 }
 
@@ -50,15 +56,26 @@ export async function handleCommand<Command, Event extends { type: string }, Sta
   streamId: string,
   decider: Decider<Command, Event, State>,
   command: Command,
-  { expectNew = false, from, retriesMax = COMMAND_RETRIES_MAX }: CommandOptions<State> = {},
+  { expectNew = false, from, stale = false, retriesMax = COMMAND_RETRIES_MAX }: CommandOptions<State> = {},
 ): Promise<Handled<Event, State>> {
   const assumed = from ?? (expectNew ? { state: decider.initialState, revision: NO_STREAM_REVISION } : undefined);
   for (let attempt = 1; ; attempt++) {
     // A state known without reading (new stream, or just read by the caller) is tried first; if the
     // stream has moved on, the append fails and the normal path takes over.
-    const current = attempt === 1 && assumed ? assumed : await loadAggregate(store, streamId, decider as Decider<unknown, Event, State>);
-    const events = decider.decide(command, current.state);
-    if (events.length === 0) return { state: current.state, events, revision: current.revision };
+    const onAssumed = attempt === 1 && assumed !== undefined;
+    const current = onAssumed ? assumed : await loadAggregate(store, streamId, decider as Decider<unknown, Event, State>);
+    const mayBeBehind = onAssumed && stale;
+    let events: Event[];
+    try {
+      events = decider.decide(command, current.state);
+    } catch (error) {
+      if (mayBeBehind) continue;
+      throw error;
+    }
+    if (events.length === 0) {
+      if (mayBeBehind) continue;
+      return { state: current.state, events, revision: current.revision };
+    }
     try {
       const appended = await store.appendToStream(
         streamId,

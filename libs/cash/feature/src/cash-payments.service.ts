@@ -86,8 +86,7 @@ export class CashPaymentsService {
   }
 
   async cancel(ref: CashPaymentRef): Promise<CashPaymentResource> {
-    const from = await this.visible(ref);
-    const { state } = await this.cashPayments.execute(ref.cashPaymentId, { type: 'CancelCashPayment', cashPaymentId: ref.cashPaymentId, now: this.clock.now() }, { from });
+    const { state } = await this.cashPayments.executeVisible(ref.cashPaymentId, ref.integratorId, { type: 'CancelCashPayment', cashPaymentId: ref.cashPaymentId, now: this.clock.now() });
     return this.resource(state, ref);
   }
 

@@ -70,30 +70,23 @@ export class PaymentsService {
   }
 
   async cancel(ref: PaymentRef): Promise<PaymentResource> {
-    const from = await this.visible(ref);
-    const { state } = await this.payments.execute(ref.paymentId, { type: 'CancelPayment', paymentId: ref.paymentId, now: this.clock.now() }, { from });
+    const { state } = await this.payments.executeVisible(ref.paymentId, ref.integratorId, { type: 'CancelPayment', paymentId: ref.paymentId, now: this.clock.now() });
     return this.resource(state, ref);
   }
 
   async decline(ref: PaymentRef): Promise<PaymentResource> {
-    const from = await this.visible(ref);
-    const { state } = await this.payments.execute(ref.paymentId, { type: 'DeclinePayment', paymentId: ref.paymentId, now: this.clock.now() }, { from });
+    const { state } = await this.payments.executeVisible(ref.paymentId, ref.integratorId, { type: 'DeclinePayment', paymentId: ref.paymentId, now: this.clock.now() });
     return this.resource(state, ref);
   }
 
   async authorize(request: AuthorizePaymentRequest): Promise<PaymentResource> {
-    const from = await this.visible(request);
-    const started = await this.payments.execute(
-      request.paymentId,
-      {
-        type: 'StartAuthorization',
-        paymentId: request.paymentId,
-        customerId: request.customer.id,
-        customerCurrency: request.customer.currency,
-        now: this.clock.now(),
-      },
-      { from },
-    );
+    const started = await this.payments.executeVisible(request.paymentId, request.integratorId, {
+      type: 'StartAuthorization',
+      paymentId: request.paymentId,
+      customerId: request.customer.id,
+      customerCurrency: request.customer.currency,
+      now: this.clock.now(),
+    });
     return this.resource(await this.finish(request.paymentId, started), request);
   }
 
@@ -133,10 +126,6 @@ export class PaymentsService {
       },
       'payments.after-ledger-transfer',
     );
-  }
-
-  private visible(ref: PaymentRef): Promise<Loaded<Existing<Payment>>> {
-    return this.payments.loadVisible(ref.paymentId, ref.integratorId);
   }
 
   private resource(state: Payment, ref: PaymentRef): PaymentResource {

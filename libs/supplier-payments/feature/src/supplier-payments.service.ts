@@ -96,14 +96,12 @@ export class SupplierPaymentsService {
   }
 
   async cancel(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
-    const from = await this.visible(ref);
-    const { state } = await this.supplierPayments.execute(ref.supplierPaymentId, { type: 'CancelSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() }, { from });
+    const { state } = await this.supplierPayments.executeVisible(ref.supplierPaymentId, ref.integratorId, { type: 'CancelSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() });
     return this.resource(state, ref);
   }
 
   async reject(ref: SupplierPaymentRef): Promise<SupplierPaymentResource> {
-    const from = await this.visible(ref);
-    const { state } = await this.supplierPayments.execute(ref.supplierPaymentId, { type: 'RejectSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() }, { from });
+    const { state } = await this.supplierPayments.executeVisible(ref.supplierPaymentId, ref.integratorId, { type: 'RejectSupplierPayment', supplierPaymentId: ref.supplierPaymentId, now: this.clock.now() });
     return this.resource(state, ref);
   }
 
