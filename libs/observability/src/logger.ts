@@ -1,6 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { logContextFields } from './log-context';
-import { REDACTED, REDACTED_PATHS, scrubSecrets } from './redaction';
+import { maskSecretFields, scrubSecrets } from './redaction';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -29,9 +29,8 @@ export function createProcessLogger({ app, level, destination }: ProcessLoggerOp
     base: { app },
     messageKey: 'msg',
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: maskSecretFields },
     mixin: logContextFields,
-    redact: { paths: REDACTED_PATHS, censor: REDACTED },
     serializers: { err: scrubbedError },
     hooks: {
       logMethod(args, method) {
@@ -63,5 +62,6 @@ function scrubbedError(error: unknown): unknown {
     const value = serialized[key];
     if (typeof value === 'string') serialized[key] = scrubSecrets(value);
   }
-  return serialized;
+  // An error's own fields (a driver's, say) are masked as a logged object's are.
+  return maskSecretFields(serialized);
 }

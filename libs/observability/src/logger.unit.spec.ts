@@ -49,6 +49,17 @@ describe('process logger', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ pin: '[redacted]', body: { password: '[redacted]', secret: '[redacted]' }, req: { headers: { authorization: '[redacted]', cookie: '[redacted]' } } });
   });
 
+  it("masks without changing the logged object, leaves other fields and levels as they are, and masks an error's own secret fields", () => {
+    const { logger, parsed } = capture();
+    const fields = { token: 'tok_1', count: 3, nested: { pin: '1234', keep: 'kept' } };
+    logger.info(fields, 'fields');
+    logger.error({ err: Object.assign(new Error('failed'), { password: 'p4ss' }) }, 'driver error');
+    expect(fields).toEqual({ token: 'tok_1', count: 3, nested: { pin: '1234', keep: 'kept' } });
+    const [line, error] = parsed();
+    expect(line).toMatchObject({ token: '[redacted]', count: 3, nested: { pin: '[redacted]', keep: 'kept' } });
+    expect(error).toMatchObject({ err: { message: 'failed', password: '[redacted]', type: 'Error' } });
+  });
+
   it('masks secret-shaped text in messages and in errors (message and stack)', () => {
     const { logger, lines } = capture();
     const key = 'sk_0123456789abcdefghijABCDEFGHIJ';

@@ -1,7 +1,7 @@
 /**
  * No secret is ever written to a log. Two layers: the code logs no body, header or credential (the
  * request line names method, route and status only), and what slips through is masked here: fields
- * named like a secret, at the top of a logged object or one level down (pino's `redact`), and text
+ * named like a secret, at the top of a logged object or one level down (`maskSecretFields`), and text
  * shaped like one of our secrets in messages and error stacks. PINs and handover codes are bare digits
  * with no recognisable shape: only the first layer keeps them out, which is why log lines carry no body.
  */
@@ -26,12 +26,44 @@ const SECRET_FIELDS = [
   'database_url',
 ] as const;
 
-/** pino `redact` paths: each secret field at the top of a logged object and one level down; request headers two levels down. */
-export const REDACTED_PATHS: string[] = [
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
-  '*.headers.authorization',
-  '*.headers.cookie',
-];
+const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set(SECRET_FIELDS);
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie']);
+
+/**
+ * A logged object with each field named like a secret masked, at its top and one level down, and
+ * request headers (`<field>.headers.authorization`, `.cookie`); copied only where something is
+ * masked (the caller's object is never changed). One walk over the keys: pino's own `redact` with
+ * wildcard paths ran every path over every value of every line.
+ */
+export function maskSecretFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return maskLevel(fields, 0);
+}
+
+function maskLevel(fields: Record<string, unknown>, depth: 0 | 1): Record<string, unknown> {
+  let masked: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    let replacement = value;
+    if (SECRET_FIELD_NAMES.has(key)) replacement = REDACTED;
+    else if (depth === 0 && isPlainObject(value)) replacement = maskLevel(value, 1);
+    else if (depth === 1 && key === 'headers' && isPlainObject(value)) replacement = maskHeaders(value);
+    if (replacement !== value) (masked ??= { ...fields })[key] = replacement;
+  }
+  return masked ?? fields;
+}
+
+function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  let masked: Record<string, unknown> | undefined;
+  for (const name of Object.keys(headers)) if (SECRET_HEADERS.has(name)) (masked ??= { ...headers })[name] = REDACTED;
+  return masked ?? headers;
+}
+
+/** An object literal's shape (an Error, a Date or a class instance is left to its serializer). */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+};
 
 /**
  * Our secrets' shapes: integrator (`sk_`), finance (`fk_`) and admin (`admin_`) keys, webhook secrets
