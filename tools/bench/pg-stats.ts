@@ -25,7 +25,7 @@ export interface PgStats {
   rollbacks: number;
   tables: Map<string, { seqScan: number; seqTupRead: number; idxScan: number; inserted: number; updated: number }>;
   /** By pg_stat_statements' query id, where the database has the extension (empty otherwise). */
-  statements: Map<string, { query: string; calls: number }>;
+  statements: Map<string, { query: string; calls: number; execMs: number }>;
 }
 
 /**
@@ -64,11 +64,11 @@ export async function pgStats(url: string): Promise<PgStats> {
 async function statementCounts(client: Client): Promise<PgStats['statements']> {
   const installed = await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`);
   if (installed.rowCount === 0) return new Map();
-  const { rows } = await client.query<{ queryid: string; query: string; calls: string }>(
-    `SELECT queryid::text, query, calls::text FROM pg_stat_statements
+  const { rows } = await client.query<{ queryid: string; query: string; calls: string; exec_ms: number }>(
+    `SELECT queryid::text, query, calls::text, total_exec_time AS exec_ms FROM pg_stat_statements
      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%' AND query NOT LIKE '%pg_extension%'`,
   );
-  return new Map(rows.map((row) => [row.queryid, { query: row.query.replace(/\s+/g, ' ').trim(), calls: Number(row.calls) }]));
+  return new Map(rows.map((row) => [row.queryid, { query: row.query.replace(/\s+/g, ' ').trim(), calls: Number(row.calls), execMs: row.exec_ms }]));
 }
 
 /** One line per figure: the counters' growth between two snapshots, per request of the phase. */
@@ -85,12 +85,14 @@ export function describeDelta(before: PgStats, after: PgStats, requests: number)
     );
   }
   const statements = [...after.statements]
-    .map(([id, st]) => ({ query: st.query, calls: st.calls - (before.statements.get(id)?.calls ?? 0) }))
+    .map(([id, st]) => ({ query: st.query, calls: st.calls - (before.statements.get(id)?.calls ?? 0), execMs: st.execMs - (before.statements.get(id)?.execMs ?? 0) }))
     .filter((st) => st.calls > 0)
     .sort((a, b) => b.calls - a.calls);
   if (statements.length > 0) {
-    lines.push(`statements/request ${per(statements.reduce((sum, st) => sum + st.calls, 0))} (pg_stat_statements), the most called:`);
-    for (const st of statements.slice(0, STATEMENTS_LISTED)) lines.push(`  ${per(st.calls)}/request  ${st.query.slice(0, 140)}`);
+    // Execution time is the backend's own (planning, locks waited for and the commit's flush left out).
+    const execMs = statements.reduce((sum, st) => sum + st.execMs, 0);
+    lines.push(`statements/request ${per(statements.reduce((sum, st) => sum + st.calls, 0))}, executing ${per(execMs)} ms/request (pg_stat_statements), the most called:`);
+    for (const st of statements.slice(0, STATEMENTS_LISTED)) lines.push(`  ${per(st.calls)}/request ${per(st.execMs)} ms/request  ${st.query.slice(0, 140)}`);
   }
   return lines;
 }
