@@ -60,6 +60,22 @@ describe('process logger', () => {
     expect(error).toMatchObject({ err: { message: 'failed', password: '[redacted]', type: 'Error' } });
   });
 
+  it("masks the fields of any object it is given, not only object literals: a request's headers, a class's secret", () => {
+    const { logger, lines } = capture();
+    class Credentials {
+      constructor(readonly token: string) {}
+    }
+    const request = Object.assign(Object.create({ kind: 'request' }) as object, { method: 'POST', headers: { authorization: 'Bearer sk_in_a_request' } });
+    const frozen = Object.freeze({ pin: '9999', reason: 'frozen' });
+    logger.warn({ req: request, credentials: new Credentials('tok_in_a_class'), frozen, body: Buffer.from('not walked') }, 'objects');
+    expect(lines[0]).not.toMatch(/sk_in_a_request|tok_in_a_class|9999/);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      req: { method: 'POST', headers: { authorization: '[redacted]' } },
+      credentials: { token: '[redacted]' },
+      frozen: { pin: '[redacted]', reason: 'frozen' },
+    });
+  });
+
   it('masks secret-shaped text in messages and in errors (message and stack)', () => {
     const { logger, lines } = capture();
     const key = 'sk_0123456789abcdefghijABCDEFGHIJ';

@@ -32,7 +32,7 @@ const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie'])
 /**
  * A logged object with each field named like a secret masked, at its top and one level down, and
  * request headers (`<field>.headers.authorization`, `.cookie`); copied only where something is
- * masked (the caller's object is never changed). One walk over the keys: pino's own `redact` with
+ * masked (the caller's object is never changed; a copy keeps the original's prototype). One walk over the keys: pino's own `redact` with
  * wildcard paths ran every path over every value of every line.
  */
 export function maskSecretFields(fields: Record<string, unknown>): Record<string, unknown> {
@@ -45,25 +45,37 @@ function maskLevel(fields: Record<string, unknown>, depth: 0 | 1): Record<string
     const value = fields[key];
     let replacement = value;
     if (SECRET_FIELD_NAMES.has(key)) replacement = REDACTED;
-    else if (depth === 0 && isPlainObject(value)) replacement = maskLevel(value, 1);
-    else if (depth === 1 && key === 'headers' && isPlainObject(value)) replacement = maskHeaders(value);
-    if (replacement !== value) (masked ??= { ...fields })[key] = replacement;
+    else if (depth === 0 && isObjectWithFields(value)) replacement = maskLevel(value, 1);
+    else if (depth === 1 && key === 'headers' && isObjectWithFields(value)) replacement = maskHeaders(value);
+    if (replacement !== value) replace((masked ??= copyOf(fields)), key, replacement);
   }
   return masked ?? fields;
 }
 
 function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
   let masked: Record<string, unknown> | undefined;
-  for (const name of Object.keys(headers)) if (SECRET_HEADERS.has(name)) (masked ??= { ...headers })[name] = REDACTED;
+  for (const name of Object.keys(headers)) if (SECRET_HEADERS.has(name)) replace((masked ??= copyOf(headers)), name, REDACTED);
   return masked ?? headers;
 }
 
-/** An object literal's shape (an Error, a Date or a class instance is left to its serializer). */
-const isPlainObject = (value: unknown): value is Record<string, unknown> => {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
+/** A copy with the same prototype and own properties (an error keeps its message, stack and type), each redefinable (a frozen object's too). */
+const copyOf = (object: Record<string, unknown>): Record<string, unknown> => {
+  const properties = Object.getOwnPropertyDescriptors(object);
+  for (const property of Object.values(properties)) property.configurable = true;
+  return Object.create(Object.getPrototypeOf(object) as object | null, properties) as Record<string, unknown>;
 };
+
+/** Sets a field whatever it was (a read-only or accessor property included). */
+const replace = (object: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+};
+
+/**
+ * An object whose fields are looked at: a request or an error as much as an object literal (what slips
+ * through is as likely one of those); not an array or a buffer, whose every element would be a key.
+ */
+const isObjectWithFields = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 
 /**
  * Our secrets' shapes: integrator (`sk_`), finance (`fk_`) and admin (`admin_`) keys, webhook secrets
