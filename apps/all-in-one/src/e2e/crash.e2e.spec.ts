@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
@@ -11,6 +11,15 @@ import { Receiver } from './receiver';
  * before the payment's success is recorded. After a restart on the same DATA_DIR the payment completes,
  * and the customer was debited exactly once.
  */
+/** Each service's DATA_DIR (its embedded PostgreSQL), removed once every service of the file is stopped. */
+const dataDirs: string[] = [];
+const newDataDir = async (prefix: string): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  dataDirs.push(dir);
+  return dir;
+};
+afterAll(() => Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 describe('crash between the ledger transfer and the payment success event', () => {
   let dataDir: string;
   const adminKey = `admin_${randomBase62(32)}`;
@@ -18,7 +27,7 @@ describe('crash between the ledger transfer and the payment success event', () =
   let running: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-'));
+    dataDir = await newDataDir('pay-crash-');
   });
   afterAll(async () => {
     if (running && running.child.exitCode === null) {
@@ -99,7 +108,7 @@ describe.each([
 
   it('after restart the event is delivered once, with the same id, listed once; the payment succeeded', async () => {
     await hook.start();
-    const dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-hook-'));
+    const dataDir = await newDataDir('pay-crash-hook-');
     const env = { DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' };
     running = await startServiceProcess({ ...env, FAILPOINTS: failpoint });
     const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
@@ -149,7 +158,7 @@ describe('crash between the supplier payment transfer and its success event', ()
   });
 
   it('resumes after restart: succeeded, the business debited amount + fee once, the supplier credited once', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-spay-'));
+    const dataDir = await newDataDir('pay-crash-spay-');
     const env = { DATA_DIR: dataDir, SANDBOX: 'true', ADMIN_API_KEY: adminKey, RATE_LIMIT_PER_SECOND: '0' };
     running = await startServiceProcess({ ...env, FAILPOINTS: 'supplier-payments.after-ledger-transfer' });
     const admin = (method: string, path: string, body?: unknown) => running!.http(method, path, { key: adminKey, body });
@@ -186,7 +195,7 @@ describe('crash between a refund’s ledger transfer and its success event', () 
   let running: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pay-crash-refund-'));
+    dataDir = await newDataDir('pay-crash-refund-');
   });
   afterAll(async () => {
     if (running && running.child.exitCode === null) {
@@ -237,7 +246,7 @@ describe('crash between a refund’s ledger transfer and its success event', () 
 
 describe('one service per DATA_DIR', () => {
   it('a second npm start on the same DATA_DIR refuses to start, naming the owner, and the first keeps serving', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'pay-lock-'));
+    const dataDir = await newDataDir('pay-lock-');
     const env = { DATA_DIR: dataDir, ADMIN_API_KEY: `admin_${randomBase62(32)}`, RATE_LIMIT_PER_SECOND: '0' };
     const first = await startServiceProcess(env);
     try {
@@ -255,7 +264,7 @@ describe('one service per DATA_DIR', () => {
   }, 240_000);
 
   it('an unreachable DATABASE_URL is named, without a stack or its password', async () => {
-    await expect(startServiceProcess({ DATABASE_URL: 'postgres://app:s3cret-pw@127.0.0.1:1/payments', DATA_DIR: await mkdtemp(join(tmpdir(), 'pay-db-')) })).rejects.toThrow(
+    await expect(startServiceProcess({ DATABASE_URL: 'postgres://app:s3cret-pw@127.0.0.1:1/payments', DATA_DIR: await newDataDir('pay-db-') })).rejects.toThrow(
       /failed to start: cannot use the PostgreSQL of DATABASE_URL \(127\.0\.0\.1:1\/payments\): ECONNREFUSED/,
     );
   }, 120_000);
