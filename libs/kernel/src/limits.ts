@@ -178,9 +178,9 @@ export const RECEIPT_SEQUENCE_DIGITS = 8;
 // ---- event store and subscriptions ----
 /** Retries of a command whose append met a concurrent writer; a contended stream (refunds) gets more. */
 export const COMMAND_RETRIES_MAX = 5;
+export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 /** Objects per aggregate type whose latest state a process remembers, to decide a command without reading its stream. */
 export const AGGREGATE_STATES_REMEMBERED_MAX = 10_000;
-export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 export const APPEND_EVENTS_MAX = 1000;
 export const READ_ALL_COUNT_MAX = 1000;
 /** An aggregate's stream is read whole on every command: longer ones are a modelling error. */

@@ -31,31 +31,29 @@ const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie'])
 
 /**
  * A logged object with each field named like a secret masked, at its top and one level down, and
- * request headers (`<field>.headers.authorization`, `.cookie`); copied only where something is
- * masked (the caller's object is never changed; a copy keeps the original's prototype). One walk over the keys: pino's own `redact` with
- * wildcard paths ran every path over every value of every line.
+ * request headers (`<field>.headers.authorization`, `.cookie`). One walk over the keys: pino's own
+ * `redact` with wildcard paths ran every path over every value of every line.
  */
-export function maskSecretFields(fields: Record<string, unknown>): Record<string, unknown> {
-  return maskLevel(fields, 0);
-}
+export const maskSecretFields = (fields: Record<string, unknown>): Record<string, unknown> =>
+  withFields(fields, (key, value) => (SECRET_FIELD_NAMES.has(key) ? REDACTED : isObjectWithFields(value) ? withFields(value, maskOneLevelDown) : value));
 
-function maskLevel(fields: Record<string, unknown>, depth: 0 | 1): Record<string, unknown> {
-  let masked: Record<string, unknown> | undefined;
-  for (const key of Object.keys(fields)) {
-    const value = fields[key];
-    let replacement = value;
-    if (SECRET_FIELD_NAMES.has(key)) replacement = REDACTED;
-    else if (depth === 0 && isObjectWithFields(value)) replacement = maskLevel(value, 1);
-    else if (depth === 1 && key === 'headers' && isObjectWithFields(value)) replacement = maskHeaders(value);
-    if (replacement !== value) replace((masked ??= copyOf(fields)), key, replacement);
+const maskOneLevelDown = (key: string, value: unknown): unknown =>
+  SECRET_FIELD_NAMES.has(key) ? REDACTED : key === 'headers' && isObjectWithFields(value) ? withFields(value, maskHeader) : value;
+
+const maskHeader = (name: string, value: unknown): unknown => (SECRET_HEADERS.has(name) ? REDACTED : value);
+
+/**
+ * `object` with each field's value replaced by `replacement(key, value)`: copied only where one changes
+ * (the caller's object is never changed; the copy keeps its prototype), else `object` itself.
+ */
+function withFields(object: Record<string, unknown>, replacement: (key: string, value: unknown) => unknown): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    const replaced = replacement(key, value);
+    if (replaced !== value) replace((copy ??= copyOf(object)), key, replaced);
   }
-  return masked ?? fields;
-}
-
-function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
-  let masked: Record<string, unknown> | undefined;
-  for (const name of Object.keys(headers)) if (SECRET_HEADERS.has(name)) replace((masked ??= copyOf(headers)), name, REDACTED);
-  return masked ?? headers;
+  return copy ?? object;
 }
 
 /** A copy with the same prototype and own properties (an error keeps its message, stack and type), each redefinable (a frozen object's too). */
