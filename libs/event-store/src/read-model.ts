@@ -16,6 +16,13 @@ export interface ViewTable {
   idColumn: string;
 }
 
+/** An object's row to write: its state and revision after `event`. */
+export interface ViewRow<Event, State> {
+  event: Event;
+  state: State;
+  revision: string;
+}
+
 export interface ViewProjection<Event extends { type: string }, State extends WithStatus, Created extends Event['type']> extends ViewTable {
   /** The object's name in an error, e.g. `payment`. */
   name: string;
@@ -24,16 +31,28 @@ export interface ViewProjection<Event extends { type: string }, State extends Wi
   idOf(event: Event): string;
   /** The type of the event that creates the object. */
   createdBy: Created;
-  /** Inserts the row of the creation (ON CONFLICT DO NOTHING: a replayed creation inserts nothing). */
-  insert(tx: PoolClient, event: Extract<Event, { type: Created }>, state: State, revision: string): Promise<void>;
-  /** Moves an existing row to `state` at `revision`; the statement keeps `revision < $revision` in its WHERE. */
-  update(tx: PoolClient, event: Exclude<Event, { type: Created }>, state: Exclude<State, { status: 'none' }>, revision: string): Promise<void>;
+  /**
+   * Inserts the rows of the batch's creations, one per object (ON CONFLICT DO NOTHING: a replayed
+   * creation inserts nothing). Called once per batch: one set-based statement for them all.
+   */
+  insert(tx: PoolClient, rows: ViewRow<Extract<Event, { type: Created }>, State>[]): Promise<void>;
+  /**
+   * Moves existing rows to their `state` at `revision`; the statement keeps `revision < $revision` in
+   * its WHERE. Called once per batch, after `insert`: with `updateFromStateOnly`, one row per object
+   * (one set-based statement can write them all); without, one row per event, in the events' order.
+   */
+  update(tx: PoolClient, rows: ViewRow<Exclude<Event, { type: Created }>, Exclude<State, { status: 'none' }>>[]): Promise<void>;
   /**
    * `update` writes the state alone (of its event, only the object's id): a batch then updates each
    * object once, at its last event. Leave it unset when a column follows the event itself (a counter).
    */
   updateFromStateOnly?: boolean;
 }
+
+type Updated<Event extends { type: string }, State extends WithStatus, Created extends Event['type']> = ViewRow<
+  Exclude<Event, { type: Created }>,
+  Exclude<State, { status: 'none' }>
+>;
 
 /** An object's row as the batch has it so far: read once, then moved in memory event by event. */
 interface RowSoFar<Event, State> {
@@ -47,23 +66,24 @@ interface RowSoFar<Event, State> {
  * The projection of one aggregate's events into its view table, in the subscription's transaction
  * (with its checkpoint): a creation inserts the row; any later event is applied with `evolve` to the
  * row's state, and moves the row only forward (an event at or below the row's revision is ignored).
- * The batch's rows are read in one statement, then followed in memory: the updates of a batch read
- * nothing.
+ * The batch's rows are read in one statement, followed in memory, then written: the creations in one
+ * call of `insert`, the changes in one call of `update`.
  */
 export const projectForward =
   <Event extends { type: string }, State extends WithStatus, Created extends Event['type']>(view: ViewProjection<Event, State, Created>) =>
   async (events: RecordedEvent[], tx: PoolClient): Promise<void> => {
     const rows = await readRows<Event, State>(tx, view, [...new Set(events.map((recorded) => view.idOf(recorded.data as Event)))]);
+    const inserts: ViewRow<Extract<Event, { type: Created }>, State>[] = [];
+    const updates: ViewRow<Event, State>[] = [];
     for (const recorded of events) {
       const event = recorded.data as Event;
       const id = view.idOf(event);
-      const revision = recorded.revision.toString();
       const row = rows.get(id);
       if (isCreation(view, event)) {
         // A replayed creation finds its row (ON CONFLICT DO NOTHING): the row as read stays the truth.
         if (row) continue;
         const state = view.decider.evolve(view.decider.initialState, event);
-        await view.insert(tx, event, state, revision);
+        inserts.push({ event, state, revision: recorded.revision.toString() });
         rows.set(id, { state, revision: recorded.revision });
         continue;
       }
@@ -74,11 +94,20 @@ export const projectForward =
       row.state = state;
       row.revision = recorded.revision;
       if (view.updateFromStateOnly) row.unwritten = event;
-      else await view.update(tx, event as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision);
+      else updates.push({ event, state, revision: recorded.revision.toString() });
     }
     for (const { unwritten, state, revision } of rows.values()) {
-      if (unwritten) await view.update(tx, unwritten as Exclude<Event, { type: Created }>, state as Exclude<State, { status: 'none' }>, revision.toString());
+      if (unwritten) updates.push({ event: unwritten, state, revision: revision.toString() });
     }
+    if (inserts.length > 0) await view.insert(tx, inserts);
+    if (updates.length > 0) await view.update(tx, updates as Updated<Event, State, Created>[]);
+  };
+
+/** For a view whose rows are written one statement each (a cold view, or an update that follows each event). */
+export const eachRow =
+  <Row>(write: (tx: PoolClient, row: Row) => Promise<unknown>) =>
+  async (tx: PoolClient, rows: Row[]): Promise<void> => {
+    for (const row of rows) await write(tx, row);
   };
 
 /** The rows of `ids` that exist, by id. */

@@ -5,3 +5,4 @@ export * from './pool';
 export * from './tokens';
 export * from './list-page';
 export * from './service-databases';
+export * from './columns';

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { cashPaymentDecider, toCashPaymentResource, type CashPayment, type CashPaymentEvent } from '@pay/cash-domain';
 import type { CashPaymentResource, ListObjects, ListResource } from '@pay/contracts';
-import { projectForward, type SweptView } from '@pay/event-store';
+import { eachRow, projectForward, type SweptView } from '@pay/event-store';
 import { listPage } from '@pay/platform';
 
 type Existing = Exclude<CashPayment, { status: 'none' }>;
@@ -18,15 +18,15 @@ export const projectCashPaymentEvents = projectForward<CashPaymentEvent, CashPay
   decider: cashPaymentDecider,
   idOf: (event) => event.cashPaymentId,
   createdBy: 'CashPaymentCreated',
-  insert: async (tx, event, state, revision) => {
+  insert: eachRow(async (tx, { event, state, revision }) => {
     await tx.query({
       name: 'cash-payment-view-insert',
       text: `INSERT INTO cash_payment_views (cash_payment_id, integrator_id, status, expires_at, order_reference, payment_reference, created_at, state, revision, updated_at)
              VALUES ($1, $2, 'awaiting_payment', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (cash_payment_id) DO NOTHING`,
       values: [event.cashPaymentId, event.integratorId, event.expiresAt, event.orderReference, event.paymentReference, event.createdAt, JSON.stringify(state), revision],
     });
-  },
-  update: async (tx, event, state, revision) => {
+  }),
+  update: eachRow(async (tx, { event, state, revision }) => {
     const { status, validating } = summary(event);
     await tx.query({
       name: 'cash-payment-view-update',
@@ -41,7 +41,7 @@ export const projectCashPaymentEvents = projectForward<CashPaymentEvent, CashPay
         values: [event.cashPaymentId],
       });
     }
-  },
+  }),
 });
 
 /** The sweeps' rows: open cash payments not being validated (expiry), and validations whose outcome is not recorded. */

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { collectionDecider, toCollectionResource, type Collection, type CollectionEvent } from '@pay/collections-domain';
 import type { CollectionResource, ListObjects, ListResource } from '@pay/contracts';
-import { projectForward, type SweptView } from '@pay/event-store';
+import { eachRow, projectForward, type SweptView } from '@pay/event-store';
 import { listPage } from '@pay/platform';
 
 type Existing = Exclude<Collection, { status: 'none' }>;
@@ -19,15 +19,15 @@ export const projectCollectionEvents = projectForward<CollectionEvent, Collectio
   decider: collectionDecider,
   idOf: (event) => event.collectionId,
   createdBy: 'CollectionCreated',
-  insert: async (tx, event, state, revision) => {
+  insert: eachRow(async (tx, { event, state, revision }) => {
     await tx.query({
       name: 'collection-view-insert',
       text: `INSERT INTO collection_views (collection_id, integrator_id, status, order_reference, created_at, state, revision, updated_at)
              VALUES ($1, $2, 'awaiting_collection', $3, $4, $5, $6, now()) ON CONFLICT (collection_id) DO NOTHING`,
       values: [event.collectionId, event.integratorId, event.orderReference, event.createdAt, JSON.stringify(state), revision],
     });
-  },
-  update: async (tx, event, state, revision) => {
+  }),
+  update: eachRow(async (tx, { event, state, revision }) => {
     const { status, settling, movements, overdue } = summary(event);
     await tx.query({
       name: 'collection-view-update',
@@ -36,7 +36,7 @@ export const projectCollectionEvents = projectForward<CollectionEvent, Collectio
              WHERE collection_id = $1 AND revision < $7`,
       values: [event.collectionId, status, settling, movements, overdue, event.type === 'CollectionCollected' ? event.dueAt : null, revision, JSON.stringify(state)],
     });
-  },
+  }),
 });
 
 /** The stalled sweep's rows: settlements or cash movements decided and not recorded. */

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListObjects, ListResource, PaymentResource } from '@pay/contracts';
 import { projectForward, type SweptView } from '@pay/event-store';
-import { listPage } from '@pay/platform';
+import { columns, listPage } from '@pay/platform';
 import { paymentDecider, toPaymentResource, type Payment, type PaymentEvent } from '@pay/payments-domain';
 
 type Existing = Exclude<Payment, { status: 'none' }>;
@@ -18,21 +18,37 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
   decider: paymentDecider,
   idOf: (event) => event.paymentId,
   createdBy: 'PaymentCreated',
-  insert: async (tx, event, state, revision) => {
+  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list, newest first.
+  insert: async (tx, rows) => {
     await tx.query({
-      name: 'payment-view-insert',
+      name: 'payment-views-insert',
       text: `INSERT INTO payment_views (payment_id, integrator_id, status, expires_at, order_reference, merchant_connection, created_at, state, revision, updated_at)
-             VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (payment_id) DO NOTHING`,
-      values: [event.paymentId, event.integratorId, event.expiresAt, event.orderReference, event.merchantConnection, event.createdAt, JSON.stringify(state), revision],
+             SELECT r.payment_id, r.integrator_id, 'pending', r.expires_at, r.order_reference, r.merchant_connection, r.created_at, r.state, r.revision, now()
+             FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[], $8::bigint[])
+                  WITH ORDINALITY AS r (payment_id, integrator_id, expires_at, order_reference, merchant_connection, created_at, state, revision, n)
+             ORDER BY r.n
+             ON CONFLICT (payment_id) DO NOTHING`,
+      values: columns(rows, ({ event, state, revision }) => [
+        event.paymentId,
+        event.integratorId,
+        event.expiresAt,
+        event.orderReference,
+        event.merchantConnection,
+        event.createdAt,
+        JSON.stringify(state),
+        revision,
+      ]),
     });
   },
   updateFromStateOnly: true,
-  update: async (tx, event, state, revision) => {
+  // The = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan may scan the table).
+  update: async (tx, rows) => {
     await tx.query({
-      name: 'payment-view-update',
-      text: `UPDATE payment_views SET status = $2, authorizing = $3, refunding = $6, state = $4, revision = $5, updated_at = now()
-             WHERE payment_id = $1 AND revision < $5`,
-      values: [event.paymentId, state.status, isAuthorizing(state), JSON.stringify(state), revision, isRefunding(state)],
+      name: 'payment-views-update',
+      text: `UPDATE payment_views v SET status = r.status, authorizing = r.authorizing, refunding = r.refunding, state = r.state, revision = r.revision, updated_at = now()
+             FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], $5::jsonb[], $6::bigint[]) AS r (payment_id, status, authorizing, refunding, state, revision)
+             WHERE v.payment_id = ANY ($1::text[]) AND v.payment_id = r.payment_id AND v.revision < r.revision`,
+      values: columns(rows, ({ event, state, revision }) => [event.paymentId, state.status, isAuthorizing(state), isRefunding(state), JSON.stringify(state), revision]),
     });
   },
 });

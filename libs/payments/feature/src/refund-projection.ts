@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListObjects, ListResource, RefundResource } from '@pay/contracts';
 import { projectForward } from '@pay/event-store';
-import { listPage } from '@pay/platform';
+import { columns, listPage } from '@pay/platform';
 import { refundDecider, toRefundResource, type Refund, type RefundEvent } from '@pay/payments-domain';
 
 type Existing = Exclude<Refund, { status: 'none' }>;
@@ -16,20 +16,28 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
   decider: refundDecider,
   idOf: (event) => event.refundId,
   createdBy: 'RefundRequested',
-  insert: async (tx, event, state, revision) => {
+  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list, newest first.
+  insert: async (tx, rows) => {
     await tx.query({
-      name: 'refund-view-insert',
+      name: 'refund-views-insert',
       text: `INSERT INTO refund_views (refund_id, integrator_id, payment, created_at, state, revision)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (refund_id) DO NOTHING`,
-      values: [event.refundId, event.integratorId, event.paymentId, event.createdAt, JSON.stringify(state), revision],
+             SELECT r.refund_id, r.integrator_id, r.payment, r.created_at, r.state, r.revision
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[])
+                  WITH ORDINALITY AS r (refund_id, integrator_id, payment, created_at, state, revision, n)
+             ORDER BY r.n
+             ON CONFLICT (refund_id) DO NOTHING`,
+      values: columns(rows, ({ event, state, revision }) => [event.refundId, event.integratorId, event.paymentId, event.createdAt, JSON.stringify(state), revision]),
     });
   },
   updateFromStateOnly: true,
-  update: async (tx, event, state, revision) => {
+  // The = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan may scan the table).
+  update: async (tx, rows) => {
     await tx.query({
-      name: 'refund-view-update',
-      text: 'UPDATE refund_views SET state = $2, revision = $3 WHERE refund_id = $1 AND revision < $3',
-      values: [event.refundId, JSON.stringify(state), revision],
+      name: 'refund-views-update',
+      text: `UPDATE refund_views v SET state = r.state, revision = r.revision
+             FROM unnest($1::text[], $2::jsonb[], $3::bigint[]) AS r (refund_id, state, revision)
+             WHERE v.refund_id = ANY ($1::text[]) AND v.refund_id = r.refund_id AND v.revision < r.revision`,
+      values: columns(rows, ({ event, state, revision }) => [event.refundId, JSON.stringify(state), revision]),
     });
   },
 });
