@@ -187,6 +187,13 @@ export const READ_ALL_COUNT_MAX = 1000;
 export const STREAM_LENGTH_MAX = 10_000;
 /** Integration events in one `events.record-batch` request (a relay's batch is sent in requests of at most this many). */
 export const EVENTS_RECORD_BATCH_MAX = 100;
+/**
+ * Integration events the webhooks app records in one statement (group commit: those that arrive while
+ * one is written), and most waiting for it; beyond, a record is refused at once and its caller retries
+ * (the request answers, the relay records it later).
+ */
+export const EVENTS_RECORD_GROUP_MAX = EVENTS_RECORD_BATCH_MAX;
+export const EVENTS_RECORD_QUEUE_LENGTH_MAX = 64 * EVENTS_RECORD_GROUP_MAX;
 /** Streams one readStreams reads (a relay's batch reads the streams of its events at once). */
 export const STREAMS_READ_MAX = 1000;
 /** Event type prefixes one readAll filters on. */

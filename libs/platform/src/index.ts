@@ -6,3 +6,4 @@ export * from './tokens';
 export * from './list-page';
 export * from './service-databases';
 export * from './columns';
+export * from './group-commit';

@@ -24,8 +24,7 @@ import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
-import { GroupCommit, type Waiting } from './group-commit';
-import { inTransaction } from '@pay/platform';
+import { GroupCommit, inTransaction, type Waiting } from '@pay/platform';
 import { once, requestHash, storeOutcome } from './transaction';
 import { applyTransferBatch, type BatchResult, type PreparedTransfer } from './transfer-batch';
 
@@ -46,6 +45,7 @@ export class LedgerService {
   readonly batches = { written: 0, failed: 0 };
   /** Group commit in front of the transfer path: transfers that arrive while a batch is written form the next one. */
   private readonly batcher = new GroupCommit<PreparedTransfer, TransferOutcome>((batch) => this.writeBatch(batch), {
+    name: 'ledger transfer',
     batchSizeMax: TRANSFER_BATCH_SIZE_MAX,
     queueLengthMax: TRANSFER_QUEUE_LENGTH_MAX,
   });

@@ -139,13 +139,15 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
     return recorded;
   }
 
-  /** A relay's batch: one look for the events already recorded, then the others one by one, in order. */
+  /**
+   * A relay's batch: one look for the events already recorded, then the others, submitted together and
+   * in order: they share the store's next statements (group commit), which keep their order.
+   */
   private async recordBatch(events: readonly IntegrationEvent[]): Promise<number> {
     if (events.length > EVENTS_RECORD_BATCH_MAX) throw new RangeError(`record at most ${EVENTS_RECORD_BATCH_MAX} events at once, got ${events.length}`);
     const known = await this.store.knownEventIds(events.map((event) => event.id));
-    let recorded = 0;
-    for (const event of events) if (!known.has(event.id) && (await this.record(event))) recorded++;
-    return recorded;
+    const recorded = await Promise.all(events.filter((event) => !known.has(event.id)).map((event) => this.record(event)));
+    return recorded.filter(Boolean).length;
   }
 
   private async createEndpoint(request: CreateWebhookEndpoint) {

@@ -10,8 +10,12 @@ import type {
   WebhookEndpointResource,
   WebhookEndpointStatus,
 } from '@pay/contracts';
-import { FAILING_ENDPOINT_DISABLED_AFTER_MS, ID_PREFIXES, ID_RANDOM_LENGTH, newId, randomBase62, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
-import { inTransaction, listPage } from '@pay/platform';
+import {
+  EVENTS_RECORD_GROUP_MAX,
+  EVENTS_RECORD_QUEUE_LENGTH_MAX,
+  FAILING_ENDPOINT_DISABLED_AFTER_MS,
+  ID_PREFIXES, ID_RANDOM_LENGTH, newId, randomBase62, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
+import { columns, GroupCommit, inTransaction, listPage, type Waiting } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
 export interface EndpointRow {
@@ -80,29 +84,53 @@ const recordDeliveryIds = (): string[] => {
 };
 
 /**
- * recordEvent in one statement: the matching endpoints, then the event (only when they are no more than
- * the ids given in $8: otherwise nothing is written and `matched` says so), then a delivery per endpoint
- * for a new event. $1 integrator, $2 type, $3..$6 the event, $7 now, $8 delivery ids.
+ * The events of a group (recordEvents) in one statement: each event's matching endpoints, then the events
+ * that have no more of them than the delivery ids drawn for each ($9; an event with more is not written
+ * and its `matched` says so), in the group's order, then a delivery per endpoint for each new event.
+ * $1..$6 the events, $7 each one's service time, $8 $9 delivery ids for each event, one after another.
  */
-const RECORD_EVENT_AND_DELIVERIES = `
-WITH endpoints AS MATERIALIZED (
-  SELECT e.id, row_number() OVER (ORDER BY e.id) AS n ${MATCHING_ENDPOINTS}
+const RECORD_EVENTS_AND_DELIVERIES = `
+WITH input AS MATERIALIZED (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::timestamptz[])
+    WITH ORDINALITY AS i (integrator_id, type, id, object_id, created_at, body, now, n)
+), endpoints AS MATERIALIZED (
+  SELECT i.n, e.id, row_number() OVER (PARTITION BY i.n ORDER BY e.id) AS k
+  FROM input i JOIN wh_endpoints e ON e.integrator_id = i.integrator_id AND e.deleted_at IS NULL AND e.status = 'enabled'
+    AND ('*' = ANY (e.enabled_events) OR i.type = ANY (e.enabled_events))
+), matched AS MATERIALIZED (
+  SELECT i.n, i.id, count(endpoints.id)::int AS matched FROM input i LEFT JOIN endpoints ON endpoints.n = i.n GROUP BY i.n, i.id
 ), event AS (
   INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body)
-  SELECT $3, $1, $2, $4, $5, $6 WHERE (SELECT count(*) FROM endpoints) <= cardinality($8::text[])
+  SELECT i.id, i.integrator_id, i.type, i.object_id, i.created_at, i.body FROM input i JOIN matched m ON m.n = i.n
+  WHERE m.matched <= $9 ORDER BY i.n
   ON CONFLICT (id) DO NOTHING RETURNING id
 ), deliveries AS (
   INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
-  SELECT ($8::text[])[endpoints.n], event.id, endpoints.id, 'event', 'pending', $7, $7 FROM event, endpoints
+  SELECT ($8::text[])[(i.n - 1) * $9 + endpoints.k], event.id, endpoints.id, 'event', 'pending', i.now, i.now
+  FROM event JOIN input i ON i.id = event.id JOIN endpoints ON endpoints.n = i.n
   ON CONFLICT DO NOTHING
 )
-SELECT (SELECT count(*) FROM event)::int AS inserted, (SELECT count(*) FROM endpoints)::int AS matched`;
+SELECT m.matched, m.id IN (SELECT id FROM event) AS inserted FROM matched m ORDER BY m.n`;
+
+/** An event to record and the service time of its deliveries; what its recording did. */
+interface EventToRecord {
+  event: IntegrationEvent;
+  now: Date;
+}
+type RecordOutcome = { recorded: boolean; deliveries: number };
 
 export class WebhooksStore {
   /**
    * `dispatchPool`: the dispatcher's claims and attempt records (asynchronous commit in the apps: an
    * attempt whose record a crash loses is made again, as at-least-once allows). The pool otherwise.
    */
+  /** Group commit of recordEvent: the events recorded while a statement runs go in the next one. */
+  private readonly recorder = new GroupCommit<EventToRecord, RecordOutcome>((group) => this.recordEvents(group), {
+    name: 'webhook event record',
+    batchSizeMax: EVENTS_RECORD_GROUP_MAX,
+    queueLengthMax: EVENTS_RECORD_QUEUE_LENGTH_MAX,
+  });
+
   constructor(
     private readonly pool: Pool,
     private readonly dispatchPool: Pool = pool,
@@ -220,28 +248,53 @@ export class WebhooksStore {
   }
 
   // ---- events ----
-  /**
-   * Stores the event and its deliveries atomically; a repeat of the same event id changes nothing. One
-   * statement (one round trip, no explicit transaction) when the integrator has at most
-   * RECORD_DELIVERY_IDS matching endpoints, the usual case; with more, that statement writes nothing and
-   * the event is recorded by the transaction that fans out to any number of them.
-   */
   /** Which of these event ids are recorded. */
   async knownEventIds(ids: readonly string[]): Promise<Set<string>> {
     const { rows } = await this.pool.query<{ id: string }>({ name: 'wh-known-event-ids', text: 'SELECT id FROM wh_events WHERE id = ANY ($1::text[])', values: [ids] });
     return new Set(rows.map((row) => row.id));
   }
 
-  /** Records the event and its deliveries, once by its id: `recorded` when it was new, with the deliveries it got then. */
-  async recordEvent(event: IntegrationEvent, now: Date): Promise<{ recorded: boolean; deliveries: number }> {
-    const { rows } = await this.pool.query<{ inserted: number; matched: number }>({
-      name: 'wh-record-event-and-deliveries',
-      text: RECORD_EVENT_AND_DELIVERIES,
-      values: [event.integratorId, event.type, event.id, event.objectId, event.createdAt, eventBody(event), now, recordDeliveryIds()],
+  /**
+   * Records the event and its deliveries atomically, once by its id (a repeat changes nothing):
+   * `recorded` when it was new, with the deliveries it got then. The events recorded at the same time
+   * share one statement (group commit).
+   */
+  recordEvent(event: IntegrationEvent, now: Date): Promise<RecordOutcome> {
+    return this.recorder.submit({ event, now });
+  }
+
+  /**
+   * A group of recordEvent calls: one statement when each event has at most RECORD_DELIVERY_IDS
+   * matching endpoints, the usual case; an event with more is recorded then by the transaction that
+   * fans out to any number of them. An event id twice in the group is recorded by its first call; the
+   * others are answered as repeats once it is.
+   */
+  private async recordEvents(group: readonly Waiting<EventToRecord, RecordOutcome>[]): Promise<void> {
+    const firsts = new Map<string, Waiting<EventToRecord, RecordOutcome>>();
+    for (const waiting of group) if (!firsts.has(waiting.item.event.id)) firsts.set(waiting.item.event.id, waiting);
+    const unique = [...firsts.values()];
+    const { rows } = await this.pool.query<{ inserted: boolean; matched: number }>({
+      name: 'wh-record-events-and-deliveries',
+      text: RECORD_EVENTS_AND_DELIVERIES,
+      values: [
+        ...columns(unique, ({ item: { event, now } }) => [event.integratorId, event.type, event.id, event.objectId, event.createdAt, eventBody(event), now]),
+        unique.flatMap(() => recordDeliveryIds()),
+        RECORD_DELIVERY_IDS,
+      ],
     });
-    const { inserted, matched } = rows[0]!;
-    if (matched <= RECORD_DELIVERY_IDS) return { recorded: inserted === 1, deliveries: inserted === 1 ? matched : 0 };
-    return this.transaction((tx) => this.recordEventIn(tx, event, now));
+    const outcomes = await Promise.allSettled(
+      unique.map(async ({ item: { event, now } }, index): Promise<RecordOutcome> => {
+        const { inserted, matched } = rows[index]!;
+        if (matched <= RECORD_DELIVERY_IDS) return { recorded: inserted, deliveries: inserted ? matched : 0 };
+        return this.transaction((tx) => this.recordEventIn(tx, event, now));
+      }),
+    );
+    const outcomeOf = new Map(unique.map((waiting, index) => [waiting.item.event.id, outcomes[index]!]));
+    for (const waiting of group) {
+      const outcome = outcomeOf.get(waiting.item.event.id)!;
+      if (outcome.status === 'rejected') waiting.reject(outcome.reason);
+      else waiting.resolve(firsts.get(waiting.item.event.id) === waiting ? outcome.value : { recorded: false, deliveries: 0 });
+    }
   }
 
   private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<{ recorded: boolean; deliveries: number }> {

@@ -10,6 +10,8 @@ export interface Waiting<I, O> {
 }
 
 export interface GroupCommitLimits {
+  /** What is written, in the busy error and the batch's span, e.g. `ledger transfer`. */
+  name: string;
   /** Most items one write takes. */
   batchSizeMax: number;
   /** Most items waiting for a write: beyond it, submit refuses at once (the callers' own retries take over). */
@@ -32,11 +34,11 @@ export class GroupCommit<I, O> {
     private readonly write: (batch: readonly Waiting<I, O>[]) => Promise<void>,
     private readonly limits: GroupCommitLimits,
   ) {
-    if (!(limits.batchSizeMax >= 1 && limits.queueLengthMax >= limits.batchSizeMax)) throw new Error('group commit: 1 <= batchSizeMax <= queueLengthMax');
+    if (!(limits.batchSizeMax >= 1 && limits.queueLengthMax >= limits.batchSizeMax)) throw new Error(`${limits.name} group commit: 1 <= batchSizeMax <= queueLengthMax`);
   }
 
   submit(item: I): Promise<O> {
-    if (this.queue.length >= this.limits.queueLengthMax) return Promise.reject(new Error(`ledger busy: ${this.queue.length} transfers waiting`));
+    if (this.queue.length >= this.limits.queueLengthMax) return Promise.reject(new Error(`${this.limits.name} busy: ${this.queue.length} waiting`));
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject, trace: currentTraceContext() });
       if (!this.writing) {
@@ -60,8 +62,8 @@ export class GroupCommit<I, O> {
         try {
           // One span for the batch's transaction: in the first caller's trace, linked from the others'.
           await withSpan(
-            'ledger transfer batch',
-            { kind: SpanKind.INTERNAL, parent: batch[0]!.trace, links: batch.slice(1).map((waiting) => waiting.trace), attributes: { 'pay.ledger.batch_size': batch.length } },
+            `${this.limits.name} batch`,
+            { kind: SpanKind.INTERNAL, parent: batch[0]!.trace, links: batch.slice(1).map((waiting) => waiting.trace), attributes: { 'pay.batch_size': batch.length } },
             () => this.write(batch),
           );
         } catch (error) {

@@ -1,0 +1,99 @@
+import type { Pool } from 'pg';
+import type { IntegrationEvent } from '@pay/contracts';
+import { newId } from '@pay/kernel';
+import { createPool, runMigrations } from '@pay/platform';
+import { createTestDatabase } from '@pay/testing';
+import { WEBHOOKS_MIGRATIONS } from './webhooks.module';
+import { WebhooksStore } from './webhooks.store';
+
+/**
+ * Recording events (group commit): the events recorded at the same time share one statement, which
+ * keeps their order, records each id once, and gives each new event one delivery per matching endpoint.
+ */
+const t0 = new Date('2026-11-27T10:00:00.000Z');
+let pool: Pool;
+
+beforeAll(async () => {
+  const url = await createTestDatabase('wh_record');
+  await runMigrations(url, [WEBHOOKS_MIGRATIONS]);
+  pool = createPool(url, { max: 10, statementTimeoutMs: 60_000 });
+});
+afterAll(() => pool.end());
+
+const anEvent = (integratorId: string, type = 'payment.succeeded'): IntegrationEvent => ({
+  id: newId('event'),
+  type,
+  createdAt: t0.toISOString(),
+  integratorId,
+  objectId: newId('payment'),
+  data: { object_version: 1 },
+});
+
+async function endpoints(store: WebhooksStore, integratorId: string, count: number, enabledEvents = ['*']): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => newId('webhookEndpoint'));
+  for (const id of ids) {
+    await store.createEndpoint({ id, integratorId, url: 'https://hooks.example/x', enabledEvents, secret: 'whsec_x', status: 'enabled', disabledReason: null, createdAt: t0 });
+  }
+  return ids;
+}
+
+const deliveriesOf = async (eventId: string) =>
+  (await pool.query<{ endpoint_id: string }>('SELECT endpoint_id FROM wh_deliveries WHERE event_id = $1 ORDER BY endpoint_id', [eventId])).rows.map((row) => row.endpoint_id);
+
+describe('recording events', () => {
+  it('records events submitted together in one statement, in their order, each with a delivery per matching endpoint', async () => {
+    const store = new WebhooksStore(pool);
+    const integratorId = newId('integrator');
+    const wanted = await endpoints(store, integratorId, 2, ['payment.succeeded']);
+    await endpoints(store, integratorId, 1, ['payment.failed']);
+    const events = Array.from({ length: 20 }, () => anEvent(integratorId));
+    const outcomes = await Promise.all(events.map((event) => store.recordEvent(event, t0)));
+
+    expect(outcomes).toEqual(events.map(() => ({ recorded: true, deliveries: 2 })));
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM wh_events WHERE integrator_id = $1 ORDER BY seq', [integratorId]);
+    expect(rows.map((row) => row.id)).toEqual(events.map((event) => event.id));
+    for (const event of events) expect(await deliveriesOf(event.id)).toEqual([...wanted].sort());
+    // A row's xmin is the transaction that wrote it: submitted in one turn, the 20 events were written by one.
+    const { rows: xmins } = await pool.query<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM wh_events WHERE integrator_id = $1', [integratorId]);
+    expect(xmins[0]!.n).toBe(1);
+  });
+
+  it('records an id once: a repeat in the same group or later is answered as a repeat, with no second delivery', async () => {
+    const store = new WebhooksStore(pool);
+    const integratorId = newId('integrator');
+    await endpoints(store, integratorId, 1);
+    const event = anEvent(integratorId);
+    const together = await Promise.all([store.recordEvent(event, t0), store.recordEvent(event, t0), store.recordEvent(anEvent(integratorId), t0)]);
+    expect(together).toEqual([
+      { recorded: true, deliveries: 1 },
+      { recorded: false, deliveries: 0 },
+      { recorded: true, deliveries: 1 },
+    ]);
+    expect(await store.recordEvent(event, t0)).toEqual({ recorded: false, deliveries: 0 });
+    expect(await deliveriesOf(event.id)).toHaveLength(1);
+  });
+
+  it('records an event with more matching endpoints than one statement draws ids for, beside the others of its group', async () => {
+    const store = new WebhooksStore(pool);
+    const many = newId('integrator');
+    const few = newId('integrator');
+    const manyEndpoints = await endpoints(store, many, 11);
+    await endpoints(store, few, 1);
+    const [crowded, plain] = [anEvent(many), anEvent(few)];
+    expect(await Promise.all([store.recordEvent(crowded, t0), store.recordEvent(plain, t0), store.recordEvent(crowded, t0)])).toEqual([
+      { recorded: true, deliveries: 11 },
+      { recorded: true, deliveries: 1 },
+      { recorded: false, deliveries: 0 },
+    ]);
+    expect(await deliveriesOf(crowded.id)).toEqual([...manyEndpoints].sort());
+  });
+
+  it('an event no endpoint wants is recorded with no delivery', async () => {
+    const store = new WebhooksStore(pool);
+    const integratorId = newId('integrator');
+    await endpoints(store, integratorId, 1, ['payment.failed']);
+    const event = anEvent(integratorId);
+    expect(await store.recordEvent(event, t0)).toEqual({ recorded: true, deliveries: 0 });
+    expect(await deliveriesOf(event.id)).toEqual([]);
+  });
+});
