@@ -127,6 +127,12 @@ export const PAYMENT_REFERENCE_INPUT_LENGTH_MAX = 2 * PAYMENT_REFERENCE_LENGTH;
 export const IDEMPOTENCY_LOCK_MS = 30 * SECOND_MS;
 /** Keys are kept at least 24 h (contract), purged after this, looked for once an hour. */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
+/**
+ * Idempotency keys claimed, or answers stored, in one statement (group commit: those that arrive while
+ * one is written), and most waiting for it; beyond, the create is refused at once (503, retryable).
+ */
+export const IDEMPOTENCY_GROUP_MAX = 64;
+export const IDEMPOTENCY_QUEUE_LENGTH_MAX = 64 * IDEMPOTENCY_GROUP_MAX;
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = HOUR_MS;
 
 // ---- deadlines of the use cases ----

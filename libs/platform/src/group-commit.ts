@@ -1,3 +1,4 @@
+import { ServiceError } from '@pay/contracts';
 import { currentTraceContext, runOutsideLogContext, SpanKind, withSpan, type TraceContext } from '@pay/observability';
 
 /** A caller waiting for its item to be written, with the two ends of its promise. */
@@ -38,7 +39,9 @@ export class GroupCommit<I, O> {
   }
 
   submit(item: I): Promise<O> {
-    if (this.queue.length >= this.limits.queueLengthMax) return Promise.reject(new Error(`${this.limits.name} busy: ${this.queue.length} waiting`));
+    if (this.queue.length >= this.limits.queueLengthMax) {
+      return Promise.reject(new ServiceError('service_unavailable', `${this.limits.name} busy: ${this.queue.length} waiting; retry later`));
+    }
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject, trace: currentTraceContext() });
       if (!this.writing) {

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => pool.end());
 
-const anEvent = (integratorId: string, type = 'payment.succeeded'): IntegrationEvent => ({
+const anEvent = (integratorId: string, type: IntegrationEvent['type'] = 'payment.succeeded'): IntegrationEvent => ({
   id: newId('event'),
   type,
   createdAt: t0.toISOString(),

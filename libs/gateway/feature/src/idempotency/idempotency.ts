@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ERROR_STATUS, ServiceError } from '@pay/contracts';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_HOURS, newId, SECOND_MS, type IdKind } from '@pay/kernel';
+import {
+  IDEMPOTENCY_GROUP_MAX,
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_QUEUE_LENGTH_MAX,
+  IDEMPOTENCY_RETENTION_HOURS,
+  newId,
+  SECOND_MS,
+  type IdKind,
+} from '@pay/kernel';
+import { columns, GroupCommit, type Waiting } from '@pay/platform';
 
 
 export interface IdempotentCall {
@@ -31,8 +40,22 @@ export interface IdempotentRequest {
  * let a retry allocate a second object. What follows the create (`outcomes`: the stored answer, a
  * release) commits asynchronously, off the request's critical fsync: losing it leaves the key claimed
  * until its lock expires, and a retry then creates the same object id again, which answers the object.
+ *
+ * New keys claimed at the same time share one statement and one commit, and so do the answers stored
+ * at the same time (group commit); a key seen before takes the slower path alone.
  */
 export class IdempotencyStore {
+  private readonly newClaims = new GroupCommit<NewClaim, string | null>((group) => this.claimAll(group), {
+    name: 'idempotency claim',
+    batchSizeMax: IDEMPOTENCY_GROUP_MAX,
+    queueLengthMax: IDEMPOTENCY_QUEUE_LENGTH_MAX,
+  });
+  private readonly answers = new GroupCommit<Answer, void>((group) => this.storeAnswers(group), {
+    name: 'idempotency answer',
+    batchSizeMax: IDEMPOTENCY_GROUP_MAX,
+    queueLengthMax: IDEMPOTENCY_QUEUE_LENGTH_MAX,
+  });
+
   constructor(
     private readonly claims: Pool,
     private readonly outcomes: Pool,
@@ -48,11 +71,7 @@ export class IdempotencyStore {
     }
     try {
       const result = await create(claimed.objectId);
-      await this.outcomes.query({
-        name: 'gw-idempotency-done',
-        text: `UPDATE gw_idempotency_keys SET state = 'done', response_status = 201, response_body = $3, locked_until = NULL WHERE scope = $1 AND key = $2`,
-        values: [call.scope, call.key, JSON.stringify(result)],
-      });
+      await this.answers.submit({ scope: call.scope, key: call.key, body: JSON.stringify(result) });
       return result;
     } catch (error) {
       const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
@@ -70,14 +89,8 @@ export class IdempotencyStore {
   }
 
   private async claim(call: IdempotentCall, requestSha256: string): Promise<{ objectId: string } | { replay: { status: number; body: unknown } }> {
-    const inserted = await this.claims.query<{ object_id: string }>({
-      name: 'gw-idempotency-insert',
-      text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, locked_until)
-             VALUES ($1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6))
-             ON CONFLICT (scope, key) DO NOTHING RETURNING object_id`,
-      values: [call.scope, call.key, call.endpoint, requestSha256, newId(call.objectKind), IDEMPOTENCY_LOCK_MS / SECOND_MS],
-    });
-    if (inserted.rows[0]) return { objectId: inserted.rows[0].object_id };
+    const claimed = await this.newClaims.submit({ scope: call.scope, key: call.key!, endpoint: call.endpoint, requestSha256, objectId: newId(call.objectKind) });
+    if (claimed !== null) return { objectId: claimed };
 
     const { rows } = await this.claims.query<{ endpoint: string; request_sha256: string; state: string; response_status: number; response_body: unknown }>(
       'SELECT endpoint, request_sha256, state, response_status, response_body FROM gw_idempotency_keys WHERE scope = $1 AND key = $2',
@@ -98,6 +111,55 @@ export class IdempotencyStore {
     if (takenOver.rows[0]) return { objectId: takenOver.rows[0].object_id };
     throw new ServiceError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in progress; retry later');
   }
+
+  /**
+   * New keys, in one statement: each one inserted answers its object id; one already there (or twice in
+   * the group: the row carries the first one's object id) answers null.
+   */
+  private async claimAll(group: readonly Waiting<NewClaim, string | null>[]): Promise<void> {
+    const { rows } = await this.claims.query<{ object_id: string }>({
+      name: 'gw-idempotency-insert-many',
+      text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, locked_until)
+             SELECT c.scope, c.key, c.endpoint, c.request_sha256, c.object_id, 'running', now() + make_interval(secs => $6)
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS c (scope, key, endpoint, request_sha256, object_id)
+             ON CONFLICT (scope, key) DO NOTHING RETURNING object_id`,
+      values: [
+        ...columns(group, ({ item }) => [item.scope, item.key, item.endpoint, item.requestSha256, item.objectId]),
+        IDEMPOTENCY_LOCK_MS / SECOND_MS,
+      ],
+    });
+    const inserted = new Set(rows.map((row) => row.object_id));
+    for (const { item, resolve } of group) resolve(inserted.has(item.objectId) ? item.objectId : null);
+  }
+
+  /** The answers of finished creates, in one statement. */
+  private async storeAnswers(group: readonly Waiting<Answer, void>[]): Promise<void> {
+    await this.outcomes.query({
+      name: 'gw-idempotency-done-many',
+      // The = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan may scan the table).
+      text: `UPDATE gw_idempotency_keys k SET state = 'done', response_status = 201, response_body = a.body, locked_until = NULL
+             FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS a (scope, key, body)
+             WHERE k.scope = ANY ($1::text[]) AND k.key = ANY ($2::text[]) AND k.scope = a.scope AND k.key = a.key`,
+      values: columns(group, ({ item }) => [item.scope, item.key, item.body]),
+    });
+    for (const { resolve } of group) resolve();
+  }
+}
+
+/** A key seen for the first time, with the object id it would hold. */
+interface NewClaim {
+  scope: string;
+  key: string;
+  endpoint: string;
+  requestSha256: string;
+  objectId: string;
+}
+
+/** A finished create's answer (its JSON), stored with its key for the replays. */
+interface Answer {
+  scope: string;
+  key: string;
+  body: string;
 }
 
 /** SHA-256 of the body as canonical JSON (keys sorted): the same JSON body in any key order is the same request. */
