@@ -151,6 +151,74 @@ describe('PostgresEventStore', () => {
     expect(position).toEqual({ commit: BigInt(rows[0]?.commit ?? -1), prepare: BigInt(rows[0]?.prepare ?? -1) });
   });
 
+  describe('appends submitted together (group commit)', () => {
+    it('writes appends to several streams in one transaction, in the order they were submitted, each with its revisions', async () => {
+      const prefix = newPrefix();
+      const existing = `grp-existing-${prefix}`;
+      await store.appendToStream(existing, [{ type: `${prefix}Opened`, data: {} }], { expectedRevision: 'no_stream' });
+      const results = await Promise.all([
+        store.appendToStream(`grp-a-${prefix}`, [{ type: `${prefix}A`, data: {} }, { type: `${prefix}A`, data: { second: true } }], { expectedRevision: 'no_stream' }),
+        store.appendToStream(existing, [{ type: `${prefix}Moved`, data: {} }], { expectedRevision: 0n }),
+        store.appendToStream(`grp-b-${prefix}`, [{ type: `${prefix}B`, data: {} }], { expectedRevision: 'no_stream' }),
+      ]);
+      expect(results.map((result) => result.nextExpectedRevision)).toEqual([1n, 1n, 0n]);
+      // One transaction (the commit part of a position is its id), positions in the order submitted.
+      expect(new Set(results.map((result) => result.position.commit)).size).toBe(1);
+      const prepares = results.map((result) => result.position.prepare);
+      expect([...prepares].sort((x, y) => (x < y ? -1 : 1))).toEqual(prepares);
+      expect((await readAllOf(prefix)).map((event) => `${event.streamId}@${event.revision}`)).toEqual([
+        `${existing}@0`,
+        `grp-a-${prefix}@0`,
+        `grp-a-${prefix}@1`,
+        `${existing}@1`,
+        `grp-b-${prefix}@0`,
+      ]);
+    });
+
+    it('refuses only the appends whose expectation fails; the others of the group are written', async () => {
+      const prefix = newPrefix();
+      const existing = `grp-stale-${prefix}`;
+      await store.appendToStream(existing, [{ type: `${prefix}Opened`, data: {} }], { expectedRevision: 'no_stream' });
+      const outcomes = await Promise.allSettled([
+        store.appendToStream(existing, [{ type: `${prefix}Stale`, data: {} }], { expectedRevision: 5n }),
+        store.appendToStream(existing.replace('stale', 'new'), [{ type: `${prefix}New`, data: {} }], { expectedRevision: 'no_stream' }),
+        store.appendToStream(existing, [{ type: `${prefix}Again`, data: {} }], { expectedRevision: 'no_stream' }),
+        store.appendToStream(`grp-missing-${prefix}`, [{ type: `${prefix}Missing`, data: {} }], { expectedRevision: 0n }),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'rejected']);
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason.name)).toEqual([
+        'WrongExpectedRevisionError',
+        'WrongExpectedRevisionError',
+        'WrongExpectedRevisionError',
+      ]);
+      expect((await readAllOf(prefix)).map((event) => event.type)).toEqual([`${prefix}Opened`, `${prefix}New`]);
+    });
+
+    it('of two appends to one stream in a group, the second is decided after the first: expecting the same revision, exactly one wins', async () => {
+      const streamId = `grp-same-${randomUUID()}`;
+      const [first, second, third] = await Promise.allSettled([
+        store.appendToStream(streamId, [{ type: 'One', data: {} }], { expectedRevision: 'no_stream' }),
+        store.appendToStream(streamId, [{ type: 'Two', data: {} }], { expectedRevision: 0n }),
+        store.appendToStream(streamId, [{ type: 'Three', data: {} }], { expectedRevision: 0n }),
+      ]);
+      expect([first.status, second.status, third.status]).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+      expect((await store.readStream(streamId)).map((event) => event.type)).toEqual(['One', 'Two']);
+    });
+
+    it('an event id already used fails its own append only: the others of its group are written', async () => {
+      const id = randomUUID();
+      await store.appendToStream(`grp-dup-${id}`, [{ id, type: 'A', data: {} }], { expectedRevision: 'no_stream' });
+      const [reused, fine] = await Promise.allSettled([
+        store.appendToStream(`grp-dup-again-${id}`, [{ id, type: 'B', data: {} }], { expectedRevision: 'no_stream' }),
+        store.appendToStream(`grp-dup-fine-${id}`, [{ type: 'C', data: {} }], { expectedRevision: 'no_stream' }),
+      ]);
+      expect(reused.status === 'rejected' && reused.reason).toBeInstanceOf(DuplicateEventIdError);
+      expect(fine.status).toBe('fulfilled');
+      await expect(store.readStream(`grp-dup-again-${id}`)).resolves.toEqual([]);
+      expect((await store.readStream(`grp-dup-fine-${id}`)).map((event) => event.type)).toEqual(['C']);
+    });
+  });
+
   it('bounds appends and reads', async () => {
     await expect(store.appendToStream(`empty-${randomUUID()}`, [], { expectedRevision: 'any' })).rejects.toBeInstanceOf(RangeError);
     await expect(store.appendToStream(`neg-${randomUUID()}`, [{ type: 'A', data: {} }], { expectedRevision: -1n })).rejects.toBeInstanceOf(RangeError);

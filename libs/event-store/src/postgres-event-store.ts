@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { APPEND_EVENTS_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
+import { APPEND_EVENTS_MAX, APPEND_GROUP_MAX, APPEND_QUEUE_LENGTH_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
+import { columns, GroupCommit, type Waiting } from '@pay/platform';
 import { AppendNotifier } from './append-notifier';
 import {
   type AppendListener,
@@ -19,7 +20,9 @@ import {
 import {
   APPEND_ANY,
   APPEND_EXPECTED_REVISION,
+  APPEND_MANY,
   APPEND_NO_STREAM,
+  type AppendedManyRow,
   type AppendedRow,
   type EventRow,
   READ_ALL,
@@ -52,9 +55,26 @@ export interface PostgresEventStoreOptions {
   readAllWaitMs?: number;
 }
 
+/** An append with an expectation (no_stream or a revision), its events' ids drawn. */
+interface PendingAppend {
+  streamId: string;
+  events: readonly EventData[];
+  eventIds: string[];
+  expectedRevision: 'no_stream' | bigint;
+}
+
 export class PostgresEventStore implements EventStore {
   private readonly notifier: AppendNotifier;
   private readonly readAllWaitMs: number;
+  /**
+   * Group commit of the appends with an expectation: those that arrive while one statement runs go in
+   * the next one, and commit together (an append whose expectation fails is refused alone).
+   */
+  private readonly appends = new GroupCommit<PendingAppend, AppendedRow | undefined>((group) => this.appendGroup(group), {
+    name: 'event store append',
+    batchSizeMax: APPEND_GROUP_MAX,
+    queueLengthMax: APPEND_QUEUE_LENGTH_MAX,
+  });
 
   constructor(
     private readonly pool: Pool,
@@ -70,18 +90,9 @@ export class PostgresEventStore implements EventStore {
   async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     assertAppendable(streamId, events);
     const { expectedRevision } = options;
-    const values: unknown[] = [
-      streamId,
-      events.map((event) => event.id ?? randomUUID()),
-      events.map((event) => event.type),
-      events.map((event) => JSON.stringify(event.data)),
-      events.map((event) => JSON.stringify(event.metadata ?? {})),
-      String(events.length),
-    ];
-    const statement = appendStatement(expectedRevision);
-    if (typeof expectedRevision === 'bigint') values.push(String(expectedRevision));
-
-    const row = await this.insert(streamId, { ...statement, values });
+    if (typeof expectedRevision === 'bigint' && expectedRevision < 0n) throw new RangeError(`expected revision ${expectedRevision} is negative`);
+    const append = { streamId, events, eventIds: events.map((event) => event.id ?? randomUUID()) };
+    const row = expectedRevision === 'any' ? await this.appendAlone({ ...append, expectedRevision }) : await this.appends.submit({ ...append, expectedRevision });
     if (!row) throw new WrongExpectedRevisionError(streamId, expectedRevision);
     const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
     this.notifier.appended(position.commit, events);
@@ -141,9 +152,54 @@ export class PostgresEventStore implements EventStore {
     this.notifier.close();
   }
 
-  private async insert(streamId: string, query: { name: string; text: string; values: unknown[] }): Promise<AppendedRow | undefined> {
+  /** A group of appends: each stream once per statement (a stream's next append waits for the next one). */
+  private async appendGroup(group: readonly Waiting<PendingAppend, AppendedRow | undefined>[]): Promise<void> {
+    for (let rest = group; rest.length > 0; ) {
+      const streams = new Set<string>();
+      const round: Waiting<PendingAppend, AppendedRow | undefined>[] = [];
+      const later: Waiting<PendingAppend, AppendedRow | undefined>[] = [];
+      for (const waiting of rest) {
+        if (streams.has(waiting.item.streamId)) later.push(waiting);
+        else (streams.add(waiting.item.streamId), round.push(waiting));
+      }
+      await this.appendTogether(round);
+      rest = later;
+    }
+  }
+
+  /**
+   * Appends to distinct streams in one statement. Should it fail (an event id already used, a deadlock
+   * with another process's group), each append is made alone, and fails or succeeds on its own.
+   */
+  private async appendTogether(round: readonly Waiting<PendingAppend, AppendedRow | undefined>[]): Promise<void> {
+    if (round.length > 1) {
+      try {
+        const { rows } = await this.pool.query<AppendedManyRow>({ ...APPEND_MANY, values: appendManyValues(round.map((waiting) => waiting.item)) });
+        round.forEach((waiting, index) => {
+          const row = rows[index]!;
+          waiting.resolve(row.commit === null ? undefined : row);
+        });
+        return;
+      } catch {
+        // Each alone below: the error that matters is the one append's own.
+      }
+    }
+    await Promise.all(round.map((waiting) => this.appendAlone(waiting.item).then(waiting.resolve, waiting.reject)));
+  }
+
+  /** One append in one statement: the row of its last event, or undefined when its expectation failed. */
+  private async appendAlone({ streamId, events, eventIds, expectedRevision }: Omit<PendingAppend, 'expectedRevision'> & { expectedRevision: ExpectedRevision }): Promise<AppendedRow | undefined> {
+    const values: unknown[] = [
+      streamId,
+      eventIds,
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event.data)),
+      events.map((event) => JSON.stringify(event.metadata ?? {})),
+      String(events.length),
+    ];
+    if (typeof expectedRevision === 'bigint') values.push(String(expectedRevision));
     try {
-      const { rows } = await this.pool.query<AppendedRow>(query);
+      const { rows } = await this.pool.query<AppendedRow>({ ...appendStatement(expectedRevision), values });
       return rows[0];
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
@@ -153,10 +209,23 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
+/** APPEND_MANY's parameters: the appends, then every event by its append's index and its ordinal (both from 1). */
+const appendManyValues = (appends: readonly PendingAppend[]): unknown[] => {
+  const events = appends.flatMap((append, index) => append.events.map((event, ordinal) => ({ event, id: append.eventIds[ordinal]!, append: index + 1, ordinal: ordinal + 1 })));
+  return [
+    ...columns(appends, ({ streamId, events: appended, expectedRevision }) => [
+      streamId,
+      expectedRevision === 'no_stream' ? 'no_stream' : 'revision',
+      expectedRevision === 'no_stream' ? null : String(expectedRevision),
+      String(appended.length),
+    ]),
+    ...columns(events, ({ event, id, append, ordinal }) => [String(append), String(ordinal), id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata ?? {})]),
+  ];
+};
+
 const appendStatement = (expected: ExpectedRevision): { name: string; text: string } => {
   if (expected === 'no_stream') return APPEND_NO_STREAM;
   if (expected === 'any') return APPEND_ANY;
-  if (expected < 0n) throw new RangeError(`expected revision ${expected} is negative`);
   return APPEND_EXPECTED_REVISION;
 };
 

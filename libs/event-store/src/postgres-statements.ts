@@ -49,11 +49,54 @@ export const APPEND_ANY = {
     RETURNING s.revision - $6::bigint AS previous_revision`),
 };
 
+/**
+ * Appends to several streams in one statement (group commit), each with its expectation: $1 the
+ * streams (each at most once), $2 each one's expectation (`no_stream` or `revision`), $3 its expected
+ * revision (null for no_stream), $4 its count of events; $5..$10 every event, by the index of its
+ * append (1-based) and its ordinal in it. An append whose expectation fails writes nothing and gets a
+ * row of nulls: the others are written. The events are inserted in the group's order.
+ */
+export const APPEND_MANY = {
+  name: 'es_append_many',
+  text: `
+WITH appends AS MATERIALIZED (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS a (stream_id, expectation, expected, count, n)
+), created AS (
+  INSERT INTO es_streams (stream_id, revision)
+  SELECT stream_id, count - 1 FROM appends WHERE expectation = 'no_stream' ORDER BY n
+  ON CONFLICT (stream_id) DO NOTHING
+  RETURNING stream_id, -1::bigint AS previous_revision
+), moved AS (
+  -- The = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan may scan the table).
+  UPDATE es_streams s SET revision = s.revision + a.count FROM appends a
+  WHERE a.expectation = 'revision' AND s.stream_id = ANY ($1::text[]) AND s.stream_id = a.stream_id AND s.revision = a.expected
+  RETURNING s.stream_id, s.revision - a.count AS previous_revision
+), streams AS (
+  SELECT * FROM created UNION ALL SELECT * FROM moved
+), inserted AS (
+  INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
+  SELECT a.stream_id, streams.previous_revision + e.ordinal, e.event_id, e.type, e.data, e.metadata
+  FROM unnest($5::bigint[], $6::bigint[], $7::uuid[], $8::text[], $9::jsonb[], $10::jsonb[]) AS e (append, ordinal, event_id, type, data, metadata)
+  JOIN appends a ON a.n = e.append JOIN streams ON streams.stream_id = a.stream_id
+  ORDER BY e.append, e.ordinal
+  RETURNING stream_id, transaction_id, position, revision
+)
+SELECT last.commit, last.prepare, last.revision FROM appends a
+LEFT JOIN LATERAL (
+  SELECT transaction_id::text AS commit, position::text AS prepare, revision::text AS revision
+  FROM inserted WHERE inserted.stream_id = a.stream_id ORDER BY position DESC LIMIT 1
+) AS last ON true
+ORDER BY a.n`,
+};
+
 export interface AppendedRow {
   commit: string;
   prepare: string;
   revision: string;
 }
+
+/** APPEND_MANY's row of an append whose expectation failed. */
+export type AppendedManyRow = AppendedRow | { commit: null; prepare: null; revision: null };
 
 const EVENT_COLUMNS = `transaction_id::text AS commit, position::text AS prepare, stream_id, revision::text AS revision,
   event_id::text AS id, type, data, metadata, created_at`;

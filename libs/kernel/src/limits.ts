@@ -188,6 +188,12 @@ export const CONTENDED_COMMAND_RETRIES_MAX = 64;
 /** Objects per aggregate type whose latest state a process remembers, to decide a command without reading its stream. */
 export const AGGREGATE_STATES_REMEMBERED_MAX = 10_000;
 export const APPEND_EVENTS_MAX = 1000;
+/**
+ * Appends the PostgreSQL event store writes in one statement (group commit: those that arrive while one
+ * is written, each stream once), and most waiting for it; beyond, an append is refused at once (503).
+ */
+export const APPEND_GROUP_MAX = 64;
+export const APPEND_QUEUE_LENGTH_MAX = 64 * APPEND_GROUP_MAX;
 export const READ_ALL_COUNT_MAX = 1000;
 /** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
 export const STREAM_LENGTH_MAX = 10_000;
