@@ -159,8 +159,12 @@ export class PostgresEventStore implements EventStore {
       const round: Waiting<PendingAppend, AppendedRow | undefined>[] = [];
       const later: Waiting<PendingAppend, AppendedRow | undefined>[] = [];
       for (const waiting of rest) {
-        if (streams.has(waiting.item.streamId)) later.push(waiting);
-        else (streams.add(waiting.item.streamId), round.push(waiting));
+        if (streams.has(waiting.item.streamId)) {
+          later.push(waiting);
+        } else {
+          streams.add(waiting.item.streamId);
+          round.push(waiting);
+        }
       }
       await this.appendTogether(round);
       rest = later;

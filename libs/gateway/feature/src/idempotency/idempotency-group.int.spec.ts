@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
-import { ServiceError } from '@pay/contracts';
+import type { ServiceError } from '@pay/contracts';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { GATEWAY_MIGRATIONS } from '../gateway.module';
