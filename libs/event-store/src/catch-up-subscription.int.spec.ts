@@ -250,6 +250,18 @@ describe('CatchUpSubscription', () => {
     expect(Date.now() - startedMs).toBeLessThan(5_000);
   });
 
+  it('with wakesOnAppend false (a relay), an append waits for the poll interval, and catchUp() still reads at once', async () => {
+    const { subscriptionId, prefix } = newScope();
+    const relay = subscription({ subscriptionId, typePrefixes: [prefix], pollIntervalMs: 60_000, wakesOnAppend: false, handle: project(subscriptionId) });
+    await relay.start();
+    await relay.catchUp();
+    await append(prefix, 'E1', 'E2');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await projectedTypes(subscriptionId, prefix)).toEqual([]);
+    await relay.catchUp();
+    expect(await projectedTypes(subscriptionId, prefix)).toEqual(['E1', 'E2']);
+  });
+
   it('stop() waits for the batch in flight to commit', async () => {
     const { subscriptionId, prefix } = newScope();
     await append(prefix, 'E1');

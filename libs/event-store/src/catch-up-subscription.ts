@@ -28,6 +28,13 @@ export interface CatchUpSubscriptionOptions {
   batchSize?: number;
   /** How often to look for events appended by other processes: default 250. */
   pollIntervalMs?: number;
+  /**
+   * Whether an append by this process wakes the subscription at once (default true). A relay says no:
+   * it is a safety net (every event is recorded by its request before the request is answered), so it
+   * reads every poll interval, a batch of many events, rather than a batch per append. `catchUp()`
+   * wakes it at once either way.
+   */
+  wakesOnAppend?: boolean;
   /** Backoff after a failed batch doubles from the min to the max: defaults 100 and 5000. */
   retryDelayMsMin?: number;
   retryDelayMsMax?: number;
@@ -147,9 +154,11 @@ export class CatchUpSubscription {
     this.running = true;
     this.caughtUpAt = Date.now();
     this.untrackLag = trackSubscriptionLag(this.options.subscriptionId, () => this.lagMs() / 1000);
-    this.unsubscribe = this.options.store.onAppended((types) => {
-      if (this.reads(types)) this.wake();
-    });
+    if (this.options.wakesOnAppend !== false) {
+      this.unsubscribe = this.options.store.onAppended((types) => {
+        if (this.reads(types)) this.wake();
+      });
+    }
     this.loop = this.run();
   }
 

@@ -141,6 +141,9 @@ export class ContextRuntime implements OnModuleInit, OnApplicationShutdown {
       pool,
       typePrefixes: [declared.aggregate.eventTypePrefix],
       handle: integrationRelay(store, declared.aggregate, recordBatchWith(bus)),
+      // A safety net: each event was recorded by its request already, so the relay reads by the poll
+      // interval, many events a batch, not one batch per append.
+      wakesOnAppend: false,
       whenStopped: 'follow',
       onError: (error) => this.logger.warn(`event relay ${declared.id} will retry: ${String(error)}`),
     });
