@@ -14,7 +14,13 @@ import {
   EVENTS_RECORD_GROUP_MAX,
   EVENTS_RECORD_QUEUE_LENGTH_MAX,
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
-  ID_PREFIXES, ID_RANDOM_LENGTH, newId, randomBase62, PREVIOUS_SECRET_TTL_MS, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX } from '@pay/kernel';
+  ID_PREFIXES,
+  ID_RANDOM_LENGTH,
+  newId,
+  randomBase62,
+  PREVIOUS_SECRET_TTL_MS,
+  WEBHOOK_EVENT_DELIVERIES_LISTED_MAX,
+} from '@pay/kernel';
 import { columns, GroupCommit, inTransaction, listPage, type Waiting } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
@@ -62,9 +68,12 @@ export interface FinishedAttempt {
   now: Date;
 }
 
-/** Deliveries that match an event: the integrator's live endpoints that want its type. */
-const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE e.integrator_id = $1 AND e.deleted_at IS NULL AND e.status = 'enabled'
-  AND ('*' = ANY (e.enabled_events) OR $2 = ANY (e.enabled_events))`;
+/** Whether endpoint `e` gets an event of `type` from `integrator` (SQL expressions): one of the integrator's live endpoints that wants the type. */
+const endpointWants = (integrator: string, type: string): string =>
+  `e.integrator_id = ${integrator} AND e.deleted_at IS NULL AND e.status = 'enabled' AND ('*' = ANY (e.enabled_events) OR ${type} = ANY (e.enabled_events))`;
+
+/** Deliveries that match an event: $1 integrator, $2 type. */
+const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE ${endpointWants('$1', '$2')}`;
 
 /** The event as its deliveries and GET /v1/events show it. */
 const eventBody = (event: IntegrationEvent): string =>
@@ -95,8 +104,7 @@ WITH input AS MATERIALIZED (
     WITH ORDINALITY AS i (integrator_id, type, id, object_id, created_at, body, now, n)
 ), endpoints AS MATERIALIZED (
   SELECT i.n, e.id, row_number() OVER (PARTITION BY i.n ORDER BY e.id) AS k
-  FROM input i JOIN wh_endpoints e ON e.integrator_id = i.integrator_id AND e.deleted_at IS NULL AND e.status = 'enabled'
-    AND ('*' = ANY (e.enabled_events) OR i.type = ANY (e.enabled_events))
+  FROM input i JOIN wh_endpoints e ON ${endpointWants('i.integrator_id', 'i.type')}
 ), matched AS MATERIALIZED (
   SELECT i.n, i.id, count(endpoints.id)::int AS matched FROM input i LEFT JOIN endpoints ON endpoints.n = i.n GROUP BY i.n, i.id
 ), event AS (
@@ -120,10 +128,6 @@ interface EventToRecord {
 type RecordOutcome = { recorded: boolean; deliveries: number };
 
 export class WebhooksStore {
-  /**
-   * `dispatchPool`: the dispatcher's claims and attempt records (asynchronous commit in the apps: an
-   * attempt whose record a crash loses is made again, as at-least-once allows). The pool otherwise.
-   */
   /** Group commit of recordEvent: the events recorded while a statement runs go in the next one. */
   private readonly recorder = new GroupCommit<EventToRecord, RecordOutcome>((group) => this.recordEvents(group), {
     name: 'webhook event record',
@@ -131,6 +135,10 @@ export class WebhooksStore {
     queueLengthMax: EVENTS_RECORD_QUEUE_LENGTH_MAX,
   });
 
+  /**
+   * `dispatchPool`: the dispatcher's claims and attempt records (asynchronous commit in the apps: an
+   * attempt whose record a crash loses is made again, as at-least-once allows). The pool otherwise.
+   */
   constructor(
     private readonly pool: Pool,
     private readonly dispatchPool: Pool = pool,
@@ -297,7 +305,7 @@ export class WebhooksStore {
     }
   }
 
-  private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<{ recorded: boolean; deliveries: number }> {
+  private async recordEventIn(tx: PoolClient, event: IntegrationEvent, now: Date): Promise<RecordOutcome> {
     const body = eventBody(event);
     const inserted = await tx.query({
       name: 'wh-record-event',
