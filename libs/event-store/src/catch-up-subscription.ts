@@ -29,10 +29,11 @@ export interface CatchUpSubscriptionOptions {
   /** How often to look for events appended by other processes: default 250. */
   pollIntervalMs?: number;
   /**
-   * Whether an append by this process wakes the subscription at once (default true). A relay says no:
-   * it is a safety net (every event is recorded by its request before the request is answered), so it
-   * reads every poll interval, a batch of many events, rather than a batch per append. `catchUp()`
-   * wakes it at once either way.
+   * Whether an append by this process wakes the subscription at once (default true). The context
+   * runtime's projections and relays say no: a relay is a safety net (every event is recorded by its
+   * request before the request is answered), and a view's readers that need its newest rows call
+   * `catchUp()`. They read every poll interval, a batch of many events, rather than a batch per append.
+   * `catchUp()` wakes it at once either way.
    */
   wakesOnAppend?: boolean;
   /** Backoff after a failed batch doubles from the min to the max: defaults 100 and 5000. */

@@ -150,3 +150,60 @@ describe('ContextRuntime with two instances of one app', () => {
     expect(Number((await pools[0]!.query<{ n: string }>('SELECT count(*)::text AS n FROM es_parked_events WHERE subscription_id = $1', [id])).rows[0]!.n)).toBe(0);
   }, 60_000);
 });
+
+describe("ContextRuntime's projections", () => {
+  let pool: Pool;
+  let store: PostgresEventStore;
+  let runtime: ContextRuntime;
+  let caughtUp: (id: string) => Promise<void>;
+  const prefix = `Poll${randomUUID().replace(/-/g, '')}.`;
+  const subscriptionId = 'payments.poll-views';
+
+  beforeAll(async () => {
+    const url = await createTestDatabase('es_runtime_poll');
+    await runMigrations(url, [EVENT_STORE_MIGRATIONS]);
+    pool = createPool(url, { max: 6, statementTimeoutMs: 10_000 });
+    await pool.query('CREATE TABLE projected (event_id uuid NOT NULL, type text NOT NULL)');
+    store = new PostgresEventStore(pool);
+    runtime = new ContextRuntime(
+      {
+        app: 'payments',
+        subscriptions: [
+          {
+            kind: 'projection',
+            id: subscriptionId,
+            typePrefixes: [prefix],
+            handle: async (events: RecordedEvent[], tx: PoolClient) => {
+              for (const event of events) await tx.query('INSERT INTO projected (event_id, type) VALUES ($1, $2)', [event.id, event.type]);
+            },
+          },
+        ],
+        handlers: (given) => {
+          caughtUp = given;
+          return {};
+        },
+      },
+      { store, bus: new InProcessBus(), clock: new OffsetClock(), pool },
+    );
+    await runtime.onModuleInit();
+  });
+  afterAll(async () => {
+    await runtime.onApplicationShutdown();
+    await store.close();
+    await pool.end();
+  });
+
+  it('read by the poll interval, many events a batch, not a batch per append; catchUp() still sees every event committed before it', async () => {
+    // One create after another, as requests at a moderate rate: each append awaited before the next.
+    for (let i = 0; i < 30; i++) await store.appendToStream(`poll-${randomUUID()}`, [{ type: `${prefix}E${i}`, data: {} }], { expectedRevision: 'no_stream' });
+    await caughtUp(subscriptionId);
+    const { rows } = await pool.query<{ events: string; batches: string }>(
+      // Rows written by one batch share its transaction id.
+      'SELECT count(*)::text AS events, count(DISTINCT xmin::text)::text AS batches FROM projected WHERE type LIKE $1',
+      [`${prefix}%`],
+    );
+    expect(Number(rows[0]!.events)).toBe(30);
+    // Woken by each append, the view took a batch for nearly every one of them.
+    expect(Number(rows[0]!.batches)).toBeLessThanOrEqual(5);
+  }, 60_000);
+});
