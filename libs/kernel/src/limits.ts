@@ -288,8 +288,12 @@ export const WEBHOOK_SECRET_BYTES = 24;
 export const WEBHOOK_EVENT_DELIVERIES_LISTED_MAX = 100;
 /** Keep-alive agents for webhook attempts: one per origin, at most this many (the least recently used dropped). */
 export const WEBHOOK_AGENT_ORIGINS_MAX = 256;
-/** Idle sockets kept per origin. */
-export const WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX = 16;
+/**
+ * Idle sockets kept per origin: as many as attempts may be in flight at once, since several endpoints
+ * may share an origin (16 per endpoint, four endpoints on one host: 64). Fewer, and every burst beyond
+ * them closed its extra connections and opened them again. Each idle socket closes after WEBHOOK_KEEP_ALIVE_IDLE_MS.
+ */
+export const WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX = WEBHOOK_IN_FLIGHT_MAX;
 /** An idle socket is closed after this, or well before the receiver's announced `Keep-Alive: timeout`. */
 export const WEBHOOK_KEEP_ALIVE_IDLE_MS = SECOND_MS;
 /** The due deliveries gauge counts up to this: the count stays one index range read however large a backlog grows. */
@@ -468,4 +472,4 @@ check(BUS_REQUEST_TIMEOUT_MS <= KAFKA_CLOSE_TIMEOUT_MS, 'closing the bus must wa
 check(KAFKA_CONNECTION_TIMEOUT_MS < BUS_REQUEST_TIMEOUT_MS, 'connecting to Kafka must fail inside a request deadline');
 check(KAFKA_REJOIN_AFTER_CRASH_MS_MIN <= KAFKA_REJOIN_AFTER_CRASH_MS_MAX, 'the Kafka rejoin delays are inverted');
 check(KAFKA_RETRY_MS_MIN <= KAFKA_RETRY_MS_MAX && KAFKA_RETRY_MS_MIN <= KAFKA_CONSUMER_RETRY_MS_MAX, 'the Kafka retry delays are inverted');
-check(WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX <= WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, 'an origin keeps no more idle sockets than attempts it may have in flight');
+check(WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX <= WEBHOOK_IN_FLIGHT_MAX, 'an origin keeps no more idle sockets than attempts may be in flight at once');

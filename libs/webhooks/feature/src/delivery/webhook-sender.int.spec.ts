@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_RESPONSE_READ_BYTES_MAX } from '@pay/kernel';
+import { WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, WEBHOOK_RESPONSE_READ_BYTES_MAX } from '@pay/kernel';
 import { newWebhookSecret, sendWebhook } from './webhook-sender';
 
 /** A real receiver on 127.0.0.1 that records what reaches it. */
@@ -160,5 +160,26 @@ describe('sendWebhook: outside sandbox loopback is refused before connecting', (
     const result = await delivery(url(), { sandbox: false });
     expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringMatching(message) });
     expect(receiver.connections).toBe(0);
+  });
+});
+
+describe('sendWebhook: connections to one origin', () => {
+  it('keeps a connection for each attempt that was in flight at once, to every endpoint of the origin together: the next burst opens none', async () => {
+    // Four endpoints on one origin (paths of one server), each with its sixteen attempts in flight at once.
+    const inFlight = 4 * WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX;
+    let held: ServerResponse[] = [];
+    const receiver = await startReceiver((_req, res) => {
+      held.push(res);
+      if (held.length === inFlight) for (const response of held.splice(0)) response.writeHead(204).end();
+    });
+    const origin = receiver.url.replace(/\/hook$/, '');
+    const burst = () => Promise.all(Array.from({ length: inFlight }, (_, i) => delivery(`${origin}/hooks/${i % 4}`)));
+
+    expect((await burst()).every((result) => result.ok)).toBe(true);
+    expect(receiver.connections).toBe(inFlight);
+    held = [];
+    expect((await burst()).every((result) => result.ok)).toBe(true);
+    // Before: sixteen idle sockets kept per origin, so the second burst opened 48 connections again.
+    expect(receiver.connections).toBe(inFlight);
   });
 });
