@@ -11,6 +11,35 @@ import { EVENT_STORE_MIGRATIONS } from './migrations';
 import { PostgresEventStore } from './postgres-event-store';
 
 /**
+ * A payments runtime with one projection of the events of `prefix` into `projected` (a row per event),
+ * and the `caughtUp` its handlers are given.
+ */
+const projectingRuntime = (pool: Pool, store: PostgresEventStore, subscriptionId: string, prefix: string) => {
+  let caughtUp: (id: string) => Promise<void> = () => Promise.reject(new Error('not started'));
+  const runtime = new ContextRuntime(
+    {
+      app: 'payments',
+      subscriptions: [
+        {
+          kind: 'projection',
+          id: subscriptionId,
+          typePrefixes: [prefix],
+          handle: async (events: RecordedEvent[], tx: PoolClient) => {
+            for (const event of events) await tx.query('INSERT INTO projected (event_id, type) VALUES ($1, $2)', [event.id, event.type]);
+          },
+        },
+      ],
+      handlers: (given) => {
+        caughtUp = given;
+        return {};
+      },
+    },
+    { store, bus: new InProcessBus(), clock: new OffsetClock(), pool },
+  );
+  return { runtime, caughtUp: (id: string) => caughtUp(id) };
+};
+
+/**
  * Issue 20: two instances of an app run its subscriptions in one instance at a time. Each instance
  * has its own pool and store on the app's one database, as two processes would.
  */
@@ -44,27 +73,7 @@ describe('ContextRuntime with two instances of one app', () => {
     const store = new PostgresEventStore(pool);
     pools.push(pool);
     stores.push(store);
-    let caughtUp: (id: string) => Promise<void> = () => Promise.reject(new Error('not started'));
-    const runtime = new ContextRuntime(
-      {
-        app: 'payments',
-        subscriptions: [
-          {
-            kind: 'projection',
-            id: subscriptionId,
-            typePrefixes: [prefix],
-            handle: async (events: RecordedEvent[], tx: PoolClient) => {
-              for (const event of events) await tx.query('INSERT INTO projected (event_id, type) VALUES ($1, $2)', [event.id, event.type]);
-            },
-          },
-        ],
-        handlers: (given) => {
-          caughtUp = given;
-          return {};
-        },
-      },
-      { store, bus: new InProcessBus(), clock: new OffsetClock(), pool },
-    );
+    const { runtime, caughtUp } = projectingRuntime(pool, store, subscriptionId, prefix);
     runtimes.push(runtime);
     // Errors logged by the runtime would show a CheckpointMovedError counted as a failure.
     (runtime as unknown as { logger: { error(m: string): void; warn(m: string): void } }).logger = {
@@ -165,26 +174,7 @@ describe("ContextRuntime's projections", () => {
     pool = createPool(url, { max: 6, statementTimeoutMs: 10_000 });
     await pool.query('CREATE TABLE projected (event_id uuid NOT NULL, type text NOT NULL)');
     store = new PostgresEventStore(pool);
-    runtime = new ContextRuntime(
-      {
-        app: 'payments',
-        subscriptions: [
-          {
-            kind: 'projection',
-            id: subscriptionId,
-            typePrefixes: [prefix],
-            handle: async (events: RecordedEvent[], tx: PoolClient) => {
-              for (const event of events) await tx.query('INSERT INTO projected (event_id, type) VALUES ($1, $2)', [event.id, event.type]);
-            },
-          },
-        ],
-        handlers: (given) => {
-          caughtUp = given;
-          return {};
-        },
-      },
-      { store, bus: new InProcessBus(), clock: new OffsetClock(), pool },
-    );
+    ({ runtime, caughtUp } = projectingRuntime(pool, store, subscriptionId, prefix));
     await runtime.onModuleInit();
   });
   afterAll(async () => {
