@@ -50,6 +50,23 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         expect(new Set(read.map((e) => e.id)).size).toBe(3);
       });
 
+      it('keeps data and metadata exactly: quotes, backslashes, control and non-ASCII characters, nesting, numbers; appended alone and together', async () => {
+        const data = { text: 'a "quoted" \\ back\\slash, {braces}, tab\t, line\nbreak, été ✓ 🙂', nested: [{ deep: ['"', '\\', ','] }], n: -12.5, big: 9007199254740991, none: null };
+        const metadata = { note: 'meta "data" \\ ✓' };
+        const streams = [newStream(), newStream(), newStream()];
+        await Promise.all([
+          store.appendToStream(streams[0]!, [{ type: 'Kept', data, metadata }, { type: 'Kept', data: { ...data, second: true }, metadata }], { expectedRevision: 'no_stream' }),
+          store.appendToStream(streams[1]!, [{ type: 'Kept', data, metadata }], { expectedRevision: 'no_stream' }),
+          store.appendToStream(streams[2]!, [{ type: 'Kept', data, metadata }], { expectedRevision: 'any' }),
+        ]);
+        for (const streamId of streams) {
+          for (const event of await store.readStream(streamId)) {
+            expect(event.data).toEqual(event.revision === 1n ? { ...data, second: true } : data);
+            expect(event.metadata).toEqual(metadata);
+          }
+        }
+      });
+
       it('reads a stream that does not exist as an empty array', async () => {
         await expect(store.readStream(newStream())).resolves.toEqual([]);
       });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { APPEND_EVENTS_MAX, APPEND_GROUP_MAX, APPEND_QUEUE_LENGTH_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
-import { columns, GroupCommit, type Waiting } from '@pay/platform';
+import { columns, GroupCommit, jsonb, type Waiting } from '@pay/platform';
 import { AppendNotifier } from './append-notifier';
 import {
   type AppendListener,
@@ -197,8 +197,8 @@ export class PostgresEventStore implements EventStore {
       streamId,
       eventIds,
       events.map((event) => event.type),
-      events.map((event) => JSON.stringify(event.data)),
-      events.map((event) => JSON.stringify(event.metadata ?? {})),
+      JSON.stringify(events.map((event) => event.data)),
+      JSON.stringify(events.map((event) => event.metadata ?? {})),
       String(events.length),
     ];
     if (typeof expectedRevision === 'bigint') values.push(String(expectedRevision));
@@ -223,7 +223,7 @@ const appendManyValues = (appends: readonly PendingAppend[]): unknown[] => {
       expectedRevision === 'no_stream' ? null : String(expectedRevision),
       String(appended.length),
     ]),
-    ...columns(events, ({ event, id, append, ordinal }) => [String(append), String(ordinal), id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata ?? {})]),
+    ...columns(events, ({ event, id, append, ordinal }) => [String(append), String(ordinal), id, event.type, jsonb(event.data), jsonb(event.metadata ?? {})]),
   ];
 };
 

@@ -1,3 +1,4 @@
+import { jsonbElements } from '@pay/platform';
 import type { RecordedEvent } from './event-store';
 
 /**
@@ -6,7 +7,7 @@ import type { RecordedEvent } from './event-store';
  */
 
 /** Parameters of every append: $1 stream, $2..$5 the events as parallel arrays, $6 their count. */
-const APPENDED_EVENTS = `unnest($2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, ordinal)`;
+const APPENDED_EVENTS = `unnest($2::uuid[], $3::text[], ${jsonbElements(4)}, ${jsonbElements(5)}) WITH ORDINALITY AS e(event_id, type, data, metadata, ordinal)`;
 
 /**
  * `stream` yields one row (the revision before this append) when the expectation holds, none
@@ -76,7 +77,7 @@ WITH appends AS MATERIALIZED (
 ), inserted AS (
   INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata)
   SELECT a.stream_id, streams.previous_revision + e.ordinal, e.event_id, e.type, e.data, e.metadata
-  FROM unnest($5::bigint[], $6::bigint[], $7::uuid[], $8::text[], $9::jsonb[], $10::jsonb[]) AS e (append, ordinal, event_id, type, data, metadata)
+  FROM unnest($5::bigint[], $6::bigint[], $7::uuid[], $8::text[], ${jsonbElements(9)}, ${jsonbElements(10)}) AS e (append, ordinal, event_id, type, data, metadata)
   JOIN appends a ON a.n = e.append JOIN streams ON streams.stream_id = a.stream_id
   ORDER BY e.append, e.ordinal
   RETURNING stream_id, transaction_id, position, revision

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListObjects, ListResource, PaymentResource } from '@pay/contracts';
 import { projectForward, type SweptView } from '@pay/event-store';
-import { columns, listPage } from '@pay/platform';
+import { columns, jsonb, jsonbElements, listPage } from '@pay/platform';
 import { paymentDecider, toPaymentResource, type Payment, type PaymentEvent } from '@pay/payments-domain';
 
 type Existing = Exclude<Payment, { status: 'none' }>;
@@ -24,7 +24,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
       name: 'payment-views-insert',
       text: `INSERT INTO payment_views (payment_id, integrator_id, status, expires_at, order_reference, merchant_connection, created_at, state, revision, updated_at)
              SELECT r.payment_id, r.integrator_id, 'pending', r.expires_at, r.order_reference, r.merchant_connection, r.created_at, r.state, r.revision, now()
-             FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[], $8::bigint[])
+             FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::timestamptz[], ${jsonbElements(7)}, $8::bigint[])
                   WITH ORDINALITY AS r (payment_id, integrator_id, expires_at, order_reference, merchant_connection, created_at, state, revision, n)
              ORDER BY r.n
              ON CONFLICT (payment_id) DO NOTHING`,
@@ -35,7 +35,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
         event.orderReference,
         event.merchantConnection,
         event.createdAt,
-        JSON.stringify(state),
+        jsonb(state),
         revision,
       ]),
     });
@@ -46,9 +46,9 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
     await tx.query({
       name: 'payment-views-update',
       text: `UPDATE payment_views v SET status = r.status, authorizing = r.authorizing, refunding = r.refunding, state = r.state, revision = r.revision, updated_at = now()
-             FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], $5::jsonb[], $6::bigint[]) AS r (payment_id, status, authorizing, refunding, state, revision)
+             FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], ${jsonbElements(5)}, $6::bigint[]) AS r (payment_id, status, authorizing, refunding, state, revision)
              WHERE v.payment_id = ANY ($1::text[]) AND v.payment_id = r.payment_id AND v.revision < r.revision`,
-      values: columns(rows, ({ event, state, revision }) => [event.paymentId, state.status, isAuthorizing(state), isRefunding(state), JSON.stringify(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.paymentId, state.status, isAuthorizing(state), isRefunding(state), jsonb(state), revision]),
     });
   },
 });

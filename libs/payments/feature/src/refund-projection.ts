@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListObjects, ListResource, RefundResource } from '@pay/contracts';
 import { projectForward } from '@pay/event-store';
-import { columns, listPage } from '@pay/platform';
+import { columns, jsonb, jsonbElements, listPage } from '@pay/platform';
 import { refundDecider, toRefundResource, type Refund, type RefundEvent } from '@pay/payments-domain';
 
 type Existing = Exclude<Refund, { status: 'none' }>;
@@ -22,11 +22,11 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
       name: 'refund-views-insert',
       text: `INSERT INTO refund_views (refund_id, integrator_id, payment, created_at, state, revision)
              SELECT r.refund_id, r.integrator_id, r.payment, r.created_at, r.state, r.revision
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[])
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], ${jsonbElements(5)}, $6::bigint[])
                   WITH ORDINALITY AS r (refund_id, integrator_id, payment, created_at, state, revision, n)
              ORDER BY r.n
              ON CONFLICT (refund_id) DO NOTHING`,
-      values: columns(rows, ({ event, state, revision }) => [event.refundId, event.integratorId, event.paymentId, event.createdAt, JSON.stringify(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.refundId, event.integratorId, event.paymentId, event.createdAt, jsonb(state), revision]),
     });
   },
   updateFromStateOnly: true,
@@ -35,9 +35,9 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
     await tx.query({
       name: 'refund-views-update',
       text: `UPDATE refund_views v SET state = r.state, revision = r.revision
-             FROM unnest($1::text[], $2::jsonb[], $3::bigint[]) AS r (refund_id, state, revision)
+             FROM unnest($1::text[], ${jsonbElements(2)}, $3::bigint[]) AS r (refund_id, state, revision)
              WHERE v.refund_id = ANY ($1::text[]) AND v.refund_id = r.refund_id AND v.revision < r.revision`,
-      values: columns(rows, ({ event, state, revision }) => [event.refundId, JSON.stringify(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.refundId, jsonb(state), revision]),
     });
   },
 });

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { ServiceError, type ListResource, type ListSupplierPayments, type SupplierPaymentResource } from '@pay/contracts';
 import { projectForward, type SweptView } from '@pay/event-store';
-import { columns } from '@pay/platform';
+import { columns, jsonb, jsonbElements } from '@pay/platform';
 import { supplierPaymentDecider, toSupplierPaymentResource, type SupplierPayment, type SupplierPaymentEvent } from '@pay/supplier-payments-domain';
 
 type Existing = Exclude<SupplierPayment, { status: 'none' }>;
@@ -24,11 +24,11 @@ export const projectSupplierPaymentEvents = projectForward<SupplierPaymentEvent,
       name: 'sp-views-insert',
       text: `INSERT INTO sp_supplier_payment_views (supplier_payment_id, integrator_id, invoice_reference, status, expires_at, state, revision, updated_at)
              SELECT r.supplier_payment_id, r.integrator_id, r.invoice_reference, 'awaiting_approval', r.expires_at, r.state, r.revision, now()
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[])
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], ${jsonbElements(5)}, $6::bigint[])
                   WITH ORDINALITY AS r (supplier_payment_id, integrator_id, invoice_reference, expires_at, state, revision, n)
              ORDER BY r.n
              ON CONFLICT (supplier_payment_id) DO NOTHING`,
-      values: columns(rows, ({ event, state, revision }) => [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, JSON.stringify(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, jsonb(state), revision]),
     });
   },
   updateFromStateOnly: true,
@@ -37,13 +37,13 @@ export const projectSupplierPaymentEvents = projectForward<SupplierPaymentEvent,
     await tx.query({
       name: 'sp-views-update',
       text: `UPDATE sp_supplier_payment_views v SET status = r.status, approving = r.approving, state = r.state, revision = r.revision, updated_at = now()
-             FROM unnest($1::text[], $2::text[], $3::boolean[], $4::jsonb[], $5::bigint[]) AS r (supplier_payment_id, status, approving, state, revision)
+             FROM unnest($1::text[], $2::text[], $3::boolean[], ${jsonbElements(4)}, $5::bigint[]) AS r (supplier_payment_id, status, approving, state, revision)
              WHERE v.supplier_payment_id = ANY ($1::text[]) AND v.supplier_payment_id = r.supplier_payment_id AND v.revision < r.revision`,
       values: columns(rows, ({ event, state, revision }) => [
         event.supplierPaymentId,
         state.status,
         state.status === 'awaiting_approval' && state.approval !== null,
-        JSON.stringify(state),
+        jsonb(state),
         revision,
       ]),
     });

@@ -11,7 +11,7 @@ import {
   SECOND_MS,
   type IdKind,
 } from '@pay/kernel';
-import { columns, GroupCommit, type Waiting } from '@pay/platform';
+import { columns, GroupCommit, jsonb, jsonbElements, type Waiting } from '@pay/platform';
 
 
 export interface IdempotentCall {
@@ -71,7 +71,7 @@ export class IdempotencyStore {
     }
     try {
       const result = await create(claimed.objectId);
-      await this.answers.submit({ scope: call.scope, key: call.key, body: JSON.stringify(result) });
+      await this.answers.submit({ scope: call.scope, key: call.key, body: result });
       return result;
     } catch (error) {
       const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
@@ -138,9 +138,9 @@ export class IdempotencyStore {
       name: 'gw-idempotency-done-many',
       // The = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan may scan the table).
       text: `UPDATE gw_idempotency_keys k SET state = 'done', response_status = 201, response_body = a.body, locked_until = NULL
-             FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS a (scope, key, body)
+             FROM unnest($1::text[], $2::text[], ${jsonbElements(3)}) AS a (scope, key, body)
              WHERE k.scope = ANY ($1::text[]) AND k.key = ANY ($2::text[]) AND k.scope = a.scope AND k.key = a.key`,
-      values: columns(group, ({ item }) => [item.scope, item.key, item.body]),
+      values: columns(group, ({ item }) => [item.scope, item.key, jsonb(item.body)]),
     });
     for (const { resolve } of group) resolve();
   }
@@ -155,11 +155,11 @@ interface NewClaim {
   objectId: string;
 }
 
-/** A finished create's answer (its JSON), stored with its key for the replays. */
+/** A finished create's answer, stored (as JSON) with its key for the replays. */
 interface Answer {
   scope: string;
   key: string;
-  body: string;
+  body: unknown;
 }
 
 /** SHA-256 of the body as canonical JSON (keys sorted): the same JSON body in any key order is the same request. */
