@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { APPEND_EVENTS_MAX, APPEND_GROUP_MAX, APPEND_QUEUE_LENGTH_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
-import { columns, GroupCommit, jsonb, type Waiting } from '@pay/platform';
+import { columns, GroupCommit, jsonElement, type Waiting } from '@pay/platform';
 import { AppendNotifier } from './append-notifier';
 import {
   type AppendListener,
@@ -223,7 +223,7 @@ const appendManyValues = (appends: readonly PendingAppend[]): unknown[] => {
       expectedRevision === 'no_stream' ? null : String(expectedRevision),
       String(appended.length),
     ]),
-    ...columns(events, ({ event, id, append, ordinal }) => [String(append), String(ordinal), id, event.type, jsonb(event.data), jsonb(event.metadata ?? {})]),
+    ...columns(events, ({ event, id, append, ordinal }) => [String(append), String(ordinal), id, event.type, jsonElement(event.data), jsonElement(event.metadata ?? {})]),
   ];
 };
 

@@ -1,7 +1,7 @@
 /**
  * The values of a set-based statement over `unnest($1::type[], $2::type[], ...)`: `row` gives each
  * item's values in parameter order, and the result is one array per parameter (a column). A column of
- * `jsonb(...)` values is sent as one JSON array, for `jsonbElements(n)` in the statement.
+ * `jsonElement(...)` values is sent as one JSON array instead (see jsonbElements).
  */
 export function columns<Item>(items: readonly Item[], row: (item: Item) => unknown[]): unknown[] {
   const result: unknown[][] = [];
@@ -10,21 +10,25 @@ export function columns<Item>(items: readonly Item[], row: (item: Item) => unkno
       (result[column] ??= new Array(items.length))[index] = value;
     });
   });
-  return result.map((column) => (column[0] instanceof Jsonb ? JSON.stringify(column.map((cell) => (cell as Jsonb).value)) : column));
+  return result.map((column) => (column[0] instanceof JsonElement ? JSON.stringify(column.map((cell) => (cell as JsonElement).value)) : column));
 }
 
-/** A value of a jsonb column that `columns` sends as one JSON array (see jsonbElements). */
-export class Jsonb {
+/** A value that `columns` sends in one JSON array with the rest of its column. */
+export class JsonElement {
   constructor(readonly value: unknown) {}
 }
-export const jsonb = (value: unknown): Jsonb => new Jsonb(value);
+export const jsonElement = (value: unknown): JsonElement => new JsonElement(value);
 
 /**
- * Where `$n::jsonb[]` would be in the statement's text: the elements of `$n`, one JSON array (a
- * `jsonb(...)` column of `columns`, or `JSON.stringify` of the values). pg sends a JS array as an array
- * literal, escaping each element's quotes and backslashes: for JSON texts, two regular-expression passes
- * and two copies each (at full speed, a tenth of what the service allocated). One stringify of the
- * whole array does none of that; PostgreSQL parses the same JSON either way.
+ * Where `$n::jsonb[]` would be in the statement's text: the elements of `$n`, one JSON array (a column
+ * of `jsonElement(...)` values). pg sends a JS array as an array literal, escaping each element's quotes
+ * and backslashes: for JSON texts, two regular-expression passes and two copies each (at full speed, a
+ * third of what a create allocated). One stringify of the whole column does none of that; PostgreSQL
+ * parses the same JSON either way.
  */
 export const jsonbElements = (parameter: number): string =>
   `ARRAY(SELECT element FROM jsonb_array_elements($${parameter}::jsonb) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;
+
+/** The same for `$n::text[]`, from a column of `jsonElement(string)` values (long texts: a JSON document each, say). */
+export const textElements = (parameter: number): string =>
+  `ARRAY(SELECT element FROM jsonb_array_elements_text($${parameter}::jsonb) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListObjects, ListResource, PaymentResource } from '@pay/contracts';
 import { projectForward, type SweptView } from '@pay/event-store';
-import { columns, jsonb, jsonbElements, listPage } from '@pay/platform';
+import { columns, jsonElement, jsonbElements, listPage } from '@pay/platform';
 import { paymentDecider, toPaymentResource, type Payment, type PaymentEvent } from '@pay/payments-domain';
 
 type Existing = Exclude<Payment, { status: 'none' }>;
@@ -35,7 +35,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
         event.orderReference,
         event.merchantConnection,
         event.createdAt,
-        jsonb(state),
+        jsonElement(state),
         revision,
       ]),
     });
@@ -48,7 +48,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
       text: `UPDATE payment_views v SET status = r.status, authorizing = r.authorizing, refunding = r.refunding, state = r.state, revision = r.revision, updated_at = now()
              FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], ${jsonbElements(5)}, $6::bigint[]) AS r (payment_id, status, authorizing, refunding, state, revision)
              WHERE v.payment_id = ANY ($1::text[]) AND v.payment_id = r.payment_id AND v.revision < r.revision`,
-      values: columns(rows, ({ event, state, revision }) => [event.paymentId, state.status, isAuthorizing(state), isRefunding(state), jsonb(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.paymentId, state.status, isAuthorizing(state), isRefunding(state), jsonElement(state), revision]),
     });
   },
 });

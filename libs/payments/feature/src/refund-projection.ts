@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListObjects, ListResource, RefundResource } from '@pay/contracts';
 import { projectForward } from '@pay/event-store';
-import { columns, jsonb, jsonbElements, listPage } from '@pay/platform';
+import { columns, jsonElement, jsonbElements, listPage } from '@pay/platform';
 import { refundDecider, toRefundResource, type Refund, type RefundEvent } from '@pay/payments-domain';
 
 type Existing = Exclude<Refund, { status: 'none' }>;
@@ -26,7 +26,7 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
                   WITH ORDINALITY AS r (refund_id, integrator_id, payment, created_at, state, revision, n)
              ORDER BY r.n
              ON CONFLICT (refund_id) DO NOTHING`,
-      values: columns(rows, ({ event, state, revision }) => [event.refundId, event.integratorId, event.paymentId, event.createdAt, jsonb(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.refundId, event.integratorId, event.paymentId, event.createdAt, jsonElement(state), revision]),
     });
   },
   updateFromStateOnly: true,
@@ -37,7 +37,7 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
       text: `UPDATE refund_views v SET state = r.state, revision = r.revision
              FROM unnest($1::text[], ${jsonbElements(2)}, $3::bigint[]) AS r (refund_id, state, revision)
              WHERE v.refund_id = ANY ($1::text[]) AND v.refund_id = r.refund_id AND v.revision < r.revision`,
-      values: columns(rows, ({ event, state, revision }) => [event.refundId, jsonb(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.refundId, jsonElement(state), revision]),
     });
   },
 });

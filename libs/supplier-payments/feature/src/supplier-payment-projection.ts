@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { ServiceError, type ListResource, type ListSupplierPayments, type SupplierPaymentResource } from '@pay/contracts';
 import { projectForward, type SweptView } from '@pay/event-store';
-import { columns, jsonb, jsonbElements } from '@pay/platform';
+import { columns, jsonElement, jsonbElements } from '@pay/platform';
 import { supplierPaymentDecider, toSupplierPaymentResource, type SupplierPayment, type SupplierPaymentEvent } from '@pay/supplier-payments-domain';
 
 type Existing = Exclude<SupplierPayment, { status: 'none' }>;
@@ -28,7 +28,7 @@ export const projectSupplierPaymentEvents = projectForward<SupplierPaymentEvent,
                   WITH ORDINALITY AS r (supplier_payment_id, integrator_id, invoice_reference, expires_at, state, revision, n)
              ORDER BY r.n
              ON CONFLICT (supplier_payment_id) DO NOTHING`,
-      values: columns(rows, ({ event, state, revision }) => [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, jsonb(state), revision]),
+      values: columns(rows, ({ event, state, revision }) => [event.supplierPaymentId, event.integratorId, event.invoiceReference, event.expiresAt, jsonElement(state), revision]),
     });
   },
   updateFromStateOnly: true,
@@ -43,7 +43,7 @@ export const projectSupplierPaymentEvents = projectForward<SupplierPaymentEvent,
         event.supplierPaymentId,
         state.status,
         state.status === 'awaiting_approval' && state.approval !== null,
-        jsonb(state),
+        jsonElement(state),
         revision,
       ]),
     });

@@ -41,6 +41,19 @@ const deliveriesOf = async (eventId: string) =>
   (await pool.query<{ endpoint_id: string }>('SELECT endpoint_id FROM wh_deliveries WHERE event_id = $1 ORDER BY endpoint_id', [eventId])).rows.map((row) => row.endpoint_id);
 
 describe('recording events', () => {
+  it('stores each body exactly as it will be signed, quotes, backslashes and non-ASCII text included, when recorded together', async () => {
+    const store = new WebhooksStore(pool);
+    const integratorId = newId('integrator');
+    await endpoints(store, integratorId, 1);
+    const events = ['a "quoted" \\ value', 'été ✓ 🙂 \\"\\', 'line\nbreak\ttab'].map((note) => ({ ...anEvent(integratorId), data: { object_version: 1, note } }));
+    await Promise.all(events.map((event) => store.recordEvent(event, t0)));
+    const { rows } = await pool.query<{ id: string; body: string }>('SELECT id, body FROM wh_events WHERE integrator_id = $1', [integratorId]);
+    const bodies = new Map(rows.map((row) => [row.id, row.body]));
+    for (const event of events) {
+      expect(bodies.get(event.id)).toBe(JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: event.createdAt, data: event.data }));
+    }
+  });
+
   it('records events submitted together in one statement, in their order, each with a delivery per matching endpoint', async () => {
     const store = new WebhooksStore(pool);
     const integratorId = newId('integrator');

@@ -21,7 +21,7 @@ import {
   PREVIOUS_SECRET_TTL_MS,
   WEBHOOK_EVENT_DELIVERIES_LISTED_MAX,
 } from '@pay/kernel';
-import { columns, GroupCommit, inTransaction, listPage, type Waiting } from '@pay/platform';
+import { columns, GroupCommit, inTransaction, jsonElement, listPage, textElements, type Waiting } from '@pay/platform';
 import { notInList, toPage } from './pagination';
 
 export interface EndpointRow {
@@ -100,7 +100,7 @@ const recordDeliveryIds = (): string[] => {
  */
 const RECORD_EVENTS_AND_DELIVERIES = `
 WITH input AS MATERIALIZED (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::timestamptz[])
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], ${textElements(6)}, $7::timestamptz[])
     WITH ORDINALITY AS i (integrator_id, type, id, object_id, created_at, body, now, n)
 ), endpoints AS MATERIALIZED (
   SELECT i.n, e.id, row_number() OVER (PARTITION BY i.n ORDER BY e.id) AS k
@@ -285,7 +285,7 @@ export class WebhooksStore {
       name: 'wh-record-events-and-deliveries',
       text: RECORD_EVENTS_AND_DELIVERIES,
       values: [
-        ...columns(unique, ({ item: { event, now } }) => [event.integratorId, event.type, event.id, event.objectId, event.createdAt, eventBody(event), now]),
+        ...columns(unique, ({ item: { event, now } }) => [event.integratorId, event.type, event.id, event.objectId, event.createdAt, jsonElement(eventBody(event)), now]),
         unique.flatMap(() => recordDeliveryIds()),
         RECORD_DELIVERY_IDS,
       ],

@@ -11,7 +11,7 @@ import {
   SECOND_MS,
   type IdKind,
 } from '@pay/kernel';
-import { columns, GroupCommit, jsonb, jsonbElements, type Waiting } from '@pay/platform';
+import { columns, GroupCommit, jsonElement, jsonbElements, type Waiting } from '@pay/platform';
 
 
 export interface IdempotentCall {
@@ -140,7 +140,7 @@ export class IdempotencyStore {
       text: `UPDATE gw_idempotency_keys k SET state = 'done', response_status = 201, response_body = a.body, locked_until = NULL
              FROM unnest($1::text[], $2::text[], ${jsonbElements(3)}) AS a (scope, key, body)
              WHERE k.scope = ANY ($1::text[]) AND k.key = ANY ($2::text[]) AND k.scope = a.scope AND k.key = a.key`,
-      values: columns(group, ({ item }) => [item.scope, item.key, jsonb(item.body)]),
+      values: columns(group, ({ item }) => [item.scope, item.key, jsonElement(item.body)]),
     });
     for (const { resolve } of group) resolve();
   }
