@@ -26,9 +26,11 @@ export const jsonElement = (value: unknown): JsonElement => new JsonElement(valu
  * seventh of the bytes a create allocated). One stringify of the whole column does none of that;
  * PostgreSQL parses the same JSON either way.
  */
-export const jsonbElements = (parameter: number): string =>
-  `ARRAY(SELECT element FROM jsonb_array_elements($${parameter}::jsonb) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;
+export const jsonbElements = (parameter: number): string => elementsOf('jsonb_array_elements', parameter);
 
 /** The same for `$n::text[]`, from a column of `jsonElement(string)` values (long texts: a JSON document each, say). */
-export const textElements = (parameter: number): string =>
-  `ARRAY(SELECT element FROM jsonb_array_elements_text($${parameter}::jsonb) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;
+export const textElements = (parameter: number): string => elementsOf('jsonb_array_elements_text', parameter);
+
+/** The elements of the JSON array `$n`, as a PostgreSQL array in the JSON array's order. */
+const elementsOf = (unpack: 'jsonb_array_elements' | 'jsonb_array_elements_text', parameter: number): string =>
+  `ARRAY(SELECT element FROM ${unpack}($${parameter}::jsonb) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;

@@ -15,8 +15,9 @@ export const code = (errorCode: ErrorCode): ValidationOptions => ({ context: { c
 const constraintInstances = new Map<new () => unknown, unknown>();
 useContainer({
   get<T>(constraint: new () => T): T {
-    if (!constraintInstances.has(constraint)) constraintInstances.set(constraint, new constraint());
-    return constraintInstances.get(constraint) as T;
+    let instance = constraintInstances.get(constraint) as T | undefined;
+    if (instance === undefined) constraintInstances.set(constraint, (instance = new constraint()));
+    return instance;
   },
 });
 
