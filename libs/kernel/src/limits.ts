@@ -214,6 +214,12 @@ export const TYPE_PREFIXES_MAX = 100;
 export const READ_ALL_WAIT_MS_DEFAULT = 5 * SECOND_MS;
 export const READ_ALL_RETRY_MS_MIN = 2;
 export const READ_ALL_RETRY_MS_MAX = 50;
+/**
+ * Events past the horizon (committed after an older writer that is still open) whose types readAll
+ * looks at to tell whether it must wait; more than this many counts as a reason to wait. They are
+ * usually a few milliseconds of appends.
+ */
+export const READ_ALL_PENDING_LOOK_MAX = 1000;
 /** How often the in-process notifier looks whether an append has become readable, and how long at most before it notifies anyway. */
 export const APPEND_VISIBILITY_POLL_MS = 5;
 export const APPEND_VISIBILITY_WAIT_MS_MAX = 2 * SECOND_MS;
