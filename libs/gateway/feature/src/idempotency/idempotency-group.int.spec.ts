@@ -62,3 +62,40 @@ describe('idempotency keys claimed together', () => {
     expect(made).toHaveLength(2);
   });
 });
+
+/**
+ * The keys table starts empty and grows by thousands of rows a minute; its statistics follow when
+ * autovacuum gets to it. A plan kept from when it was small would read every row to store one answer.
+ */
+describe('storing answers as the keys table grows', () => {
+  let pool: Pool;
+  beforeAll(async () => {
+    const url = await createTestDatabase('idempotency_growth');
+    await runMigrations(url, [GATEWAY_MIGRATIONS]);
+    // One connection: every statement below runs in the same session, with the plans it keeps.
+    pool = createPool(url, { max: 1, statementTimeoutMs: 10_000 });
+  });
+  afterAll(() => pool.end());
+
+  /** Sequential scans of the keys table so far, this session's included. */
+  const sequentialScans = async () => {
+    await pool.query('SELECT pg_stat_force_next_flush()');
+    return (await pool.query<{ n: number }>(`SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relname = 'gw_idempotency_keys'`)).rows[0]!.n;
+  };
+
+  it('finds the rows of an answer by the primary key after the table has grown past the statistics', async () => {
+    const store = new IdempotencyStore(pool, pool);
+    const create = (key: string) =>
+      store.run({ scope: 'int_growth', key, endpoint: 'POST /v1/payments', objectKind: 'payment' }, { body: { key }, reply: {} as FastifyReply }, async (objectId) => ({ id: objectId }));
+    await pool.query('ANALYZE gw_idempotency_keys');
+    // PostgreSQL plans a named statement's first five runs for their values, then may keep a generic plan.
+    for (let i = 0; i < 8; i++) await create(`small-${i}`);
+    await pool.query(
+      `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, response_status, response_body)
+       SELECT 'int_growth', 'bulk-' || g, 'POST /v1/payments', md5(g::text), 'pay_' || g, 'done', 201, '{}' FROM generate_series(1, 20000) AS g`,
+    );
+    const before = await sequentialScans();
+    await create('after-growth');
+    expect(await sequentialScans()).toBe(before);
+  });
+});

@@ -135,8 +135,9 @@ export class IdempotencyStore {
   /** The answers of finished creates, in one statement. */
   private async storeAnswers(group: readonly Waiting<Answer, void>[]): Promise<void> {
     await this.outcomes.query({
-      name: 'gw-idempotency-done-many',
-      // The = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan may scan the table).
+      // Not a named statement: planned at each run for the table as it is. The table starts empty and
+      // grows by thousands of keys a minute; a generic plan kept from when it was small scanned every row.
+      // The = ANY finds the rows by the primary key (joined on the unnest alone, the plan may scan the table).
       text: `UPDATE gw_idempotency_keys k SET state = 'done', response_status = 201, response_body = a.body, locked_until = NULL
              FROM unnest($1::text[], $2::text[], ${jsonbElements(3)}) AS a (scope, key, body)
              WHERE k.scope = ANY ($1::text[]) AND k.key = ANY ($2::text[]) AND k.scope = a.scope AND k.key = a.key`,
