@@ -10,11 +10,11 @@ import { READ_ALL, toPrefixPattern } from './postgres-statements';
 
 const pools: Pool[] = [];
 
-/** One migrated database per test file; every pool made here is closed in afterAll. */
-async function migratedPool(): Promise<Pool> {
+/** One migrated database per call; every pool made here is closed in afterAll. */
+async function migratedPool(max = 5): Promise<Pool> {
   const url = await createTestDatabase('es');
   await runMigrations(url, [EVENT_STORE_MIGRATIONS]);
-  const pool = createPool(url, { max: 5, statementTimeoutMs: 10_000 });
+  const pool = createPool(url, { max, statementTimeoutMs: 10_000 });
   pools.push(pool);
   return pool;
 }
@@ -265,6 +265,32 @@ describe('readAll on a large store', () => {
         expect({ kind, prefixes, scans: scans.map((node) => node['Node Type']) }).toEqual({ kind, prefixes, scans: [] });
       }
     }
+  });
+
+  // A service starts on an empty store that then grows by thousands of events a minute; the statistics
+  // follow when autovacuum gets to it. A plan kept from when the store was small scanned every event.
+  it('reads through the index after the store has grown past the statistics its plans were made with', async () => {
+    // One connection: every read below runs in the same session, with the plans it keeps.
+    const pool = await migratedPool(1);
+    const store = new PostgresEventStore(pool, { readAllWaitMs: 0 });
+    const sequentialScans = async () => {
+      await pool.query('SELECT pg_stat_force_next_flush()');
+      return (await pool.query<{ n: number }>(`SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relname = 'es_events'`)).rows[0]!.n;
+    };
+    // Statistics of a small store: 200 events.
+    const small = Array.from({ length: 200 }, () => ({ type: 'Bulk.Happened', data: {} }));
+    await store.appendToStream('small', small, { expectedRevision: 'no_stream' });
+    await pool.query('ANALYZE es_events');
+    // PostgreSQL plans a named statement's first five runs for their values, then may keep a generic plan.
+    for (let i = 0; i < 8; i++) await store.readAllPage({ after: START, maxCount: 100, typePrefixes: ['Never.'] });
+    await pool.query(
+      `INSERT INTO es_events (stream_id, revision, event_id, type, data)
+       SELECT 'bulk-' || g, 0, gen_random_uuid(), 'Bulk.Happened', '{}' FROM generate_series(1, 50000) AS g`,
+    );
+    const { scannedTo } = await store.readAllPage({ after: START, maxCount: 100, typePrefixes: ['Never.'] });
+    const before = await sequentialScans();
+    for (const typePrefixes of [['Never.'], ['Bulk.'], []]) await store.readAllPage({ after: scannedTo!, maxCount: 100, typePrefixes });
+    expect(await sequentialScans()).toBe(before);
   });
 });
 

@@ -132,7 +132,9 @@ export const READ_EVENT = {
  * $4: LIKE patterns, empty for every type.
  */
 export const READ_ALL = {
-  name: 'es_read_all',
+  // Not a named statement: planned at each run, for the store as it is. A service starts on an empty
+  // store that grows by thousands of events a minute; a generic plan kept from when it was small read
+  // every event (a sequential scan and a sort) on each poll of each subscription.
   text: `WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
 SELECT page.*, COALESCE((
     -- The first events past the horizon in index order, then their types. The horizon is known only
