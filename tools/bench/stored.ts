@@ -477,6 +477,14 @@ async function explain(db: Client, statements: Statement[], size: number, log: (
   return flagged;
 }
 
+/** A measurement's non-2xx answers, and whether every authorized payment succeeded. */
+const failures = (at: string, m: Measurement): Row => ({
+  figure: `${at}: non-2xx; authorized payments succeeded`,
+  value: `${m.create.non2xx + m.retrieve.non2xx + m.authorize.load.non2xx}; ${m.authorize.statuses['succeeded'] ?? 0}/${m.authorize.statusById.size}`,
+  target: '0; all',
+  pass: m.create.non2xx + m.retrieve.non2xx + m.authorize.load.non2xx === 0 && m.authorize.statuses['succeeded'] === m.authorize.statusById.size,
+});
+
 function report(sizes: StoredSize[], grown: Grown[]): Row[] {
   const rows: Row[] = [];
   const label = (n: number) => (n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1_000 && n % 1_000 === 0 ? `${n / 1_000}k` : String(n));
@@ -487,12 +495,7 @@ function report(sizes: StoredSize[], grown: Grown[]): Row[] {
       { figure: `${at}: create p50 / p99 (ms)`, value: `${fmt(s.create.p50Ms, 2)} / ${fmt(s.create.p99Ms, 2)}`, target: '' },
       { figure: `${at}: retrieve p50 / p99 (ms)`, value: `${fmt(s.retrieve.p50Ms, 2)} / ${fmt(s.retrieve.p99Ms, 2)}`, target: '' },
       { figure: `${at}: authorizations/s; p50 / p99 (ms)`, value: `${fmt(s.authorize.authorizationsPerSecond)}; ${fmt(s.authorize.load.p50Ms, 2)} / ${fmt(s.authorize.load.p99Ms, 2)}`, target: '' },
-      {
-        figure: `${at}: non-2xx; authorized payments succeeded`,
-        value: `${s.create.non2xx + s.retrieve.non2xx + s.authorize.load.non2xx}; ${s.authorize.statuses['succeeded'] ?? 0}/${s.authorize.statusById.size}`,
-        target: '0; all',
-        pass: s.create.non2xx + s.retrieve.non2xx + s.authorize.load.non2xx === 0 && s.authorize.statuses['succeeded'] === s.authorize.statusById.size,
-      },
+      failures(at, s),
       ...(s.again
         ? [
             { figure: `${at} again, after the others: create p50 / p99 (ms)`, value: `${fmt(s.again.create.p50Ms, 2)} / ${fmt(s.again.create.p99Ms, 2)}`, target: '' },
@@ -502,6 +505,7 @@ function report(sizes: StoredSize[], grown: Grown[]): Row[] {
               value: `${fmt(s.again.authorize.authorizationsPerSecond)}; ${fmt(s.again.authorize.load.p50Ms, 2)} / ${fmt(s.again.authorize.load.p99Ms, 2)}`,
               target: '',
             },
+            failures(`${at} again, after the others`, s.again),
           ]
         : []),
       {
