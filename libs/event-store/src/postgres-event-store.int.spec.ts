@@ -1,5 +1,5 @@
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, sequentialScans } from '@pay/testing';
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { START } from './event-store';
@@ -229,6 +229,12 @@ describe('PostgresEventStore', () => {
 });
 
 describe('readAll on a large store', () => {
+  /** 50,000 events of type Bulk.Happened, one per stream, in one statement. */
+  const insertBulkEvents = (pool: Pool) =>
+    pool.query(
+      `INSERT INTO es_events (stream_id, revision, event_id, type, data)
+       SELECT 'bulk-' || g, 0, gen_random_uuid(), 'Bulk.Happened', '{}' FROM generate_series(1, 50000) AS g`,
+    );
   /** Every node of an EXPLAIN (FORMAT JSON) plan, depth first. */
   const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
   interface PlanNode {
@@ -242,10 +248,7 @@ describe('readAll on a large store', () => {
   // (0.6 s a read at 300,000 payments, every new connection's first reads).
   it('reads through the global order index, for a type that never occurred too', async () => {
     const pool = await migratedPool();
-    await pool.query(
-      `INSERT INTO es_events (stream_id, revision, event_id, type, data)
-       SELECT 'bulk-' || g, 0, gen_random_uuid(), 'Bulk.Happened', '{}' FROM generate_series(1, 50000) AS g`,
-    );
+    await insertBulkEvents(pool);
     await pool.query('ANALYZE es_events');
     // A subscription that has caught up: its checkpoint is the last event.
     const { rows: last } = await pool.query<{ commit: string; prepare: string }>(
@@ -273,24 +276,17 @@ describe('readAll on a large store', () => {
     // One connection: every read below runs in the same session, with the plans it keeps.
     const pool = await migratedPool(1);
     const store = new PostgresEventStore(pool, { readAllWaitMs: 0 });
-    const sequentialScans = async () => {
-      await pool.query('SELECT pg_stat_force_next_flush()');
-      return (await pool.query<{ n: number }>(`SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relname = 'es_events'`)).rows[0]!.n;
-    };
     // Statistics of a small store: 200 events.
     const small = Array.from({ length: 200 }, () => ({ type: 'Bulk.Happened', data: {} }));
     await store.appendToStream('small', small, { expectedRevision: 'no_stream' });
     await pool.query('ANALYZE es_events');
     // PostgreSQL plans a named statement's first five runs for their values, then may keep a generic plan.
     for (let i = 0; i < 8; i++) await store.readAllPage({ after: START, maxCount: 100, typePrefixes: ['Never.'] });
-    await pool.query(
-      `INSERT INTO es_events (stream_id, revision, event_id, type, data)
-       SELECT 'bulk-' || g, 0, gen_random_uuid(), 'Bulk.Happened', '{}' FROM generate_series(1, 50000) AS g`,
-    );
+    await insertBulkEvents(pool);
     const { scannedTo } = await store.readAllPage({ after: START, maxCount: 100, typePrefixes: ['Never.'] });
-    const before = await sequentialScans();
+    const before = await sequentialScans(pool, 'es_events');
     for (const typePrefixes of [['Never.'], ['Bulk.'], []]) await store.readAllPage({ after: scannedTo!, maxCount: 100, typePrefixes });
-    expect(await sequentialScans()).toBe(before);
+    expect(await sequentialScans(pool, 'es_events')).toBe(before);
   });
 });
 

@@ -1,4 +1,5 @@
 import { ensureDatabase } from '@pay/platform';
+import type { Pool } from 'pg';
 import { randomBytes } from 'node:crypto';
 
 /** A fresh, empty database on the run's PostgreSQL, for one test file. */
@@ -9,4 +10,14 @@ export async function createTestDatabase(label = 'test'): Promise<string> {
   url.pathname = `/${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(5).toString('hex')}`;
   await ensureDatabase(url.toString());
   return url.toString();
+}
+
+/**
+ * Sequential scans of `table` so far, the pool's own session included (its pending statistics are
+ * flushed first). With a one-connection pool, a scan between two calls is that session's.
+ */
+export async function sequentialScans(pool: Pool, table: string): Promise<number> {
+  await pool.query('SELECT pg_stat_force_next_flush()');
+  const { rows } = await pool.query<{ n: number }>('SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relname = $1', [table]);
+  return rows[0]!.n;
 }

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import type { ServiceError } from '@pay/contracts';
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, sequentialScans } from '@pay/testing';
 import { GATEWAY_MIGRATIONS } from '../gateway.module';
 import { IdempotencyStore } from './idempotency';
 
@@ -77,12 +77,6 @@ describe('storing answers as the keys table grows', () => {
   });
   afterAll(() => pool.end());
 
-  /** Sequential scans of the keys table so far, this session's included. */
-  const sequentialScans = async () => {
-    await pool.query('SELECT pg_stat_force_next_flush()');
-    return (await pool.query<{ n: number }>(`SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relname = 'gw_idempotency_keys'`)).rows[0]!.n;
-  };
-
   it('finds the rows of an answer by the primary key after the table has grown past the statistics', async () => {
     const store = new IdempotencyStore(pool, pool);
     const create = (key: string) =>
@@ -94,8 +88,8 @@ describe('storing answers as the keys table grows', () => {
       `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, response_status, response_body)
        SELECT 'int_growth', 'bulk-' || g, 'POST /v1/payments', md5(g::text), 'pay_' || g, 'done', 201, '{}' FROM generate_series(1, 20000) AS g`,
     );
-    const before = await sequentialScans();
+    const before = await sequentialScans(pool, 'gw_idempotency_keys');
     await create('after-growth');
-    expect(await sequentialScans()).toBe(before);
+    expect(await sequentialScans(pool, 'gw_idempotency_keys')).toBe(before);
   });
 });
