@@ -58,18 +58,23 @@ interface Statement {
   rowsPerCall: number;
 }
 
+/** What the report shows of a size's seeding. */
+interface SeedFacts {
+  size: number;
+  seedS: number;
+  databaseMb: number;
+  /** Subscriptions whose checkpoint was left before the seeded events (mode `handled`). */
+  behind: string[];
+}
+
 /** One size's database, seeded, with the fixture the measurements use. */
 interface Seeded {
-  size: number;
+  facts: SeedFacts;
   databaseUrl: string;
   dataDir: string;
   fixture: Fixture;
   /** Seeded payments that retrieve reads. */
   ids: string[];
-  seedS: number;
-  databaseMb: number;
-  /** Subscriptions whose checkpoint was left before the seeded events (mode `handled`). */
-  behind: string[];
 }
 
 /** The service on one size's database, measured once. */
@@ -82,7 +87,7 @@ interface Measurement {
   flagged: { query: string; tables: string[]; plan: string }[];
 }
 
-export interface StoredSize extends Omit<Seeded, 'databaseUrl' | 'dataDir' | 'fixture' | 'ids'>, Measurement {
+export interface StoredSize extends SeedFacts, Measurement {
   /** The reference size's second measurement, after the others. */
   again?: Measurement;
 }
@@ -105,10 +110,7 @@ export async function storedPhase(
       // The reference is measured twice: its customers are funded for both.
       seeded.push(await seedSize(url.toString(), join(root, `stored-${size}`), size, index === 0 && options.sizes.length > 1 ? 2 : 1, options, log));
     }
-    for (const one of seeded) {
-      const { databaseUrl: _url, dataDir: _dir, fixture: _fixture, ids: _ids, ...facts } = one;
-      results.push({ ...facts, ...(await measureSize(one, options, log)) });
-    }
+    for (const one of seeded) results.push({ ...one.facts, ...(await measureSize(one, options, log)) });
     const [reference] = results;
     if (reference && seeded.length > 1) {
       log(`stored ${reference.size.toLocaleString('en')}: measured again, after the others`);
@@ -176,14 +178,14 @@ async function seedSize(databaseUrl: string, dataDir: string, size: number, roun
     const databaseMb = Number((await db.query<{ mb: string }>('SELECT pg_database_size(current_database()) / 1048576.0 AS mb')).rows[0]!.mb);
     log(`stored ${size.toLocaleString('en')}: seeded in ${fmt(seedS)} s (VACUUM ANALYZE and CHECKPOINT included), database ${fmt(databaseMb, 0)} MB`);
     if (behind.length > 0) log(`stored ${size.toLocaleString('en')}: checkpoints left before the seeded events (never handled a payment event): ${behind.join(', ')}`);
-    return { size, databaseUrl, dataDir, fixture, ids: seededIds(Math.min(size, 100_000), size), seedS, databaseMb, behind };
+    return { facts: { size, seedS, databaseMb, behind }, databaseUrl, dataDir, fixture, ids: seededIds(Math.min(size, 100_000), size) };
   } finally {
     await service?.stop();
     await db.end();
   }
 }
 
-async function measureSize({ size, databaseUrl, dataDir, fixture, ids }: Seeded, options: StoredOptions, log: (line: string) => void): Promise<Measurement> {
+async function measureSize({ facts: { size }, databaseUrl, dataDir, fixture, ids }: Seeded, options: StoredOptions, log: (line: string) => void): Promise<Measurement> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   let service: ServiceProcess | undefined;
