@@ -464,7 +464,9 @@ export class WebhooksStore {
     const now = new Date(Math.max(...finished.map((f) => f.now.getTime())));
     const runs = endpointRuns(finished);
     const { rows } = await this.dispatchPool.query<{ id: string }>({
-      name: 'wh-record-attempts',
+      // Not a named statement: planned at each run for the table as it is. The deliveries table starts
+      // empty and grows by every event times every endpoint; a generic plan kept from when it was small
+      // read every delivery to update a few.
       text: `WITH a AS (
                SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::timestamptz[])
                  AS a (delivery_id, attempted_at, status_code, latency_ms, error, next_status, next_attempt_at)),
