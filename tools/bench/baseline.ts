@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool, type PoolClient } from 'pg';
+import { cpuDelta, type CpuDelta, type CpuSnapshot } from './cpu';
 import { REPO_ROOT } from './service';
 
 const LEDGER_MIGRATIONS = join(REPO_ROOT, 'libs/ledger/feature/migrations');
@@ -14,6 +15,8 @@ export interface BaselineResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Where the CPU went while the workers ran, when asked for. */
+  cpu: CpuDelta | undefined;
 }
 
 /**
@@ -24,7 +27,7 @@ export interface BaselineResult {
  */
 export async function runBaseline(
   databaseUrl: string,
-  options: { poolSize: number; workers: number; durationS: number; customerCount: number; amount: number },
+  options: { poolSize: number; workers: number; durationS: number; customerCount: number; amount: number; cpu?: () => CpuSnapshot },
 ): Promise<BaselineResult> {
   const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize, application_name: 'bench-baseline' });
   // pool.end() resolves once it has asked its connections to close, not once they have: wait for each
@@ -46,6 +49,7 @@ export async function runBaseline(
     const latencies: number[] = [];
     const deadline = performance.now() + options.durationS * 1000;
     const started = performance.now();
+    const cpuBefore = options.cpu?.();
     let failed = false;
     const worker = async (w: number) => {
       for (let i = 0; !failed && performance.now() < deadline; i++) {
@@ -63,9 +67,11 @@ export async function runBaseline(
     const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failure) throw new Error(`baseline transfer failed: ${failure.reason instanceof Error ? failure.reason.message : String(failure.reason)}`);
     const durationS = (performance.now() - started) / 1000;
+    // Before the pool ends: PostgreSQL's backends for it are gone after, and their time with them.
+    const cpuAfter = options.cpu?.();
     latencies.sort((a, b) => a - b);
     const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? Number.NaN;
-    return { durationS, transfers: latencies.length, perSecond: latencies.length / durationS, p50Ms: at(0.5), p99Ms: at(0.99) };
+    return { durationS, transfers: latencies.length, perSecond: latencies.length / durationS, p50Ms: at(0.5), p99Ms: at(0.99), cpu: cpuBefore && cpuAfter && cpuDelta(cpuBefore, cpuAfter) };
   } finally {
     await pool.end();
     await Promise.race([Promise.all(closed), new Promise((done) => setTimeout(done, 5_000).unref())]);

@@ -8,6 +8,7 @@ import { distributedPhase, SHARED_TOPICS, type DistributedResult } from './distr
 import { stopAllLoad, type LoadResult } from './load';
 import { RssSampler } from './memory';
 import { observabilityPhase, type ObservabilityOptions, type ObservabilityResult } from './observability';
+import { allInOneGroups, cpuDelta, machineGroups, cpuSnapshot, describeCpu, type CpuSnapshot } from './cpu';
 import { describeDelta, pgStats, startWithStatements } from './pg-stats';
 import { fmt, table, type Row } from './report';
 import { authorizeScenario, createMaxScenario, createPendingPayments, createScenario, trialBalance, type AuthorizeResult } from './scenarios';
@@ -158,9 +159,11 @@ async function main(): Promise<void> {
       durationS: CONFIG.baselineDurationS,
       customerCount: CONFIG.customers,
       amount: PAYMENT_AMOUNT,
+      cpu: () => cpuSnapshot(machineGroups),
     });
     const b = results.baseline;
     log(`baseline: ${b.transfers} transfers, ${fmt(b.perSecond)}/s, p50 ${fmt(b.p50Ms, 2)} ms, p99 ${fmt(b.p99Ms, 2)} ms`);
+    if (b.cpu) log(`  baseline, ${describeCpu(b.cpu, b.transfers, 'transfer')}`);
   }
   if (ran('distributed')) {
     log(`distributed: starting the seven apps over mock Kafka (start:distributed), ${CONFIG.distributed.count} authorizations`);
@@ -210,6 +213,7 @@ async function servicePhases(postgresUrl: string, root: string, results: Results
   const fixture = await setUp(service.url, service.adminKey, CONFIG.customers, paymentsPerCustomer);
   log(`set up: integrator, merchant connection, ${fixture.customers.length} topped-up customers`);
 
+  const serviceCpu = (): CpuSnapshot => cpuSnapshot(allInOneGroups(service.pid), service.pid);
   const rss = new RssSampler(service.pid);
   rss.start();
   cleanups.push(async () => rss.stop());
@@ -220,8 +224,11 @@ async function servicePhases(postgresUrl: string, root: string, results: Results
     await createScenario(fixture, { rate: CONFIG.createRate, durationS: CONFIG.warmUpS, instances: CONFIG.createInstances });
     log(`create: POST /v1/payments at ${CONFIG.createRate}/s for ${CONFIG.createDurationS} s`);
     const beforeCreate = await pgStats(serviceDatabase);
+    const cpuBeforeCreate = serviceCpu();
     const create = await createScenario(fixture, { rate: CONFIG.createRate, durationS: CONFIG.createDurationS, instances: CONFIG.createInstances });
+    const cpuAfterCreate = serviceCpu();
     log(`create: ${create.completed} responses, ${fmt(create.perSecond)}/s, p50 ${fmt(create.p50Ms, 2)} ms, p99 ${fmt(create.p99Ms, 2)} ms, non-2xx ${create.non2xx}`);
+    log(`  create, ${describeCpu(cpuDelta(cpuBeforeCreate, cpuAfterCreate), create.completed)}`);
     for (const line of describeDelta(beforeCreate, await pgStats(serviceDatabase), create.completed)) log(`  create, PostgreSQL: ${line}`);
     results.create = create;
   }
@@ -232,9 +239,12 @@ async function servicePhases(postgresUrl: string, root: string, results: Results
     const paymentIds = await createPendingPayments(fixture, CONFIG.authorizeCount, CONFIG.pendingConcurrency);
     log(`authorize: created in ${fmt((performance.now() - pendingStarted) / 1000)} s; authorizing at full speed over ${CONFIG.authorizeConnections} connections`);
     const beforeAuthorize = await pgStats(serviceDatabase);
-    const authorize = await authorizeScenario(fixture, paymentIds, CONFIG.authorizeConnections, () => pgStats(serviceDatabase));
+    const cpuBeforeAuthorize = serviceCpu();
+    // The CPU snapshot first: pgStats waits a second for the backends' counters.
+    const authorize = await authorizeScenario(fixture, paymentIds, CONFIG.authorizeConnections, async () => ({ cpu: serviceCpu(), pg: await pgStats(serviceDatabase) }));
     log(`authorize: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms`);
-    for (const line of describeDelta(beforeAuthorize, authorize.statsAfterLoad, authorize.load.completed)) log(`  authorize, PostgreSQL: ${line}`);
+    log(`  authorize, ${describeCpu(cpuDelta(cpuBeforeAuthorize, authorize.statsAfterLoad.cpu), authorize.load.completed, 'authorization')}`);
+    for (const line of describeDelta(beforeAuthorize, authorize.statsAfterLoad.pg, authorize.load.completed)) log(`  authorize, PostgreSQL: ${line}`);
     log(`authorize: statuses read back with GET ${JSON.stringify(authorize.statuses)}`);
     results.authorize = { ...authorize, count: paymentIds.length };
   }
@@ -251,11 +261,13 @@ async function servicePhases(postgresUrl: string, root: string, results: Results
       pendingConcurrency: CONFIG.pendingConcurrency,
       idleTimeoutMs: CONFIG.webhookIdleTimeoutMs,
       maxWaitMs: CONFIG.webhookMaxWaitMs,
+      cpu: serviceCpu,
     };
     const snapshot = () => pgStats(serviceDatabase);
     const beforeWebhooks = await snapshot();
     const live = await webhookBatch(fixture, serviceDatabase, { ...webhookOptions, count: CONFIG.webhookPayments, backlog: false }, snapshot, log);
     logWebhooks('webhooks live', live);
+    if (live.cpu) log(`  webhooks live, ${describeCpu(live.cpu, live.authorize.load.completed, `authorization (its ${CONFIG.webhookEndpoints} deliveries included)`)}`);
     // Per delivery: the batch's authorizations (and their read-back GETs) are in these counters too; the authorize phase gives their share.
     for (const line of describeDelta(beforeWebhooks, live.statsAfterWait, live.arrivals)) log(`  webhooks live (authorizations included), PostgreSQL per delivery: ${line}`);
     const beforeBacklog = await snapshot();
@@ -272,12 +284,15 @@ async function servicePhases(postgresUrl: string, root: string, results: Results
     maxRss.start();
     log(`create-max: POST /v1/payments as fast as it answers, ${CONFIG.createMaxConnections} connections, ${CONFIG.createMaxDurationS} s`);
     const beforeMax = await pgStats(serviceDatabase);
+    const cpuBeforeMax = serviceCpu();
     const createMax = await createMaxScenario(fixture, { connections: CONFIG.createMaxConnections, durationS: CONFIG.createMaxDurationS });
+    const cpuAfterMax = serviceCpu();
     maxRss.stop();
     log(
       `create-max: ${createMax.ok} 2xx in ${fmt(createMax.durationS, 2)} s = ${fmt(createMax.okPerSecond)}/s, non-2xx ${createMax.non2xx} ${JSON.stringify(createMax.statusCounts)}, ` +
         `errors ${createMax.errors}, timeouts ${createMax.timeouts}; p50 ${fmt(createMax.p50Ms, 2)} ms, p99 ${fmt(createMax.p99Ms, 2)} ms; service max RSS ${fmt(maxRss.maxMb)} MB`,
     );
+    log(`  create-max, ${describeCpu(cpuDelta(cpuBeforeMax, cpuAfterMax), createMax.completed)}`);
     for (const line of describeDelta(beforeMax, await pgStats(serviceDatabase), createMax.completed)) log(`  create-max, PostgreSQL: ${line}`);
     results.createMax = createMax;
   }

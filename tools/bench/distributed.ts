@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ensureDatabase } from '@pay/platform';
 import type { AppName } from '@pay/contracts';
 import { freePort, parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
 import { randomAdminKey } from './service';
@@ -72,12 +73,14 @@ export async function distributedPhase(
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
     log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
     const handledBefore = await handledByInstance(topology);
-    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => undefined);
+    const cpuBefore = cpuSnapshot(distributedGroups);
+    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => cpuSnapshot(distributedGroups));
     const shares = sharesOf(handledBefore, await handledByInstance(topology));
     log(
       `distributed: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms; ` +
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
+    log(`  distributed, ${describeCpu(cpuDelta(cpuBefore, authorize.statsAfterLoad), authorize.load.completed, 'authorization')}`);
     return { authorize, startS, count: paymentIds.length, instances, shares };
   } catch (error) {
     const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);

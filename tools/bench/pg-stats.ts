@@ -3,6 +3,8 @@ import { startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
 
 /** Statements listed per phase in the log, most called first. */
 const STATEMENTS_LISTED = 15;
+/** Then the statements that took the most execution time in all, among those not listed already. */
+const LONGEST_LISTED = 5;
 
 /** Embedded PostgreSQL, restarted once with pg_stat_statements preloaded (it cannot be loaded later). */
 export async function startWithStatements(dir: string): Promise<RunningDatabase> {
@@ -92,7 +94,13 @@ export function describeDelta(before: PgStats, after: PgStats, requests: number)
     // Execution time is the backend's own (planning, locks waited for and the commit's flush left out).
     const execMs = statements.reduce((sum, st) => sum + st.execMs, 0);
     lines.push(`statements/request ${per(statements.reduce((sum, st) => sum + st.calls, 0))}, executing ${per(execMs)} ms/request (pg_stat_statements), the most called:`);
-    for (const st of statements.slice(0, STATEMENTS_LISTED)) lines.push(`  ${per(st.calls)}/request ${per(st.execMs)} ms/request  ${st.query.slice(0, 140)}`);
+    const listed = statements.slice(0, STATEMENTS_LISTED);
+    const describe = (st: (typeof statements)[number]) => `  ${per(st.calls)}/request ${per(st.execMs)} ms/request  ${st.query.slice(0, 140)}`;
+    for (const st of listed) lines.push(describe(st));
+    // A statement called rarely may still cost the most: a batch's one write for many requests.
+    const longest = statements.filter((st) => !listed.includes(st)).sort((a, b) => b.execMs - a.execMs).slice(0, LONGEST_LISTED);
+    if (longest.length > 0) lines.push('the longest in all of the others:');
+    for (const st of longest) lines.push(describe(st));
   }
   return lines;
 }

@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { cpuDelta, type CpuDelta, type CpuSnapshot } from './cpu';
 import { expectCall } from './http';
 import { percentile } from './load';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
@@ -162,6 +163,8 @@ export interface WebhookBatchResult<S = unknown> {
   serviceView: { lines: string[]; attemptStartP50Ms: number; attemptStartP99Ms: number };
   /** Taken once the deliveries arrived, before the bench reads the service's tables. */
   statsAfterWait: S;
+  /** Live: where the CPU went while the authorizations ran (their deliveries keep up with them). */
+  cpu: CpuDelta | undefined;
 }
 
 export interface WebhookBatchOptions {
@@ -177,6 +180,8 @@ export interface WebhookBatchOptions {
    * throughput rather than the rate at which the authorizations produce events.
    */
   backlog: boolean;
+  /** A CPU snapshot, taken as the authorizations start and end (live batch only). */
+  cpu?: () => CpuSnapshot;
 }
 
 /**
@@ -216,7 +221,9 @@ export async function webhookBatch<S>(
 
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
-    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => undefined);
+    const measureCpu = options.backlog ? undefined : options.cpu;
+    const cpuBefore = measureCpu?.();
+    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => measureCpu?.());
     // The attempts held are within their 15 s budget: authorizing and reading back a batch takes a few seconds.
     const releasedAt = options.backlog ? receiver.release() : Number.NaN;
     const arrivedBeforeRelease = receiver.arrivals.length;
@@ -292,6 +299,7 @@ export async function webhookBatch<S>(
       timedOut,
       serviceView: await serviceView(databaseUrl, endpointIds),
       statsAfterWait,
+      cpu: cpuBefore && authorize.statsAfterLoad ? cpuDelta(cpuBefore, authorize.statsAfterLoad) : undefined,
     };
   } finally {
     receiver.release();
