@@ -6,8 +6,8 @@ import { fmt } from './report';
  * Where a phase's CPU went: the time each group of processes (the service, PostgreSQL, the bench's own
  * load generator and receiver, anything else on the machine) spent on a CPU, from the kernel's scheduler
  * statistics (/proc/<pid>/task/<tid>/schedstat, nanoseconds), and how long the service's main thread
- * (its event loop) was runnable but waiting for a core. On two shared cores, that wait is the part of a
- * request's latency no change to the service's own code removes.
+ * (its event loop) was runnable but waiting for a core: on two cores shared with PostgreSQL and the
+ * clients, the part of a request's latency that is the machine's, not the service's own work.
  */
 
 /** Names the group a process belongs to, from its pid and command line; undefined: not counted. */
@@ -38,7 +38,7 @@ export function cpuSnapshot(classify: Classify, watchedPid?: number): CpuSnapsho
     processes.set(pid, { group, runNs: processRunNs(pid) });
   }
   const main = watchedPid === undefined ? undefined : parseSchedstat(readOr(`/proc/${watchedPid}/task/${watchedPid}/schedstat`, ''));
-  return { available, atMs: performance.now(), processes, mainThread: main && { runNs: main.runNs, waitNs: main.waitNs }, machine: parseMachineStat(readOr('/proc/stat', '')) };
+  return { available, atMs: performance.now(), processes, mainThread: main, machine: parseMachineStat(readOr('/proc/stat', '')) };
 }
 
 export interface CpuDelta {
