@@ -16,9 +16,7 @@ import {
   KAFKA_OFFSET_COMMIT_DELAY_MS,
   KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
   KAFKA_PRODUCE_BATCH_MESSAGES_MAX,
-  KAFKA_REJOIN_AFTER_CRASH_MS_MAX,
   KAFKA_REQUEST_DEADLINE_GRACE_MS,
-  KAFKA_REJOIN_AFTER_CRASH_MS_MIN,
   KAFKA_RETRIES,
   KAFKA_RETRY_MS_MAX,
   KAFKA_RETRY_MS_MIN,
@@ -29,6 +27,7 @@ import {
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
 import { coalescingSend, type BatchingProducer } from './coalescing-producer';
+import { GroupMembership } from './group-membership';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
@@ -195,8 +194,9 @@ export class KafkaBus implements MessageBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const membership of [this.server?.membership, this.client.membership]) if (membership) membership.closing = true;
     const deadline = Date.now() + this.closeTimeoutMs;
+    // No rejoin after this, and none still connecting when the consumers disconnect below.
+    await withinDeadline(Promise.all([this.server?.membership, this.client.membership].map((membership) => membership?.close())), deadline);
     const server = this.server;
     if (server) {
       // Its partitions stay this member's until their requests in flight are answered and committed:
@@ -328,69 +328,6 @@ export class KafkaBus implements MessageBus {
   }
 }
 
-/**
- * Whether a kafkajs consumer is a member of its group now, from its events: joined (also again after a
- * rebalance or a restart) until it crashes, stops or disconnects. A rebalance alone keeps it a member:
- * it is still connected and resumes by itself. Events of a consumer replaced since are ignored.
- */
-class GroupMembership {
-  joined = false;
-  /** Set on close: a crash then is not followed by a rejoin. */
-  closing = false;
-  private current: unknown;
-
-  constructor(private readonly logger: Logger) {}
-
-  /**
-   * Watches `consumer`; `rejoin` subscribes and runs it again (Nest's own binding), for a consumer that
-   * crashed on an error kafkajs does not retry. kafkajs then leaves it disconnected for good: the
-   * process would stay up, never ready, serving nothing. One such error is part of a group's ordinary
-   * life on librdkafka's mock cluster: a member whose SyncGroup arrives after the leader's is answered
-   * INVALID_REQUEST (the group is already up), which an instance started on a busy machine meets when
-   * it joins a group that has members. It rejoins as a new member after a pause (doubled per failed
-   * rejoin, KAFKA_REJOIN_AFTER_CRASH_MS_*), until the bus closes.
-   */
-  watch(consumer: KafkaConsumerHandle, rejoin: () => Promise<void>): void {
-    this.current = consumer;
-    this.joined = false;
-    this.closing = false;
-    const set = (joined: boolean) => () => {
-      if (this.current === consumer) this.joined = joined;
-    };
-    consumer.on(consumer.events.GROUP_JOIN, set(true));
-    consumer.on(consumer.events.STOP, set(false));
-    consumer.on(consumer.events.DISCONNECT, set(false));
-    consumer.on(consumer.events.CRASH, (event) => {
-      set(false)();
-      const { error, groupId, restart } = (event as CrashEvent).payload;
-      if (restart || this.closing || this.current !== consumer) return;
-      this.logger.warn(`consumer of ${groupId} crashed (${reason(error)}), which kafkajs does not retry: rejoining as a new member`);
-      this.rejoin(consumer, rejoin, KAFKA_REJOIN_AFTER_CRASH_MS_MIN);
-    });
-  }
-
-  private rejoin(consumer: KafkaConsumerHandle, rejoin: () => Promise<void>, delayMs: number): void {
-    setTimeout(() => {
-      if (this.closing || this.current !== consumer) return;
-      consumer
-        .connect()
-        .then(rejoin)
-        .catch((error: unknown) => {
-          this.logger.warn(`rejoining failed (${reason(error)}); trying again in ${delayMs} ms`);
-          this.rejoin(consumer, rejoin, Math.min(2 * delayMs, KAFKA_REJOIN_AFTER_CRASH_MS_MAX));
-        });
-    }, delayMs).unref();
-  }
-}
-
-/** The part of a kafkajs consumer GroupMembership uses (Nest types its consumers with its own copy of kafkajs' types). */
-interface KafkaConsumerHandle {
-  events: { GROUP_JOIN: string; CRASH: string; STOP: string; DISCONNECT: string };
-  on(event: string, listener: (event: unknown) => void): unknown;
-  connect(): Promise<void>;
-}
-
-type CrashEvent = { payload: { error: unknown; groupId: string; restart: boolean } };
 
 /**
  * Nest's ClientKafka, answered on one reply topic for every topic it calls (Nest's own is one reply
@@ -426,7 +363,7 @@ class ReplyClient extends ClientKafka {
 
   /** Also closed when a connect fails (connectClient): a crash of that attempt's consumer is not rejoined. */
   override async close(): Promise<void> {
-    this.membership.closing = true;
+    await this.membership.close();
     await super.close();
   }
 }
