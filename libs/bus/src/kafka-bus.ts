@@ -328,7 +328,6 @@ export class KafkaBus implements MessageBus {
   }
 }
 
-
 /**
  * Nest's ClientKafka, answered on one reply topic for every topic it calls (Nest's own is one reply
  * topic per request topic: a caller of every topic, the gateway, read 4 partitions of each, and
