@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { KAFKA_REJOIN_AFTER_CRASH_MS_MAX, KAFKA_REJOIN_AFTER_CRASH_MS_MIN } from '@pay/kernel';
+import { reason } from './error-reason';
 
 /** The part of a kafkajs consumer GroupMembership uses (Nest types its consumers with its own copy of kafkajs' types). */
 export interface KafkaConsumerHandle {
@@ -50,7 +51,7 @@ export class GroupMembership {
       set(false)();
       const { error, groupId, restart } = (event as CrashEvent).payload;
       if (restart || this.closing || this.current !== consumer) return;
-      this.logger.warn(`consumer of ${groupId} crashed (${reasonOf(error)}), which kafkajs does not retry: rejoining as a new member`);
+      this.logger.warn(`consumer of ${groupId} crashed (${reason(error)}), which kafkajs does not retry: rejoining as a new member`);
       this.rejoin(consumer, rejoin, KAFKA_REJOIN_AFTER_CRASH_MS_MIN);
     });
   }
@@ -75,7 +76,7 @@ export class GroupMembership {
         .then(() => (this.closing || this.current !== consumer ? consumer.disconnect() : rejoin()))
         .catch((error: unknown) => {
           if (this.closing) return;
-          this.logger.warn(`rejoining failed (${reasonOf(error)}); trying again in ${delayMs} ms`);
+          this.logger.warn(`rejoining failed (${reason(error)}); trying again in ${delayMs} ms`);
           this.rejoin(consumer, rejoin, Math.min(2 * delayMs, KAFKA_REJOIN_AFTER_CRASH_MS_MAX));
         })
         .finally(() => (this.rejoining = undefined));
@@ -83,5 +84,3 @@ export class GroupMembership {
     this.rejoinTimer.unref();
   }
 }
-
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));

@@ -27,17 +27,21 @@ class FakeConsumer extends EventEmitter implements KafkaConsumerHandle {
   }
 }
 
-const quiet = { warn: () => undefined };
+/** A membership watching a new consumer, with a rejoin that only counts its calls. */
+function watched() {
+  const membership = new GroupMembership({ warn: () => undefined });
+  const consumer = new FakeConsumer();
+  const rejoin = jest.fn(async () => undefined);
+  membership.watch(consumer, rejoin);
+  return { membership, consumer, rejoin };
+}
 
 describe('a consumer group membership', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
   it('rejoins a crashed consumer after the pause, and reports it a member once it joined', async () => {
-    const membership = new GroupMembership(quiet);
-    const consumer = new FakeConsumer();
-    const rejoin = jest.fn(async () => undefined);
-    membership.watch(consumer, rejoin);
+    const { membership, consumer, rejoin } = watched();
     consumer.emit('join');
     expect(membership.joined).toBe(true);
     consumer.crash();
@@ -51,10 +55,7 @@ describe('a consumer group membership', () => {
   });
 
   it('closed during the pause: the consumer is never connected again', async () => {
-    const membership = new GroupMembership(quiet);
-    const consumer = new FakeConsumer();
-    const rejoin = jest.fn(async () => undefined);
-    membership.watch(consumer, rejoin);
+    const { membership, consumer, rejoin } = watched();
     consumer.crash();
     await membership.close();
     await jest.advanceTimersByTimeAsync(10 * KAFKA_REJOIN_AFTER_CRASH_MS_MIN);
@@ -63,10 +64,7 @@ describe('a consumer group membership', () => {
   });
 
   it('closed while the rejoin connects: close waits for the connect, and the consumer leaves instead of running', async () => {
-    const membership = new GroupMembership(quiet);
-    const consumer = new FakeConsumer();
-    const rejoin = jest.fn(async () => undefined);
-    membership.watch(consumer, rejoin);
+    const { membership, consumer, rejoin } = watched();
     consumer.crash();
     await jest.advanceTimersByTimeAsync(KAFKA_REJOIN_AFTER_CRASH_MS_MIN);
     expect(consumer.connects).toBe(1);

@@ -27,6 +27,7 @@ import {
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
 import { coalescingSend, type BatchingProducer } from './coalescing-producer';
+import { reason } from './error-reason';
 import { GroupMembership } from './group-membership';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
@@ -541,7 +542,6 @@ export function messageKey(topic: RequestTopic, message: object): string {
   return typeof value === 'string' && value.length > 0 ? value : randomUUID();
 }
 
-const reason = (error: unknown): string => (error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
