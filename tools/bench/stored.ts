@@ -480,12 +480,16 @@ async function explain(db: Client, statements: Statement[], size: number, log: (
 }
 
 /** A measurement's non-2xx answers, and whether every authorized payment succeeded. */
-const failures = (at: string, m: Measurement): Row => ({
-  figure: `${at}: non-2xx; authorized payments succeeded`,
-  value: `${m.create.non2xx + m.retrieve.non2xx + m.authorize.load.non2xx}; ${m.authorize.statuses['succeeded'] ?? 0}/${m.authorize.statusById.size}`,
-  target: '0; all',
-  pass: m.create.non2xx + m.retrieve.non2xx + m.authorize.load.non2xx === 0 && m.authorize.statuses['succeeded'] === m.authorize.statusById.size,
-});
+const failures = (at: string, m: Measurement): Row => {
+  const non2xx = m.create.non2xx + m.retrieve.non2xx + m.authorize.load.non2xx;
+  const succeeded = m.authorize.statuses['succeeded'];
+  return {
+    figure: `${at}: non-2xx; authorized payments succeeded`,
+    value: `${non2xx}; ${succeeded ?? 0}/${m.authorize.statusById.size}`,
+    target: '0; all',
+    pass: non2xx === 0 && succeeded === m.authorize.statusById.size,
+  };
+};
 
 function report(sizes: StoredSize[], grown: Grown[]): Row[] {
   const rows: Row[] = [];
