@@ -16,6 +16,7 @@ import {
   traceHeadersOf,
   type LogContext,
   type Span,
+  type TraceContext,
 } from '@pay/observability';
 
 /**
@@ -26,8 +27,10 @@ import {
 export interface MessageContext {
   requestId?: string;
   correlationId: string;
-  /** W3C trace context (`traceparent`, `tracestate`) of the caller's span, when tracing. */
+  /** W3C trace context (`traceparent`, `tracestate`) of the caller's span, when tracing over Kafka. */
   trace?: Record<string, string>;
+  /** In one process, the caller's trace context itself: the handler's span is its child. */
+  parent?: TraceContext;
 }
 
 /** Where a bus request travels: named on its spans (`messaging.system`). */
@@ -125,7 +128,7 @@ export async function handleInContext<T>(
   reportUnexpected?: (error: unknown) => void,
 ): Promise<T> {
   const logContext: LogContext = context.requestId === undefined ? { correlationId: context.correlationId } : { requestId: context.requestId, correlationId: context.correlationId };
-  const parent = contextFromTraceHeaders(context.trace);
+  const parent = context.parent ?? contextFromTraceHeaders(context.trace);
   const span = beginSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, parent, attributes: busSpanAttributes(topic, system, 'process') });
   return runWithLogContext(logContext, () =>
     runInSpan(

@@ -1,6 +1,7 @@
 import { ServiceError, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import { BUS_REQUEST_TIMEOUT_MS } from '@pay/kernel';
-import { handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
+import { currentTraceContext } from '@pay/observability';
+import { handleInContext, outgoingContext, requestTimedOut, timeRequest } from './bus-observability';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
 type AnyHandler = (message: unknown) => Promise<unknown>;
@@ -8,7 +9,8 @@ type AnyHandler = (message: unknown) => Promise<unknown>;
 /**
  * The embedded default: handlers are called in the same process. Messages and replies go through a
  * JSON round trip, so what works here is exactly what can cross Kafka (no shared references, no Dates);
- * the caller's request and correlation ids and trace context are handed over with the message, as Kafka headers would.
+ * the caller's request and correlation ids are handed over with the message, as Kafka headers would,
+ * and its trace context is the parent of the handler's `process <topic>` span.
  */
 export class InProcessBus implements MessageBus {
   private readonly handlers = new Map<string, AnyHandler>();
@@ -29,16 +31,16 @@ export class InProcessBus implements MessageBus {
     this.inFlight += 1;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const call = (context: MessageContext) => {
-        const reply = handleInContext(topic, 'in_process', context, () => handler(roundTrip(message))).then(roundTrip, (error: unknown) => {
-          throw error instanceof ServiceError ? ServiceError.fromBody(roundTrip<ErrorBody>(error.toBody())) : error;
-        });
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(requestTimedOut(topic, timeoutMs)), timeoutMs);
-        });
-        return Promise.race([reply, timeout]);
-      };
-      return (await timeRequest(topic, traceRequest(topic, 'in_process', call))) as Reply<T>;
+      // The handler's span is the child of the caller's own: in one process a `send` span would only
+      // repeat it (same start, same end), at the price of a span and a trace context written and parsed.
+      const context = { ...outgoingContext(), parent: currentTraceContext() };
+      const reply = handleInContext(topic, 'in_process', context, () => handler(roundTrip(message))).then(roundTrip, (error: unknown) => {
+        throw error instanceof ServiceError ? ServiceError.fromBody(roundTrip<ErrorBody>(error.toBody())) : error;
+      });
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(requestTimedOut(topic, timeoutMs)), timeoutMs);
+      });
+      return (await timeRequest(topic, Promise.race([reply, timeout]))) as Reply<T>;
     } finally {
       clearTimeout(timer);
       this.inFlight -= 1;
