@@ -119,6 +119,10 @@ export class CatchUpSubscription {
    * every event after a checkpoint that only moves on the subscription's own types (no index on type).
    */
   private caughtUpAt = Date.now();
+  /** A commit token read before the last read began (undefined: none yet); see idle(). */
+  private tokenBeforeRead: string | undefined;
+  /** When the last read began (performance.now()). */
+  private readStartedAt = 0;
   /** When the checkpoint last moved past events of other types only (passOver). */
   private passedOverAt = 0;
   private untrackLag: (() => void) | undefined;
@@ -234,7 +238,7 @@ export class CatchUpSubscription {
           continue;
         }
         this.release(waiting);
-        await this.sleep(this.pollIntervalMs, true);
+        await this.idle();
       } catch (error) {
         if (error instanceof CheckpointMovedError) {
           // Another instance committed this batch (a hand-over in progress): nothing failed, nothing
@@ -319,6 +323,7 @@ export class CatchUpSubscription {
     try {
       const after = this.position ?? (await loadCheckpoint(pool, subscriptionId));
       this.position = after;
+      this.readStartedAt = performance.now();
       const { events, scannedTo } = await store.readAllPage({ after, maxCount: this.currentBatchSize(), typePrefixes });
       const last = events.at(-1)?.position;
       if (!last) {
@@ -428,16 +433,43 @@ export class CatchUpSubscription {
     else this.wakeRequested = true;
   }
 
-  private sleep(ms: number, wakesOnAppend: boolean): Promise<void> {
-    if (!this.running || (wakesOnAppend && this.wakeRequested)) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = () => {
+  /**
+   * After a read that caught up, until the next one is due: at once when woken (an append in this
+   * process, catchUp(), stop()); otherwise at each poll interval, if a transaction may have ended since
+   * the last read began. The store's commit token tells (where it has one): unchanged since before that
+   * read, there is nothing new to read. A token is at most one interval old and read after that read
+   * began; one read of it serves every subscription of the process it meets, so an idle process polls
+   * the token, not each subscription's events.
+   */
+  private async idle(): Promise<void> {
+    const { store } = this.options;
+    for (;;) {
+      if ((await this.sleep(this.pollIntervalMs, true)) || !store.commitToken) return;
+      let token: string;
+      try {
+        token = await store.commitToken(Math.max(this.readStartedAt, performance.now() - this.pollIntervalMs));
+      } catch {
+        return; // the read says what failed
+      }
+      if (token !== this.tokenBeforeRead) {
+        this.tokenBeforeRead = token;
+        return;
+      }
+      this.caughtUpAt = Date.now();
+    }
+  }
+
+  /** Resolves true when cut short (a wake, stop()), false when the time ran out. */
+  private sleep(ms: number, wakesOnAppend: boolean): Promise<boolean> {
+    if (!this.running || (wakesOnAppend && this.wakeRequested)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (cut: boolean) => {
         clearTimeout(timer);
         this.cancelSleep = undefined;
-        resolve();
+        resolve(cut);
       };
-      const timer = setTimeout(done, ms);
-      this.cancelSleep = done;
+      const timer = setTimeout(() => done(false), ms);
+      this.cancelSleep = () => done(true);
       this.sleepWakesOnAppend = wakesOnAppend;
     });
   }

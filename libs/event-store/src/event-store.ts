@@ -111,6 +111,13 @@ export interface EventStore {
    * so that a subscription wakes only for the events it reads.
    */
   onAppended(listener: AppendListener): () => void;
+  /**
+   * Optional: a token of the database's commits, read by a statement sent at or after `notBefore`
+   * (a `performance.now()` time). Two equal tokens mean that no transaction ended between their reads,
+   * so a subscription caught up by a read that began after the first has nothing new to read. Without
+   * it, subscriptions read at every poll.
+   */
+  commitToken?(notBefore: number): Promise<string>;
   close(): Promise<void>;
 }
 

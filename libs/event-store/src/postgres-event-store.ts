@@ -25,6 +25,7 @@ import {
   type AppendedManyRow,
   type AppendedRow,
   type EventRow,
+  COMMIT_TOKEN,
   READ_ALL,
   READ_EVENT,
   READ_STREAM,
@@ -66,6 +67,8 @@ interface PendingAppend {
 export class PostgresEventStore implements EventStore {
   private readonly notifier: AppendNotifier;
   private readonly readAllWaitMs: number;
+  /** The last commit token read, and when its statement was sent. */
+  private lastCommitToken: { sentAt: number; token: Promise<string> } | undefined;
   /**
    * Group commit of the appends with an expectation: those that arrive while one statement runs go in
    * the next one, and commit together (an append whose expectation fails is refused alone).
@@ -117,6 +120,24 @@ export class PostgresEventStore implements EventStore {
   async readEvent(streamId: string, eventId: string): Promise<RecordedEvent | null> {
     const { rows } = await this.pool.query<EventRow>({ ...READ_EVENT, values: [streamId, eventId] });
     return rows[0] ? toRecordedEvent(rows[0]) : null;
+  }
+
+  /**
+   * The snapshot as a commit token (COMMIT_TOKEN). One read is shared by every caller whose
+   * `notBefore` it meets, in flight or done: a process's subscriptions poll at their own times, and
+   * most find the token another one just read.
+   */
+  commitToken(notBefore: number): Promise<string> {
+    const last = this.lastCommitToken;
+    if (last && last.sentAt >= notBefore) return last.token;
+    const sentAt = performance.now();
+    const token = this.pool.query<{ token: string }>(COMMIT_TOKEN).then(({ rows }) => rows[0]!.token);
+    this.lastCommitToken = { sentAt, token };
+    // A failed read is not handed to anyone else: the next caller reads again.
+    token.catch(() => {
+      if (this.lastCommitToken?.token === token) this.lastCommitToken = undefined;
+    });
+    return token;
   }
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {

@@ -117,6 +117,13 @@ CROSS JOIN LATERAL (SELECT * FROM es_events WHERE stream_id = wanted.id ORDER BY
 ORDER BY es_events.stream_id, es_events.revision`,
 };
 
+/**
+ * The snapshot (`xmin:xmax:xip`): it changes whenever a transaction ends, since an ending transaction
+ * either leaves the in-progress list or moves xmax past it, and xmax only grows. The whole cluster's,
+ * so a commit anywhere counts: a token that changed for nothing costs one read.
+ */
+export const COMMIT_TOKEN = { name: 'es_commit_token', text: 'SELECT pg_current_snapshot()::text AS token' };
+
 /** $2 is text: an id that is not a uuid matches no event rather than failing the statement. */
 export const READ_EVENT = {
   name: 'es_read_event',

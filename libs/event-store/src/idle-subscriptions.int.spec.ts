@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Pool, QueryConfig } from 'pg';
+import { createPool, runMigrations, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+import { CatchUpSubscription } from './catch-up-subscription';
+import type { RecordedEvent } from './event-store';
+import { EVENT_STORE_MIGRATIONS } from './migrations';
+import { PostgresEventStore } from './postgres-event-store';
+import { COMMIT_TOKEN } from './postgres-statements';
+
+/**
+ * Subscriptions of an idle process: at each poll they read the store's commit token, one read shared
+ * by all, and read their events only once a transaction has ended. On a PostgreSQL of its own: the
+ * token is the whole cluster's, and the run's shared cluster is never idle (other test files commit).
+ */
+describe('idle subscriptions', () => {
+  const POLL_MS = 20;
+  const SUBSCRIPTIONS = 3;
+  let dir: string;
+  let database: RunningDatabase;
+  const pools: Pool[] = [];
+  const open = () => {
+    const pool = createPool(database.url, { max: 4, statementTimeoutMs: 10_000 });
+    pools.push(pool);
+    return pool;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pay-idle-subscriptions-'));
+    database = await startEmbeddedPostgres(dir);
+    await runMigrations(database.url, [EVENT_STORE_MIGRATIONS]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
+    await database?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('read no events while nothing commits, share one token read per poll, and read what another process appends', async () => {
+    const pool = open();
+    const store = new PostgresEventStore(pool);
+    const prefix = `Idle${randomUUID().replace(/-/g, '')}.`;
+    const handled = new Map<string, string[]>();
+    const subscriptions = Array.from({ length: SUBSCRIPTIONS }, (_, i) => {
+      const id = `idle.${i}`;
+      handled.set(id, []);
+      return new CatchUpSubscription({
+        subscriptionId: id,
+        store,
+        pool,
+        typePrefixes: [prefix],
+        pollIntervalMs: POLL_MS,
+        onError: () => undefined,
+        handle: async (events: RecordedEvent[]) => {
+          handled.get(id)!.push(...events.map((event) => event.type));
+        },
+      });
+    });
+    const reads = jest.spyOn(store, 'readAllPage');
+    const tokens = jest.spyOn(store, 'commitToken');
+    const tokenStatements = jest.spyOn(pool, 'query');
+    try {
+      await Promise.all(subscriptions.map((subscription) => subscription.start()));
+      await Promise.all(subscriptions.map((subscription) => subscription.catchUp()));
+      // Each reads once more at its first poll (it has no token from before its last read yet).
+      await new Promise((resolve) => setTimeout(resolve, 10 * POLL_MS));
+      reads.mockClear();
+      tokens.mockClear();
+      tokenStatements.mockClear();
+
+      await new Promise((resolve) => setTimeout(resolve, 50 * POLL_MS));
+      expect(reads).not.toHaveBeenCalled();
+      const tokenReads = tokenStatements.mock.calls.filter(([config]) => (config as QueryConfig).name === COMMIT_TOKEN.name).length;
+      // About one per poll interval for the three: a subscription polls and finds the token another just read.
+      expect(tokens.mock.calls.length).toBeGreaterThanOrEqual(SUBSCRIPTIONS * 10);
+      expect(tokenReads).toBeGreaterThan(0);
+      expect(tokenReads).toBeLessThan(tokens.mock.calls.length);
+
+      // Another process's append wakes nothing here: the token moves, and each polls it in.
+      const elsewhere = new PostgresEventStore(open());
+      await elsewhere.appendToStream(`s-${randomUUID()}`, [{ type: `${prefix}Elsewhere`, data: {} }], { expectedRevision: 'no_stream' });
+      await waitUntil(() => [...handled.values()].every((types) => types.includes(`${prefix}Elsewhere`)), 10_000);
+      expect(reads).toHaveBeenCalled();
+      await elsewhere.close();
+    } finally {
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      await store.close();
+      reads.mockRestore();
+      tokens.mockRestore();
+      tokenStatements.mockRestore();
+    }
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
