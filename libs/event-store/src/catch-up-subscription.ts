@@ -439,7 +439,8 @@ export class CatchUpSubscription {
    * the last read began. The store's commit token tells (where it has one): unchanged since before that
    * read, there is nothing new to read. A token is at most one interval old and read after that read
    * began; one read of it serves every subscription of the process it meets, so an idle process polls
-   * the token, not each subscription's events.
+   * the token, not each subscription's events. A read skipped wrongly could only make events late,
+   * never lost: every read starts from the checkpoint, and the next transaction to end moves the token.
    */
   private async idle(): Promise<void> {
     const { store } = this.options;
