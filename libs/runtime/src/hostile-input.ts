@@ -85,6 +85,11 @@ const ID_PREFIX_BY_SEGMENT: Readonly<Record<string, string>> = {
 /** Any path parameter: the characters of our ids and account names (`platform:fees:DZD`, `cp_…:DZD`). */
 const PATH_PARAM = new RegExp(`^[A-Za-z0-9_:.-]{1,${PATH_PARAM_LENGTH_MAX}}$`);
 
+/** The id pattern of each collection's path parameter, compiled once (not per request). */
+const ID_PATTERN_BY_SEGMENT: ReadonlyMap<string, RegExp> = new Map(
+  Object.entries(ID_PREFIX_BY_SEGMENT).map(([segment, prefix]) => [segment, new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`)]),
+);
+
 /**
  * Refuses a path parameter that cannot name anything (wrong prefix for its collection, characters no
  * id has, too long) as 404, and a query value that cannot be stored as 400, before the handler runs.
@@ -95,8 +100,7 @@ export async function checkRequestShape(request: FastifyRequest): Promise<void> 
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== 'string' || name === '*') continue; // a wildcard route (static files, not found) checks its own
     if (!isStorableText(value)) throw unstorable('the path');
-    const prefix = ID_PREFIX_BY_SEGMENT[segmentBefore(route, name) ?? ''];
-    const expected = prefix === undefined ? PATH_PARAM : new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`);
+    const expected = ID_PATTERN_BY_SEGMENT.get(segmentBefore(route, name) ?? '') ?? PATH_PARAM;
     if (!expected.test(value)) throw new ServiceError('resource_not_found', `no such object: '${printable(value)}'`);
   }
   for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
