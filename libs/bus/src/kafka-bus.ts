@@ -542,7 +542,6 @@ export function messageKey(topic: RequestTopic, message: object): string {
   return typeof value === 'string' && value.length > 0 ? value : randomUUID();
 }
 
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function until(condition: () => boolean, pollMs = 10): Promise<void> {
