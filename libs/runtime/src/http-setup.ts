@@ -21,6 +21,10 @@ export const fastifyOptions = {
   clientErrorHandler: clientErrors,
   // Node answers a missing Host with an empty 400 of its own; requireHost answers it in the contract's shape.
   http: { requireHostHeader: false },
+  // A request that reaches a closing server (pipelined, or on a connection accepted just before the
+  // stop) is served, with `Connection: close`: the apps behind it stop only once the server has closed.
+  // Fastify's own answer would be a 503 outside the contract's shape, for work this process can still do.
+  return503OnClosing: false,
 } as const;
 
 const TEST_HELPERS_PATH = /^\/v1\/test_helpers(\/|\?|$)/;
@@ -68,7 +72,25 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
       done(error instanceof ServiceError ? error : new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)'), undefined);
     }
   });
+  endConnectionsOnceClosing(fastify);
   // Path ids that cannot exist and query values that cannot be stored never reach a handler.
   fastify.addHook('preValidation', checkRequestShape);
   app.useGlobalFilters(new ContractErrorFilter());
+}
+
+/**
+ * Once close has begun, every response ends its connection (`Connection: close`), those of requests
+ * already in flight too: a keep-alive client (a load balancer's pool) holding one open would otherwise
+ * keep the server, and so the process, from stopping until its idle timeout.
+ */
+function endConnectionsOnceClosing(fastify: FastifyInstance): void {
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('Connection', 'close');
+    done(null, payload);
+  });
 }
