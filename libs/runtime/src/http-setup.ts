@@ -21,8 +21,8 @@ export const fastifyOptions = {
   clientErrorHandler: clientErrors,
   // Node answers a missing Host with an empty 400 of its own; requireHost answers it in the contract's shape.
   http: { requireHostHeader: false },
-  // A request that reaches a closing server (pipelined, or on a connection accepted just before the
-  // stop) is served, with `Connection: close`: the apps behind it stop only once the server has closed.
+  // A request that reaches a closing server (on a connection accepted just before the stop) is served,
+  // with `Connection: close`: the apps behind it stop only once the server has closed.
   // Fastify's own answer would be a 503 outside the contract's shape, for work this process can still do.
   return503OnClosing: false,
 } as const;
