@@ -170,6 +170,13 @@ export const ASYNC_COMMIT_POOL_MAX = 10;
 export const DB_POOL_SIZE_DEFAULT = 20;
 export const DB_POOL_SIZE_MIN = 2;
 export const DB_POOL_SIZE_MAX = 200;
+/**
+ * Every process's old generation is collected once it has grown by this percentage over what survived
+ * its last full collection. V8's own factor goes up to 300 % (four times) when collections are cheap,
+ * and under load most of that heap is garbage: the work that was in flight at a young collection.
+ * A `--heap-growing-percent` given to node wins.
+ */
+export const HEAP_GROWING_PERCENT = 100;
 /** An idle pooled connection is closed after this; getting a new one fails after this. */
 export const DB_IDLE_TIMEOUT_MS = 30 * SECOND_MS;
 export const DB_CONNECTION_TIMEOUT_MS = 10 * SECOND_MS;

@@ -1,5 +1,6 @@
+import { setFlagsFromString } from 'node:v8';
 import { Logger } from '@nestjs/common';
-import { ConfigError, OperatorError } from '@pay/kernel';
+import { ConfigError, HEAP_GROWING_PERCENT, OperatorError } from '@pay/kernel';
 
 /**
  * A process's main: start, then stop gracefully on SIGTERM or SIGINT (exit 0). A configuration
@@ -7,6 +8,7 @@ import { ConfigError, OperatorError } from '@pay/kernel';
  * since no logger runs yet. Once started, the process logs JSON lines, its shutdown too.
  */
 export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
+  boundHeapGrowth();
   start().then(
     (running) => {
       let stopping = false;
@@ -39,4 +41,13 @@ export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
       process.exit(1);
     },
   );
+}
+
+/**
+ * The old generation collected at HEAP_GROWING_PERCENT over what survived, unless node was given its own
+ * `--heap-growing-percent`. V8 reads the flag at each collection, so setting it at start takes effect.
+ */
+function boundHeapGrowth(): void {
+  if (process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent') || arg.startsWith('--heap_growing_percent'))) return;
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
