@@ -29,6 +29,7 @@ import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, t
 import { coalescingSend, type BatchingProducer } from './coalescing-producer';
 import { reason } from './error-reason';
 import { GroupMembership } from './group-membership';
+import { fixKafkajsIdleTimer } from './kafkajs-idle-timer-fix';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
@@ -117,6 +118,7 @@ export class KafkaBus implements MessageBus {
 
   constructor(private readonly options: KafkaBusOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaBus needs at least one broker');
+    fixKafkajsIdleTimer();
     this.logger = new Logger(`KafkaBus(${options.app})`);
     this.requestTimeoutMs = options.requestTimeoutMs ?? BUS_REQUEST_TIMEOUT_MS;
     this.closeTimeoutMs = options.closeTimeoutMs ?? KAFKA_CLOSE_TIMEOUT_MS;
