@@ -409,6 +409,15 @@ class RequestServer extends ServerKafka {
     return this.dispatcher.inFlight;
   }
 
+  /**
+   * The handler's route for a request's pattern, which is always a topic name here (addHandler). Nest
+   * first tries JSON.parse on every pattern, for its object patterns: on a topic name that threw and
+   * caught a SyntaxError for every request handled.
+   */
+  override getRouteFromPattern(pattern: string): string {
+    return this.normalizePattern(pattern);
+  }
+
   /** Takes no more requests (closing): they stay uncommitted, for the partition's next owner; fetching pauses. */
   stopAccepting(): void {
     this.dispatcher.stopAccepting();
