@@ -5,8 +5,8 @@
  * `throttledUntil - Date.now()`. When nothing is throttled, `throttledUntil` is -1, so that delay is
  * negative; Node runs a negative delay after 1 ms; and the check schedules itself again, forever. This
  * is upstream issues #1556 and #1704, and the fix was never released. Measured on an idle distributed
- * topology: each app's event loop woke about 1,460 times a second, and the app spent 70 to 90 ms of CPU
- * a second on doing nothing.
+ * topology: each app's event loop woke about 1,460 times a second, and the fix took an idle app from 86
+ * to 90 ms of CPU a second down to 64 to 74.
  *
  * The replacement below schedules a check only when a request is held back: at the throttle's end, or
  * after kafkajs' own 10 ms when the in-flight limit holds it (the answer that frees a slot checks too).
