@@ -36,6 +36,15 @@ const checkScheduled = (subject: RequestQueue): boolean => subject.throttleCheck
 
 const answer = (subject: RequestQueue, correlationId: number) => subject.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
 
+/** A queue with one slot in flight, given two requests: 1 is sent, 2 is held back by the in-flight limit. */
+function secondHeldByInFlightLimit(): { subject: RequestQueue; sent: number[] } {
+  const subject = queue(1);
+  const sent: number[] = [];
+  push(subject, 1, sent);
+  push(subject, 2, sent);
+  return { subject, sent };
+}
+
 describe('kafkajs RequestQueue, with its idle timer fixed', () => {
   beforeAll(() => fixKafkajsIdleTimer());
   afterEach(() => jest.useRealTimers());
@@ -74,10 +83,7 @@ describe('kafkajs RequestQueue, with its idle timer fixed', () => {
 
   it('sends a request held back by the in-flight limit when an answer frees a slot, and stops looking once none waits', () => {
     jest.useFakeTimers({ now: 1_000_000 });
-    const subject = queue(1);
-    const sent: number[] = [];
-    push(subject, 1, sent);
-    push(subject, 2, sent);
+    const { subject, sent } = secondHeldByInFlightLimit();
     expect(sent).toEqual([1]);
     answer(subject, 1);
     expect(sent).toEqual([1, 2]);
@@ -90,10 +96,7 @@ describe('kafkajs RequestQueue, with its idle timer fixed', () => {
 
   it('keeps looking at a held-back request until it can be sent, should the answer that frees its slot not come', () => {
     jest.useFakeTimers({ now: 1_000_000 });
-    const subject = queue(1);
-    const sent: number[] = [];
-    push(subject, 1, sent);
-    push(subject, 2, sent);
+    const { subject, sent } = secondHeldByInFlightLimit();
     expect(checkScheduled(subject)).toBe(true);
     jest.advanceTimersByTime(50);
     expect(sent).toEqual([1]);
