@@ -291,6 +291,11 @@ export const WEBHOOK_DELIVERY_TIMEOUT_MS = 15 * SECOND_MS;
 /** A claimed delivery is claimed again after a crash once its lease expires: longer than an attempt. */
 export const WEBHOOK_LEASE_MS = 60 * SECOND_MS;
 export const WEBHOOK_POLL_INTERVAL_MS = SECOND_MS;
+/**
+ * A dispatcher claims again after this when its claim left due deliveries on endpoints whose slots other
+ * dispatchers (other instances of the webhooks app) hold: their attempts free those slots unseen.
+ */
+export const WEBHOOK_CLAIM_RETRY_MS = 100;
 export const WEBHOOK_RESPONSE_READ_BYTES_MAX = 64 * 1024;
 /** A refused redirect's location and a failed attempt's error, as recorded with the attempt. */
 export const WEBHOOK_LOCATION_LENGTH_MAX = 200;
@@ -440,6 +445,7 @@ check(LEDGER_TIMEOUT_MS <= BUS_REQUEST_TIMEOUT_MS, 'a ledger call must fail by t
 check(LEDGER_TIMEOUT_MS < STATEMENT_TIMEOUT_MS, 'a ledger statement outliving its call would finish unseen');
 check(WEBHOOK_DELIVERY_TIMEOUT_MS < WEBHOOK_LEASE_MS, 'an attempt must end before its lease lets another dispatcher claim it');
 check(WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX <= WEBHOOK_IN_FLIGHT_MAX, 'one endpoint cannot have more slots than all');
+check(WEBHOOK_CLAIM_RETRY_MS < WEBHOOK_POLL_INTERVAL_MS, "a claim for others' freed slots comes sooner than the poll");
 check(FAILING_ENDPOINT_FLAGGED_AFTER_MS < FAILING_ENDPOINT_DISABLED_AFTER_MS, 'an endpoint is flagged before it is disabled');
 check(READY_CHECK_TIMEOUT_MS < READY_MAX_SUBSCRIPTION_LAG_SECONDS * SECOND_MS, 'a readiness check must be shorter than the lag it tolerates');
 check(IDEMPOTENCY_LOCK_MS < IDEMPOTENCY_RETENTION_HOURS * HOUR_MS, 'an idempotency key must outlive its lock');

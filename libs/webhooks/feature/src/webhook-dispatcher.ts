@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { failpoint, WEBHOOK_IN_FLIGHT_MAX, WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, WEBHOOK_LEASE_MS, WEBHOOK_POLL_INTERVAL_MS, type Clock } from '@pay/kernel';
+import { failpoint, WEBHOOK_CLAIM_RETRY_MS, WEBHOOK_IN_FLIGHT_MAX, WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX, WEBHOOK_LEASE_MS, WEBHOOK_POLL_INTERVAL_MS, type Clock } from '@pay/kernel';
 import { record, runOutsideLogContext, webhookDeliveryAttemptsTotal, type WebhookAttemptOutcome } from '@pay/observability';
 import { AttemptRecorder } from './attempt-recorder';
 import { closeWebhookConnections, sendWebhook, type DeliveryResult } from './delivery';
@@ -15,6 +15,8 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   /** A claim outlives an attempt; after a crash, the delivery is claimed again once it expires. */
   leaseMs: number;
+  /** How soon to claim again when due deliveries wait for slots that other dispatchers hold. */
+  claimRetryMs: number;
   send?: typeof sendWebhook;
 }
 
@@ -24,14 +26,16 @@ export const DISPATCHER_DEFAULTS: Omit<DispatcherOptions, 'sandbox'> = {
   inFlightPerEndpointMax: WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX,
   pollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
   leaseMs: WEBHOOK_LEASE_MS,
+  claimRetryMs: WEBHOOK_CLAIM_RETRY_MS,
 };
 
 /**
  * Delivers due webhook deliveries: claims them in PostgreSQL (several dispatchers may run), a batch per
  * statement, sends each attempt, records the attempts that finish together in one statement, and
- * schedules the retry on the service clock. Woken when an event is recorded (or redelivered), when a
- * slot frees while due deliveries may have been left for want of one, and polls for retries that fell
- * due and for claims whose lease expired.
+ * schedules the retry on the service clock. Woken when an event is recorded (or redelivered) and no
+ * claim took its deliveries yet, when a slot frees on an endpoint whose due deliveries the last claim
+ * left, shortly after a claim that left some on slots other dispatchers hold, and polls for retries that
+ * fell due and for claims whose lease expired.
  */
 export class WebhookDispatcher {
   private readonly logger = new Logger('webhooks');
@@ -41,21 +45,35 @@ export class WebhookDispatcher {
   private readonly recording = new Set<Promise<void>>();
   /** Their deliveries: still leased in PostgreSQL, but no longer on the wire (they hold no endpoint slot). */
   private readonly recordingDeliveries = new Set<string>();
+  /** Attempts on the wire, by endpoint. */
   private readonly perEndpoint = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** The next claim, claimRetryMs after the last: set while due deliveries wait for slots that other dispatchers hold. */
+  private retryTimer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
   private stopped = false;
   /** Claims run one at a time: each must see the slots the previous one took. */
   private claiming: Promise<unknown> = Promise.resolve();
   /**
-   * The last claim may have left due deliveries for want of a slot (every slot taken, or an endpoint's):
-   * a slot that frees claims again. Otherwise the last claim took everything due then, and only a wake
-   * (a new event) or the poll (retries falling due, expired leases) can find more.
+   * The last claim took as many as this dispatcher's slots allowed, and may have left due deliveries:
+   * any slot that frees claims again.
    */
   private slotBound = false;
-  /** A slot freed while the current claim ran: if that claim turns out slot-bound, claim again. */
-  private freedDuringClaim = false;
+  /**
+   * The endpoints whose due deliveries the last claim left for want of their slots: one of their slots
+   * that frees claims again. Otherwise only a wake (a new event) or the poll (retries falling due,
+   * expired leases) can find more.
+   */
+  private dueLeft = new Set<string>();
+  /** The endpoints whose slots freed while the current claim ran: claim again if it left them due deliveries. */
+  private freedDuringClaim = new Set<string>();
+  /**
+   * Deliveries recorded (their rows committed) that no claim begun since could have seen: one claims
+   * again for them, unless the claim running took them already (a claim often sees the rows of records
+   * whose callers have not woken it yet, and a second claim for those would find nothing).
+   */
+  private readonly unseenRecorded = new Set<string>();
   private readonly recorder: AttemptRecorder<FinishedAttempt>;
 
   constructor(
@@ -74,6 +92,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.retryTimer);
     await this.pumping;
     await this.settled();
     closeWebhookConnections();
@@ -91,11 +110,21 @@ export class WebhookDispatcher {
     }
     this.pumping = runOutsideLogContext(() => this.pump()).finally(() => {
       this.pumping = undefined;
-      if (this.pumpAgain) {
+      if (this.pumpAgain || this.unseenRecorded.size > 0) {
         this.pumpAgain = false;
         this.wake();
       }
     });
+  }
+
+  /**
+   * New deliveries, recorded and committed: claimed by the next claim, which the pump runs now or after
+   * the running one, unless that one takes them (see unseenRecorded).
+   */
+  recorded(deliveryIds: readonly string[]): void {
+    if (this.stopped) return;
+    for (const id of deliveryIds) if (!this.inFlight.has(id) && !this.recordingDeliveries.has(id)) this.unseenRecorded.add(id);
+    if (this.unseenRecorded.size > 0 && !this.pumping) this.wake();
   }
 
   /** Sends everything due on the service clock and waits for those attempts (the sandbox clock advance). */
@@ -136,14 +165,25 @@ export class WebhookDispatcher {
     const free = Math.min(this.options.inFlightMax - this.inFlight.size, 2 * this.options.inFlightMax - this.inFlight.size - this.recording.size);
     if (this.stopped) return [];
     if (free <= 0) {
+      // The slot that frees claims again, and sees what was recorded meanwhile.
       this.slotBound = true;
+      this.unseenRecorded.clear();
       return [];
     }
-    // This dispatcher's counts when the claim is made (attempts ending while it runs lower the live
-    // ones); the claim itself bounds each endpoint by the leases of every dispatcher.
-    const inFlightAtClaim = new Map(this.perEndpoint);
-    this.freedDuringClaim = false;
-    const claimed = await this.store.claimDue(this.clock.now(), free, this.options.inFlightPerEndpointMax, this.options.leaseMs, [...this.recordingDeliveries]);
+    this.freedDuringClaim.clear();
+    // Committed before this claim's statement is sent, so its snapshot sees them: taken, left for want
+    // of a slot (slotBound, below), or taken by another dispatcher.
+    const seen = [...this.unseenRecorded];
+    let claim: Awaited<ReturnType<WebhooksStore['claimDue']>>;
+    try {
+      // The claim bounds each endpoint by the leases of every dispatcher.
+      claim = await this.store.claimDue(this.clock.now(), free, this.options.inFlightPerEndpointMax, this.options.leaseMs, [...this.recordingDeliveries]);
+    } finally {
+      // After a failed claim too: the poll finds them (a failing database is not claimed again at once).
+      for (const id of seen) this.unseenRecorded.delete(id);
+    }
+    const claimed = claim.deliveries;
+    for (const { deliveryId } of claimed) this.unseenRecorded.delete(deliveryId);
     // The body's bytes once per event, shared by its deliveries to every endpoint.
     const payloads = new Map<string, Buffer>();
     for (const delivery of claimed) {
@@ -151,16 +191,23 @@ export class WebhookDispatcher {
       if (!payload) payloads.set(delivery.eventId, (payload = Buffer.from(delivery.body, 'utf8')));
       this.launch(delivery, payload);
     }
-    this.slotBound = claimed.length >= free || this.endpointBound(inFlightAtClaim, claimed);
-    if (this.slotBound && this.freedDuringClaim) this.wake();
+    this.slotBound = claimed.length >= free;
+    this.dueLeft = new Set(claim.dueLeft);
+    if ([...this.freedDuringClaim].some((endpointId) => this.slotBound || this.dueLeft.has(endpointId))) this.wake();
+    this.retryForOthersSlots();
     return claimed;
   }
 
-  /** Whether the claim filled some endpoint's slots, as counted when it was made: it may have left that endpoint's due deliveries. */
-  private endpointBound(inFlightAtClaim: ReadonlyMap<string, number>, claimed: readonly ClaimedDelivery[]): boolean {
-    const taken = new Map(inFlightAtClaim);
-    for (const { endpointId } of claimed) taken.set(endpointId, (taken.get(endpointId) ?? 0) + 1);
-    return [...taken.values()].some((n) => n >= this.options.inFlightPerEndpointMax);
+  /**
+   * Due deliveries left on an endpoint whose slots other dispatchers hold: their attempts free those
+   * slots, and nothing tells this dispatcher, so it claims again shortly rather than at the next poll.
+   */
+  private retryForOthersSlots(): void {
+    if (this.retryTimer || ![...this.dueLeft].some((endpointId) => !this.perEndpoint.has(endpointId))) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.wake();
+    }, this.options.claimRetryMs);
   }
 
   /**
@@ -192,13 +239,14 @@ export class WebhookDispatcher {
     this.inFlight.set(delivery.deliveryId, attempt);
   }
 
-  private release(delivery: ClaimedDelivery): void {
-    this.inFlight.delete(delivery.deliveryId);
-    const left = (this.perEndpoint.get(delivery.endpointId) ?? 1) - 1;
-    if (left === 0) this.perEndpoint.delete(delivery.endpointId);
-    else this.perEndpoint.set(delivery.endpointId, left);
-    this.freedDuringClaim = true;
-    if (this.slotBound) this.wake(); // a slot is free, and due deliveries may be waiting for one
+  private release({ deliveryId, endpointId }: ClaimedDelivery): void {
+    this.inFlight.delete(deliveryId);
+    const left = (this.perEndpoint.get(endpointId) ?? 1) - 1;
+    if (left === 0) this.perEndpoint.delete(endpointId);
+    else this.perEndpoint.set(endpointId, left);
+    this.freedDuringClaim.add(endpointId);
+    // A slot is free, and due deliveries wait for one.
+    if (this.slotBound || this.dueLeft.has(endpointId)) this.wake();
   }
 
   private async attempt(delivery: ClaimedDelivery, payload: Buffer): Promise<FinishedAttempt> {

@@ -35,6 +35,9 @@ async function endpointWithDue(store: WebhooksStore, due: number): Promise<strin
   return id;
 }
 
+/** The deliveries a claim took (up to 100, at most SLOTS per endpoint). */
+const claim = async (store: WebhooksStore, finished?: string[]) => (await store.claimDue(t0, 100, SLOTS, LEASE_MS, finished)).deliveries;
+
 const leased = async (endpointId: string) =>
   (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM wh_deliveries WHERE endpoint_id = $1 AND status = 'delivering' AND lease_until >= now()`, [endpointId])).rows[0]!.n;
 
@@ -42,15 +45,15 @@ describe('claims across dispatchers', () => {
   it("a second dispatcher finds an endpoint's slots taken by the first one's leases", async () => {
     const [first, second] = [new WebhooksStore(pool), new WebhooksStore(pool)];
     const endpoint = await endpointWithDue(first, 3 * SLOTS);
-    expect(await first.claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(SLOTS);
-    expect(await second.claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(0);
+    expect(await claim(first)).toHaveLength(SLOTS);
+    expect(await claim(second)).toHaveLength(0);
     expect(await leased(endpoint)).toBe(SLOTS);
   });
 
   it('eight dispatchers claiming at once take no more than the slots together, and each delivery once', async () => {
     const stores = Array.from({ length: 8 }, () => new WebhooksStore(pool));
     const endpoint = await endpointWithDue(stores[0]!, 3 * SLOTS);
-    const claims = await Promise.all(stores.map((store) => store.claimDue(t0, 100, SLOTS, LEASE_MS)));
+    const claims = await Promise.all(stores.map((store) => claim(store)));
     const ids = claims.flat().map((claimed) => claimed.deliveryId);
     expect(ids).toHaveLength(SLOTS);
     expect(new Set(ids).size).toBe(SLOTS);
@@ -60,27 +63,65 @@ describe('claims across dispatchers', () => {
   it('a lease that expired frees its slot for any dispatcher', async () => {
     const store = new WebhooksStore(pool);
     const endpoint = await endpointWithDue(store, SLOTS + 2);
-    expect(await store.claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(SLOTS);
+    expect(await claim(store)).toHaveLength(SLOTS);
     await pool.query(`UPDATE wh_deliveries SET lease_until = now() - interval '1 second' WHERE id = (SELECT id FROM wh_deliveries WHERE endpoint_id = $1 AND status = 'delivering' LIMIT 1)`, [endpoint]);
     // The expired one is free to claim again, and its slot counts as free: one claimed, never two.
-    expect(await new WebhooksStore(pool).claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(1);
+    expect(await claim(new WebhooksStore(pool))).toHaveLength(1);
     expect(await leased(endpoint)).toBe(SLOTS);
   });
 
   it("a dispatcher's own finished attempts, leased until their record is written, hold no slot for it", async () => {
     const store = new WebhooksStore(pool);
     const endpoint = await endpointWithDue(store, SLOTS + 4);
-    const first = await store.claimDue(t0, 100, SLOTS, LEASE_MS);
+    const first = await claim(store);
     expect(first).toHaveLength(SLOTS);
     // Three attempts are over (their records not written yet): three slots free for this dispatcher only.
     const finished = first.slice(0, 3).map((claimed) => claimed.deliveryId);
-    expect(await new WebhooksStore(pool).claimDue(t0, 100, SLOTS, LEASE_MS)).toHaveLength(0);
-    expect(await store.claimDue(t0, 100, SLOTS, LEASE_MS, finished)).toHaveLength(3);
+    expect(await claim(new WebhooksStore(pool))).toHaveLength(0);
+    expect(await claim(store, finished)).toHaveLength(3);
     expect(await leased(endpoint)).toBe(SLOTS + 3);
   });
 
   it('refuses a bound that is not an integer and an id that is not a delivery id (both are written into the statement)', async () => {
     await expect(new WebhooksStore(pool).claimDue(t0, 1.5, SLOTS, LEASE_MS)).rejects.toThrow(RangeError);
     await expect(new WebhooksStore(pool).claimDue(t0, 1, SLOTS, LEASE_MS, ["whd_x'); DROP TABLE wh_deliveries; --"])).rejects.toThrow(RangeError);
+  });
+});
+
+describe('what a claim leaves due (its own database: every live endpoint is probed)', () => {
+  let own: Pool;
+  beforeAll(async () => {
+    const url = await createTestDatabase('wh_claims_left');
+    await runMigrations(url, [WEBHOOKS_MIGRATIONS]);
+    own = createPool(url, { max: 4, statementTimeoutMs: 60_000 });
+  });
+  afterAll(() => own.end());
+
+  it('names the endpoints whose due deliveries were left for want of a slot: only their freed slots claim again', async () => {
+    const store = new WebhooksStore(own);
+    const [crowded, quiet] = [await endpointWithDue(store, SLOTS + 2), await endpointWithDue(store, 1)];
+    const full = await store.claimDue(t0, 100, SLOTS, LEASE_MS);
+    expect(full.deliveries).toHaveLength(SLOTS + 1);
+    expect(full.dueLeft).toEqual([crowded]);
+    // Two attempts over: their slots take the last two due, and nothing is left.
+    const finished = full.deliveries.filter((claimed) => claimed.endpointId === crowded).slice(0, 2).map((claimed) => claimed.deliveryId);
+    const rest = await store.claimDue(t0, 100, SLOTS, LEASE_MS, finished);
+    expect(rest.deliveries).toHaveLength(2);
+    expect(rest.dueLeft).toEqual([]);
+    // A lease that expired is due again; a claim that may take none leaves it.
+    await own.query(`UPDATE wh_deliveries SET lease_until = now() - interval '1 second' WHERE id = $1`, [finished[0]]);
+    expect(await store.claimDue(t0, 0, SLOTS, LEASE_MS)).toEqual({ deliveries: [], dueLeft: [crowded] });
+    await own.query(`UPDATE wh_endpoints SET deleted_at = $2 WHERE id = ANY ($1::text[])`, [[crowded, quiet], t0]);
+  });
+
+  it('leaves nothing for retries that fall due later, until the service clock reaches them', async () => {
+    const store = new WebhooksStore(own);
+    const endpoint = await endpointWithDue(store, 3);
+    const later = new Date(t0.getTime() + 60_000);
+    await own.query(`UPDATE wh_deliveries SET next_attempt_at = $2 WHERE id = (SELECT id FROM wh_deliveries WHERE endpoint_id = $1 LIMIT 1)`, [endpoint, later]);
+    const claimed = await store.claimDue(t0, 100, SLOTS, LEASE_MS);
+    expect(claimed.deliveries).toHaveLength(2);
+    expect(claimed.dueLeft).toEqual([]);
+    expect(await store.claimDue(later, 0, SLOTS, LEASE_MS)).toEqual({ deliveries: [], dueLeft: [endpoint] });
   });
 });

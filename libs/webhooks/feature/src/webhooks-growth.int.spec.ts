@@ -41,7 +41,7 @@ describe('claiming and recording deliveries as the deliveries table grows', () =
     /** One event recorded, its delivery claimed, its attempt recorded as a success. */
     const deliverOne = async () => {
       await store.recordEvent(event(), t0);
-      const claimed = await store.claimDue(t0, 100, SLOTS, LEASE_MS);
+      const { deliveries: claimed } = await store.claimDue(t0, 100, SLOTS, LEASE_MS);
       expect(claimed).toHaveLength(1);
       const finished: FinishedAttempt = {
         deliveryId: claimed[0]!.deliveryId,

@@ -40,6 +40,12 @@ async function endpoints(store: WebhooksStore, integratorId: string, count: numb
 const deliveriesOf = async (eventId: string) =>
   (await pool.query<{ endpoint_id: string }>('SELECT endpoint_id FROM wh_deliveries WHERE event_id = $1 ORDER BY endpoint_id', [eventId])).rows.map((row) => row.endpoint_id);
 
+const deliveryIdsOf = async (eventId: string) =>
+  (await pool.query<{ id: string }>('SELECT id FROM wh_deliveries WHERE event_id = $1 ORDER BY id', [eventId])).rows.map((row) => row.id);
+
+/** What a recording answered, with its deliveries counted. */
+const counted = ({ recorded, deliveryIds }: { recorded: boolean; deliveryIds: string[] }) => ({ recorded, deliveries: deliveryIds.length });
+
 describe('recording events', () => {
   it('stores each body exactly as it will be signed, quotes, backslashes and non-ASCII text included, when recorded together', async () => {
     const store = new WebhooksStore(pool);
@@ -62,7 +68,9 @@ describe('recording events', () => {
     const events = Array.from({ length: 20 }, () => anEvent(integratorId));
     const outcomes = await Promise.all(events.map((event) => store.recordEvent(event, t0)));
 
-    expect(outcomes).toEqual(events.map(() => ({ recorded: true, deliveries: 2 })));
+    expect(outcomes.map(counted)).toEqual(events.map(() => ({ recorded: true, deliveries: 2 })));
+    // Each answers the ids of its own deliveries (the dispatcher is told which ones to look for).
+    for (const [index, event] of events.entries()) expect([...outcomes[index]!.deliveryIds].sort()).toEqual(await deliveryIdsOf(event.id));
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM wh_events WHERE integrator_id = $1 ORDER BY seq', [integratorId]);
     expect(rows.map((row) => row.id)).toEqual(events.map((event) => event.id));
     for (const event of events) expect(await deliveriesOf(event.id)).toEqual([...wanted].sort());
@@ -77,12 +85,12 @@ describe('recording events', () => {
     await endpoints(store, integratorId, 1);
     const event = anEvent(integratorId);
     const together = await Promise.all([store.recordEvent(event, t0), store.recordEvent(event, t0), store.recordEvent(anEvent(integratorId), t0)]);
-    expect(together).toEqual([
+    expect(together.map(counted)).toEqual([
       { recorded: true, deliveries: 1 },
       { recorded: false, deliveries: 0 },
       { recorded: true, deliveries: 1 },
     ]);
-    expect(await store.recordEvent(event, t0)).toEqual({ recorded: false, deliveries: 0 });
+    expect(counted(await store.recordEvent(event, t0))).toEqual({ recorded: false, deliveries: 0 });
     expect(await deliveriesOf(event.id)).toHaveLength(1);
   });
 
@@ -93,12 +101,15 @@ describe('recording events', () => {
     const manyEndpoints = await endpoints(store, many, 11);
     await endpoints(store, few, 1);
     const [crowded, plain] = [anEvent(many), anEvent(few)];
-    expect(await Promise.all([store.recordEvent(crowded, t0), store.recordEvent(plain, t0), store.recordEvent(crowded, t0)])).toEqual([
+    const outcomes = await Promise.all([store.recordEvent(crowded, t0), store.recordEvent(plain, t0), store.recordEvent(crowded, t0)]);
+    expect(outcomes.map(counted)).toEqual([
       { recorded: true, deliveries: 11 },
       { recorded: true, deliveries: 1 },
       { recorded: false, deliveries: 0 },
     ]);
     expect(await deliveriesOf(crowded.id)).toEqual([...manyEndpoints].sort());
+    expect([...outcomes[0]!.deliveryIds].sort()).toEqual(await deliveryIdsOf(crowded.id));
+    expect(outcomes[1]!.deliveryIds).toEqual(await deliveryIdsOf(plain.id));
   });
 
   it('an event no endpoint wants is recorded with no delivery', async () => {
@@ -106,7 +117,7 @@ describe('recording events', () => {
     const integratorId = newId('integrator');
     await endpoints(store, integratorId, 1, ['payment.failed']);
     const event = anEvent(integratorId);
-    expect(await store.recordEvent(event, t0)).toEqual({ recorded: true, deliveries: 0 });
+    expect(await store.recordEvent(event, t0)).toEqual({ recorded: true, deliveryIds: [] });
     expect(await deliveriesOf(event.id)).toEqual([]);
   });
 });

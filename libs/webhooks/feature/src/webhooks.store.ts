@@ -125,7 +125,8 @@ interface EventToRecord {
   event: IntegrationEvent;
   now: Date;
 }
-type RecordOutcome = { recorded: boolean; deliveries: number };
+/** Whether the event was new, and the ids of the deliveries its recording made (none for a repeat). */
+type RecordOutcome = { recorded: boolean; deliveryIds: string[] };
 
 export class WebhooksStore {
   /** Group commit of recordEvent: the events recorded while a statement runs go in the next one. */
@@ -281,27 +282,30 @@ export class WebhooksStore {
     const firsts = new Map<string, Waiting<EventToRecord, RecordOutcome>>();
     for (const waiting of group) if (!firsts.has(waiting.item.event.id)) firsts.set(waiting.item.event.id, waiting);
     const unique = [...firsts.values()];
+    const deliveryIds = unique.flatMap(() => recordDeliveryIds());
     const { rows } = await this.pool.query<{ inserted: boolean; matched: number }>({
       name: 'wh-record-events-and-deliveries',
       text: RECORD_EVENTS_AND_DELIVERIES,
       values: [
         ...columns(unique, ({ item: { event, now } }) => [event.integratorId, event.type, event.id, event.objectId, event.createdAt, jsonElement(eventBody(event)), now]),
-        unique.flatMap(() => recordDeliveryIds()),
+        deliveryIds,
         RECORD_DELIVERY_IDS,
       ],
     });
     const outcomes = await Promise.allSettled(
       unique.map(async ({ item: { event, now } }, index): Promise<RecordOutcome> => {
         const { inserted, matched } = rows[index]!;
-        if (matched <= RECORD_DELIVERY_IDS) return { recorded: inserted, deliveries: inserted ? matched : 0 };
-        return this.transaction((tx) => this.recordEventIn(tx, event, now));
+        if (matched > RECORD_DELIVERY_IDS) return this.transaction((tx) => this.recordEventIn(tx, event, now));
+        // A new event's deliveries took the first of its ids, one per matching endpoint.
+        const first = index * RECORD_DELIVERY_IDS;
+        return { recorded: inserted, deliveryIds: inserted ? deliveryIds.slice(first, first + matched) : [] };
       }),
     );
     const outcomeOf = new Map(unique.map((waiting, index) => [waiting.item.event.id, outcomes[index]!]));
     for (const waiting of group) {
       const outcome = outcomeOf.get(waiting.item.event.id)!;
       if (outcome.status === 'rejected') waiting.reject(outcome.reason);
-      else waiting.resolve(firsts.get(waiting.item.event.id) === waiting ? outcome.value : { recorded: false, deliveries: 0 });
+      else waiting.resolve(firsts.get(waiting.item.event.id) === waiting ? outcome.value : { recorded: false, deliveryIds: [] });
     }
   }
 
@@ -312,8 +316,8 @@ export class WebhooksStore {
       text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
       values: [event.id, event.integratorId, event.type, event.objectId, event.createdAt, body],
     });
-    if (inserted.rowCount === 0) return { recorded: false, deliveries: 0 };
-    return { recorded: true, deliveries: await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now) };
+    if (inserted.rowCount === 0) return { recorded: false, deliveryIds: [] };
+    return { recorded: true, deliveryIds: await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now) };
   }
 
   async findEvent(integratorId: string, id: string): Promise<EventResource | undefined> {
@@ -338,7 +342,7 @@ export class WebhooksStore {
     return this.transaction(async (tx) => {
       const { rows } = await tx.query<{ type: string }>('SELECT type FROM wh_events WHERE id = $1 AND integrator_id = $2', [eventId, integratorId]);
       if (!rows[0]) return 0;
-      return this.fanOut(tx, eventId, integratorId, rows[0].type, 'redeliver', now);
+      return (await this.fanOut(tx, eventId, integratorId, rows[0].type, 'redeliver', now)).length;
     });
   }
 
@@ -378,13 +382,22 @@ export class WebhooksStore {
    * or a disable committed before it is seen), each event's body once however many of its deliveries
    * are claimed (`body` is null on the others: the caller shares the first one's).
    *
+   * `dueLeft`: the endpoints whose due deliveries this claim left (for want of a slot, past `limit`, or
+   * held by another dispatcher's claim): only a slot of theirs that frees finds something to claim.
+   *
    * Claims are taken one at a time across dispatchers (a transaction-scoped advisory lock, taken by a
    * first statement so that the claim's snapshot sees every claim committed before it): two claiming at
    * once would each count the other's slots free. Both statements go as one simple query (one round
    * trip, one implicit transaction: an error rolls both back), so the values are written into the text:
    * numbers checked as integers and an ISO date, nothing an integrator sent.
    */
-  async claimDue(now: Date, limit: number, perEndpointMax: number, leaseMs: number, finished: readonly string[] = []): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    now: Date,
+    limit: number,
+    perEndpointMax: number,
+    leaseMs: number,
+    finished: readonly string[] = [],
+  ): Promise<{ deliveries: ClaimedDelivery[]; dueLeft: string[] }> {
     for (const [name, value] of Object.entries({ limit, perEndpointMax, leaseMs })) {
       if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`claimDue: ${name} must be a non-negative integer, got ${value}`);
     }
@@ -402,17 +415,19 @@ export class WebhooksStore {
                  CASE WHEN e.previous_secret_until > ${at} THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets
                FROM wh_endpoints e LEFT JOIN in_flight f ON f.endpoint_id = e.id
                WHERE e.deleted_at IS NULL AND e.status = 'enabled'),
-             -- Each live endpoint offers at most its free slots, oldest first (one index probe per
-             -- endpoint): a slow endpoint's backlog never hides another endpoint's due deliveries.
-             candidates AS (
-               SELECT c.id, c.next_attempt_at FROM live e
+             -- Each live endpoint's due deliveries, oldest first, one more than its free slots (one index
+             -- probe per endpoint): a slow endpoint's backlog never hides another endpoint's due
+             -- deliveries, and the one more tells that its slots leave some behind.
+             due AS MATERIALIZED (
+               SELECT e.id AS endpoint_id, e.free, c.id, c.next_attempt_at,
+                 row_number() OVER (PARTITION BY e.id ORDER BY c.next_attempt_at, c.id) AS n
+               FROM live e
                CROSS JOIN LATERAL (
                  SELECT d.id, d.next_attempt_at FROM wh_deliveries d
                  WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'delivering')
                    AND ((d.status = 'pending' AND d.next_attempt_at <= ${at}) OR (d.status = 'delivering' AND d.lease_until < now()))
-                 ORDER BY d.next_attempt_at LIMIT e.free) c
-               WHERE e.free > 0
-               ORDER BY c.next_attempt_at LIMIT ${limit}),
+                 ORDER BY d.next_attempt_at LIMIT e.free + 1) c),
+             candidates AS (SELECT id, next_attempt_at FROM due WHERE n <= free ORDER BY next_attempt_at LIMIT ${limit}),
              -- = ANY (ARRAY(…)): one index scan for the batch, whatever the planner guesses of its size.
              locked AS (
                SELECT d.id FROM wh_deliveries d WHERE d.id = ANY (ARRAY(SELECT id FROM candidates))
@@ -423,23 +438,25 @@ export class WebhooksStore {
                WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
                RETURNING d.id, d.event_id, d.endpoint_id, d.attempts),
              firsts AS (SELECT DISTINCT ON (event_id) id, event_id FROM claimed ORDER BY event_id, id)
-             SELECT c.id, c.event_id, c.endpoint_id, c.attempts, e.url, e.secrets, ev.body
+             SELECT c.id, c.event_id, c.endpoint_id, c.attempts, e.url, e.secrets, ev.body, NULL::text[] AS due_left
              FROM claimed c JOIN live e ON e.id = c.endpoint_id
              LEFT JOIN firsts f ON f.id = c.id
-             LEFT JOIN (SELECT id, body FROM wh_events WHERE id = ANY (ARRAY(SELECT event_id FROM firsts))) ev ON ev.id = f.event_id`,
-    )) as unknown as QueryResult<ClaimedDbRow>[];
-    const rows = results[1]!.rows;
+             LEFT JOIN (SELECT id, body FROM wh_events WHERE id = ANY (ARRAY(SELECT event_id FROM firsts))) ev ON ev.id = f.event_id
+             -- One more row, whatever was claimed: the endpoints whose due deliveries were left (for want
+             -- of a slot, past the limit, or held by another dispatcher's claim).
+             UNION ALL
+             SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, ARRAY(SELECT DISTINCT endpoint_id FROM due WHERE NOT (id = ANY (ARRAY(SELECT id FROM claimed))))`,
+    )) as unknown as [QueryResult, QueryResult<ClaimedDbRow>];
+    const rows = results[1].rows;
     const bodies = new Map<string, string>();
-    for (const row of rows) if (row.body !== null) bodies.set(row.event_id, row.body);
-    return rows.map((r) => ({
-      deliveryId: r.id,
-      eventId: r.event_id,
-      endpointId: r.endpoint_id,
-      url: r.url,
-      secrets: r.secrets,
-      body: bodies.get(r.event_id) ?? '',
-      attempts: r.attempts,
-    }));
+    for (const row of rows) if (row.body !== null) bodies.set(row.event_id!, row.body);
+    const deliveries: ClaimedDelivery[] = [];
+    let dueLeft: string[] = [];
+    for (const r of rows) {
+      if (r.due_left !== null) dueLeft = r.due_left;
+      else deliveries.push({ deliveryId: r.id!, eventId: r.event_id!, endpointId: r.endpoint_id!, url: r.url!, secrets: r.secrets!, body: bodies.get(r.event_id!) ?? '', attempts: r.attempts! });
+    }
+    return { deliveries, dueLeft };
   }
 
   /**
@@ -538,16 +555,17 @@ export class WebhooksStore {
     return (rowCount ?? 0) > 0;
   }
 
-  private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<number> {
+  /** A delivery of the event to each matching endpoint; answers their ids. */
+  private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<string[]> {
     const { rows: endpoints } = await tx.query<{ id: string }>(`SELECT e.id ${MATCHING_ENDPOINTS}`, [integratorId, type]);
-    if (endpoints.length === 0) return 0;
-    const { rowCount } = await tx.query(
+    if (endpoints.length === 0) return [];
+    const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
        SELECT d.id, $1, d.endpoint_id, $2, 'pending', $3, $3 FROM unnest($4::text[], $5::text[]) AS d (id, endpoint_id)
-       ON CONFLICT DO NOTHING`,
+       ON CONFLICT DO NOTHING RETURNING id`,
       [eventId, origin, now, endpoints.map(() => newId('webhookDelivery')), endpoints.map((e) => e.id)],
     );
-    return rowCount ?? 0;
+    return rows.map((row) => row.id);
   }
 
   private async seqOf(table: 'wh_events' | 'wh_endpoints', integratorId: string, id: string, extra = ''): Promise<number> {
@@ -589,15 +607,17 @@ const cancelPending = async (tx: PoolClient, endpointId: string): Promise<void> 
   await tx.query(`UPDATE wh_deliveries SET status = 'canceled', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
 };
 
+/** A claimed delivery, or (every column null but due_left) the claim's last row. */
 interface ClaimedDbRow {
-  id: string;
-  event_id: string;
-  endpoint_id: string;
-  attempts: number;
-  url: string;
-  secrets: string[];
+  id: string | null;
+  event_id: string | null;
+  endpoint_id: string | null;
+  attempts: number | null;
+  url: string | null;
+  secrets: string[] | null;
   /** On one claimed delivery of each event only. */
   body: string | null;
+  due_left: string[] | null;
 }
 
 /**
