@@ -6,7 +6,7 @@ import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { DISPATCHER_DEFAULTS, WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher';
 import { WEBHOOKS_MIGRATIONS } from './webhooks.module';
-import { WebhooksStore } from './webhooks.store';
+import { WebhooksStore, type NewDelivery } from './webhooks.store';
 
 /**
  * When a dispatcher claims: the real store on PostgreSQL, real attempts to a real HTTP endpoint on
@@ -95,17 +95,20 @@ function startDispatcher(store: WebhooksStore, options: Partial<DispatcherOption
 }
 
 /** An endpoint of a new integrator, at the holding endpoint's URL; answers a function recording one of its events. */
-async function integrator(store: WebhooksStore): Promise<() => Promise<string[]>> {
+async function integrator(store: WebhooksStore): Promise<() => Promise<NewDelivery[]>> {
   const integratorId = newId('integrator');
   await store.createEndpoint({ id: newId('webhookEndpoint'), integratorId, url: endpoint.url, enabledEvents: ['*'], secret: 'whsec_test', status: 'enabled', disabledReason: null, createdAt: new Date() });
   return async () => {
     const event: IntegrationEvent = { id: newId('event'), type: 'payment.succeeded', createdAt: new Date().toISOString(), integratorId, objectId: newId('payment'), data: { object_version: 1 } };
-    return (await store.recordEvent(event, new Date())).deliveryIds;
+    return (await store.recordEvent(event, new Date())).deliveries;
   };
 }
 
 const succeeded = async (): Promise<number> =>
   (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM wh_deliveries d JOIN wh_endpoints e ON e.id = d.endpoint_id WHERE e.deleted_at IS NULL AND d.status = 'succeeded'`)).rows[0]!.n;
+
+/** A claim starts a turn after its wake: past this, any claim the dispatcher decided on has been counted. */
+const aTurnLater = () => new Promise((resolve) => setImmediate(resolve));
 
 async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -127,6 +130,7 @@ describe('the dispatcher claims when there may be something to claim, and only t
     dispatcher.wake();
     await endpoint.waitFor(1);
     dispatcher.recorded(first);
+    await aTurnLater();
     expect(store.claims).toBe(2);
 
     // Told while the claim that takes them runs.
@@ -142,7 +146,7 @@ describe('the dispatcher claims when there may be something to claim, and only t
     expect(store.claims).toBe(4);
   });
 
-  it("claims again when a slot frees on an endpoint whose due deliveries it left, not when nothing was left", async () => {
+  it("claims again when a slot frees on an endpoint whose due deliveries it left, not when nothing was left, nor for a record there", async () => {
     const store = new CountingStore(pool);
     const record = await integrator(store);
     const dispatcher = startDispatcher(store, { inFlightPerEndpointMax: 2 });
@@ -152,13 +156,21 @@ describe('the dispatcher claims when there may be something to claim, and only t
     await endpoint.waitFor(2);
     expect(store.claims).toBe(2); // two slots: the third delivery left due
 
-    endpoint.answer(1); // its slot frees, and takes the third
+    // A fourth, for the endpoint the claim left due deliveries: it waits for a slot like the third.
+    dispatcher.recorded(await record());
+    await aTurnLater();
+    expect(store.claims).toBe(2);
+
+    endpoint.answer(1); // a slot frees, and takes the third (the oldest)
     await endpoint.waitFor(3);
     expect(store.claims).toBe(3);
+    endpoint.answer(1); // and the next, the fourth
+    await endpoint.waitFor(4);
+    expect(store.claims).toBe(4);
 
     endpoint.answer(); // nothing is left due: the slots that free claim nothing
-    await until(async () => (await succeeded()) === 3, 'the three attempts recorded');
-    expect(store.claims).toBe(3);
+    await until(async () => (await succeeded()) === 4, 'the four attempts recorded');
+    expect(store.claims).toBe(4);
   });
 
   it("claims again shortly for due deliveries that wait on another dispatcher's slots, without waiting for the poll", async () => {

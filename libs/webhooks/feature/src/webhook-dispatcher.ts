@@ -4,7 +4,7 @@ import { record, runOutsideLogContext, webhookDeliveryAttemptsTotal, type Webhoo
 import { AttemptRecorder } from './attempt-recorder';
 import { closeWebhookConnections, sendWebhook, type DeliveryResult } from './delivery';
 import { nextRetryAt } from './retry-schedule';
-import type { ClaimedDelivery, FinishedAttempt, WebhooksStore } from './webhooks.store';
+import type { ClaimedDelivery, FinishedAttempt, NewDelivery, WebhooksStore } from './webhooks.store';
 
 export interface DispatcherOptions {
   sandbox: boolean;
@@ -69,11 +69,14 @@ export class WebhookDispatcher {
   /** The endpoints whose slots freed while the current claim ran: claim again if it left them due deliveries. */
   private freedDuringClaim = new Set<string>();
   /**
-   * Deliveries recorded (their rows committed) that no claim begun since could have seen: one claims
-   * again for them, unless the claim running took them already (a claim often sees the rows of records
-   * whose callers have not woken it yet, and a second claim for those would find nothing).
+   * Deliveries recorded (their rows committed) that no claim begun since could have seen, with their
+   * endpoints: one claims again for them, unless the claim running took them already (a claim often sees
+   * the rows of records whose callers have not woken it yet, and a second claim for those would find
+   * nothing) or left their endpoint due deliveries (its freed slots claim them).
    */
-  private readonly unseenRecorded = new Set<string>();
+  private readonly unseenRecorded = new Map<string, string>();
+  /** A claim's statement is running (claims run one at a time). */
+  private claimRunning = false;
   private readonly recorder: AttemptRecorder<FinishedAttempt>;
 
   constructor(
@@ -119,11 +122,16 @@ export class WebhookDispatcher {
 
   /**
    * New deliveries, recorded and committed: claimed by the next claim, which the pump runs now or after
-   * the running one, unless that one takes them (see unseenRecorded).
+   * the running one, unless that one takes them (see unseenRecorded). One for an endpoint whose due
+   * deliveries the last claim left waits for its slot, which claims it.
    */
-  recorded(deliveryIds: readonly string[]): void {
+  recorded(deliveries: readonly NewDelivery[]): void {
     if (this.stopped) return;
-    for (const id of deliveryIds) if (!this.inFlight.has(id) && !this.recordingDeliveries.has(id)) this.unseenRecorded.add(id);
+    for (const { deliveryId, endpointId } of deliveries) {
+      if (this.inFlight.has(deliveryId) || this.recordingDeliveries.has(deliveryId)) continue;
+      if (!this.claimRunning && this.dueLeft.has(endpointId)) continue;
+      this.unseenRecorded.set(deliveryId, endpointId);
+    }
     if (this.unseenRecorded.size > 0 && !this.pumping) this.wake();
   }
 
@@ -173,12 +181,14 @@ export class WebhookDispatcher {
     this.freedDuringClaim.clear();
     // Committed before this claim's statement is sent, so its snapshot sees them: taken, left for want
     // of a slot (slotBound, below), or taken by another dispatcher.
-    const seen = [...this.unseenRecorded];
+    const seen = [...this.unseenRecorded.keys()];
     let claim: Awaited<ReturnType<WebhooksStore['claimDue']>>;
+    this.claimRunning = true;
     try {
       // The claim bounds each endpoint by the leases of every dispatcher.
       claim = await this.store.claimDue(this.clock.now(), free, this.options.inFlightPerEndpointMax, this.options.leaseMs, [...this.recordingDeliveries]);
     } finally {
+      this.claimRunning = false;
       // After a failed claim too: the poll finds them (a failing database is not claimed again at once).
       for (const id of seen) this.unseenRecorded.delete(id);
     }
@@ -193,6 +203,8 @@ export class WebhookDispatcher {
     }
     this.slotBound = claimed.length >= free;
     this.dueLeft = new Set(claim.dueLeft);
+    // Recorded while it ran, on an endpoint it left due deliveries: that endpoint's freed slot claims them.
+    for (const [deliveryId, endpointId] of this.unseenRecorded) if (this.dueLeft.has(endpointId)) this.unseenRecorded.delete(deliveryId);
     if ([...this.freedDuringClaim].some((endpointId) => this.slotBound || this.dueLeft.has(endpointId))) this.wake();
     this.retryForOthersSlots();
     return claimed;

@@ -149,8 +149,8 @@ describe('recordEvent', () => {
   const event = (integratorId: string): IntegrationEvent => ({ id: newId('event'), type: 'payment.succeeded', createdAt: t0.toISOString(), integratorId, objectId: newId('payment'), data: { object_version: 1 } });
   /** What a recording answered, with its deliveries counted. */
   const record = async (recorded: IntegrationEvent) => {
-    const { deliveryIds, ...outcome } = await store.recordEvent(recorded, t0);
-    return { ...outcome, deliveries: deliveryIds.length };
+    const { deliveries, ...outcome } = await store.recordEvent(recorded, t0);
+    return { ...outcome, deliveries: deliveries.length };
   };
 
   it('tells whether the event was new and how many deliveries it got (none to wake the dispatcher for when no endpoint wants it)', async () => {

@@ -4,7 +4,7 @@ import { newId } from '@pay/kernel';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { WEBHOOKS_MIGRATIONS } from './webhooks.module';
-import { WebhooksStore } from './webhooks.store';
+import { WebhooksStore, type NewDelivery } from './webhooks.store';
 
 /**
  * Recording events (group commit): the events recorded at the same time share one statement, which
@@ -40,11 +40,17 @@ async function endpoints(store: WebhooksStore, integratorId: string, count: numb
 const deliveriesOf = async (eventId: string) =>
   (await pool.query<{ endpoint_id: string }>('SELECT endpoint_id FROM wh_deliveries WHERE event_id = $1 ORDER BY endpoint_id', [eventId])).rows.map((row) => row.endpoint_id);
 
-const deliveryIdsOf = async (eventId: string) =>
-  (await pool.query<{ id: string }>('SELECT id FROM wh_deliveries WHERE event_id = $1 ORDER BY id', [eventId])).rows.map((row) => row.id);
+/** The event's deliveries as recordEvent answers them, by id. */
+const newDeliveriesOf = async (eventId: string) =>
+  (await pool.query<{ id: string; endpoint_id: string }>('SELECT id, endpoint_id FROM wh_deliveries WHERE event_id = $1 ORDER BY id', [eventId])).rows.map((row) => ({
+    deliveryId: row.id,
+    endpointId: row.endpoint_id,
+  }));
+
+const byId = (deliveries: NewDelivery[]) => [...deliveries].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : 1));
 
 /** What a recording answered, with its deliveries counted. */
-const counted = ({ recorded, deliveryIds }: { recorded: boolean; deliveryIds: string[] }) => ({ recorded, deliveries: deliveryIds.length });
+const counted = ({ recorded, deliveries }: { recorded: boolean; deliveries: NewDelivery[] }) => ({ recorded, deliveries: deliveries.length });
 
 describe('recording events', () => {
   it('stores each body exactly as it will be signed, quotes, backslashes and non-ASCII text included, when recorded together', async () => {
@@ -69,8 +75,8 @@ describe('recording events', () => {
     const outcomes = await Promise.all(events.map((event) => store.recordEvent(event, t0)));
 
     expect(outcomes.map(counted)).toEqual(events.map(() => ({ recorded: true, deliveries: 2 })));
-    // Each answers the ids of its own deliveries (the dispatcher is told which ones to look for).
-    for (const [index, event] of events.entries()) expect([...outcomes[index]!.deliveryIds].sort()).toEqual(await deliveryIdsOf(event.id));
+    // Each answers its own deliveries and their endpoints (the dispatcher is told which ones to look for).
+    for (const [index, event] of events.entries()) expect(byId(outcomes[index]!.deliveries)).toEqual(await newDeliveriesOf(event.id));
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM wh_events WHERE integrator_id = $1 ORDER BY seq', [integratorId]);
     expect(rows.map((row) => row.id)).toEqual(events.map((event) => event.id));
     for (const event of events) expect(await deliveriesOf(event.id)).toEqual([...wanted].sort());
@@ -108,8 +114,8 @@ describe('recording events', () => {
       { recorded: false, deliveries: 0 },
     ]);
     expect(await deliveriesOf(crowded.id)).toEqual([...manyEndpoints].sort());
-    expect([...outcomes[0]!.deliveryIds].sort()).toEqual(await deliveryIdsOf(crowded.id));
-    expect(outcomes[1]!.deliveryIds).toEqual(await deliveryIdsOf(plain.id));
+    expect(byId(outcomes[0]!.deliveries)).toEqual(await newDeliveriesOf(crowded.id));
+    expect(outcomes[1]!.deliveries).toEqual(await newDeliveriesOf(plain.id));
   });
 
   it('an event no endpoint wants is recorded with no delivery', async () => {
@@ -117,7 +123,7 @@ describe('recording events', () => {
     const integratorId = newId('integrator');
     await endpoints(store, integratorId, 1, ['payment.failed']);
     const event = anEvent(integratorId);
-    expect(await store.recordEvent(event, t0)).toEqual({ recorded: true, deliveryIds: [] });
+    expect(await store.recordEvent(event, t0)).toEqual({ recorded: true, deliveries: [] });
     expect(await deliveriesOf(event.id)).toEqual([]);
   });
 });

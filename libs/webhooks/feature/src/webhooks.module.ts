@@ -132,10 +132,10 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async record(event: IntegrationEvent): Promise<boolean> {
-    const { recorded, deliveryIds } = await this.store.recordEvent(event, this.clock.now());
+    const { recorded, deliveries } = await this.store.recordEvent(event, this.clock.now());
     failpoint('webhooks.after-record');
     // An event no endpoint wants has nothing to send: the dispatcher sleeps on.
-    if (deliveryIds.length > 0) this.dispatcher.recorded(deliveryIds);
+    if (deliveries.length > 0) this.dispatcher.recorded(deliveries);
     return recorded;
   }
 

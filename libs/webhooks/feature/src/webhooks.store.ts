@@ -118,15 +118,21 @@ WITH input AS MATERIALIZED (
   FROM event JOIN input i ON i.id = event.id JOIN endpoints ON endpoints.n = i.n
   ON CONFLICT DO NOTHING
 )
-SELECT m.matched, m.id IN (SELECT id FROM event) AS inserted FROM matched m ORDER BY m.n`;
+SELECT m.matched, m.id IN (SELECT id FROM event) AS inserted, ARRAY(SELECT ep.id FROM endpoints ep WHERE ep.n = m.n ORDER BY ep.k) AS endpoint_ids
+FROM matched m ORDER BY m.n`;
 
 /** An event to record and the service time of its deliveries; what its recording did. */
 interface EventToRecord {
   event: IntegrationEvent;
   now: Date;
 }
-/** Whether the event was new, and the ids of the deliveries its recording made (none for a repeat). */
-type RecordOutcome = { recorded: boolean; deliveryIds: string[] };
+/** A delivery just recorded, and its endpoint. */
+export interface NewDelivery {
+  deliveryId: string;
+  endpointId: string;
+}
+/** Whether the event was new, and the deliveries its recording made (none for a repeat). */
+type RecordOutcome = { recorded: boolean; deliveries: NewDelivery[] };
 
 export class WebhooksStore {
   /** Group commit of recordEvent: the events recorded while a statement runs go in the next one. */
@@ -283,7 +289,7 @@ export class WebhooksStore {
     for (const waiting of group) if (!firsts.has(waiting.item.event.id)) firsts.set(waiting.item.event.id, waiting);
     const unique = [...firsts.values()];
     const deliveryIds = unique.flatMap(() => recordDeliveryIds());
-    const { rows } = await this.pool.query<{ inserted: boolean; matched: number }>({
+    const { rows } = await this.pool.query<{ inserted: boolean; matched: number; endpoint_ids: string[] }>({
       name: 'wh-record-events-and-deliveries',
       text: RECORD_EVENTS_AND_DELIVERIES,
       values: [
@@ -294,18 +300,18 @@ export class WebhooksStore {
     });
     const outcomes = await Promise.allSettled(
       unique.map(async ({ item: { event, now } }, index): Promise<RecordOutcome> => {
-        const { inserted, matched } = rows[index]!;
+        const { inserted, matched, endpoint_ids: endpointIds } = rows[index]!;
         if (matched > RECORD_DELIVERY_IDS) return this.transaction((tx) => this.recordEventIn(tx, event, now));
-        // A new event's deliveries took the first of its ids, one per matching endpoint.
+        // A new event's deliveries took the first of its ids, one per matching endpoint, in their order.
         const first = index * RECORD_DELIVERY_IDS;
-        return { recorded: inserted, deliveryIds: inserted ? deliveryIds.slice(first, first + matched) : [] };
+        return { recorded: inserted, deliveries: inserted ? endpointIds.map((endpointId, k) => ({ deliveryId: deliveryIds[first + k]!, endpointId })) : [] };
       }),
     );
     const outcomeOf = new Map(unique.map((waiting, index) => [waiting.item.event.id, outcomes[index]!]));
     for (const waiting of group) {
       const outcome = outcomeOf.get(waiting.item.event.id)!;
       if (outcome.status === 'rejected') waiting.reject(outcome.reason);
-      else waiting.resolve(firsts.get(waiting.item.event.id) === waiting ? outcome.value : { recorded: false, deliveryIds: [] });
+      else waiting.resolve(firsts.get(waiting.item.event.id) === waiting ? outcome.value : { recorded: false, deliveries: [] });
     }
   }
 
@@ -316,8 +322,8 @@ export class WebhooksStore {
       text: `INSERT INTO wh_events (id, integrator_id, type, object_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
       values: [event.id, event.integratorId, event.type, event.objectId, event.createdAt, body],
     });
-    if (inserted.rowCount === 0) return { recorded: false, deliveryIds: [] };
-    return { recorded: true, deliveryIds: await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now) };
+    if (inserted.rowCount === 0) return { recorded: false, deliveries: [] };
+    return { recorded: true, deliveries: await this.fanOut(tx, event.id, event.integratorId, event.type, 'event', now) };
   }
 
   async findEvent(integratorId: string, id: string): Promise<EventResource | undefined> {
@@ -555,17 +561,17 @@ export class WebhooksStore {
     return (rowCount ?? 0) > 0;
   }
 
-  /** A delivery of the event to each matching endpoint; answers their ids. */
-  private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<string[]> {
+  /** A delivery of the event to each matching endpoint. */
+  private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<NewDelivery[]> {
     const { rows: endpoints } = await tx.query<{ id: string }>(`SELECT e.id ${MATCHING_ENDPOINTS}`, [integratorId, type]);
     if (endpoints.length === 0) return [];
-    const { rows } = await tx.query<{ id: string }>(
+    const { rows } = await tx.query<{ id: string; endpoint_id: string }>(
       `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
        SELECT d.id, $1, d.endpoint_id, $2, 'pending', $3, $3 FROM unnest($4::text[], $5::text[]) AS d (id, endpoint_id)
-       ON CONFLICT DO NOTHING RETURNING id`,
+       ON CONFLICT DO NOTHING RETURNING id, endpoint_id`,
       [eventId, origin, now, endpoints.map(() => newId('webhookDelivery')), endpoints.map((e) => e.id)],
     );
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ deliveryId: row.id, endpointId: row.endpoint_id }));
   }
 
   private async seqOf(table: 'wh_events' | 'wh_endpoints', integratorId: string, id: string, extra = ''): Promise<number> {
