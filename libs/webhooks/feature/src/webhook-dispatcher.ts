@@ -4,7 +4,7 @@ import { record, runOutsideLogContext, webhookDeliveryAttemptsTotal, type Webhoo
 import { AttemptRecorder } from './attempt-recorder';
 import { closeWebhookConnections, sendWebhook, type DeliveryResult } from './delivery';
 import { nextRetryAt } from './retry-schedule';
-import type { ClaimedDelivery, FinishedAttempt, NewDelivery, WebhooksStore } from './webhooks.store';
+import type { Claim, ClaimedDelivery, FinishedAttempt, NewDelivery, WebhooksStore } from './webhooks.store';
 
 export interface DispatcherOptions {
   sandbox: boolean;
@@ -182,7 +182,7 @@ export class WebhookDispatcher {
     // Committed before this claim's statement is sent, so its snapshot sees them: taken, left for want
     // of a slot (slotBound, below), or taken by another dispatcher.
     const seen = [...this.unseenRecorded.keys()];
-    let claim: Awaited<ReturnType<WebhooksStore['claimDue']>>;
+    let claim: Claim;
     this.claimRunning = true;
     try {
       // The claim bounds each endpoint by the leases of every dispatcher.

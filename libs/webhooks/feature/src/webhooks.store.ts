@@ -49,6 +49,12 @@ export interface ClaimedDelivery {
   attempts: number;
 }
 
+/** What a claim took, and the endpoints whose due deliveries it left (see claimDue). */
+export interface Claim {
+  deliveries: ClaimedDelivery[];
+  dueLeft: string[];
+}
+
 export interface AttemptRecord {
   attemptedAt: Date;
   statusCode: number | null;
@@ -397,13 +403,7 @@ export class WebhooksStore {
    * trip, one implicit transaction: an error rolls both back), so the values are written into the text:
    * numbers checked as integers and an ISO date, nothing an integrator sent.
    */
-  async claimDue(
-    now: Date,
-    limit: number,
-    perEndpointMax: number,
-    leaseMs: number,
-    finished: readonly string[] = [],
-  ): Promise<{ deliveries: ClaimedDelivery[]; dueLeft: string[] }> {
+  async claimDue(now: Date, limit: number, perEndpointMax: number, leaseMs: number, finished: readonly string[] = []): Promise<Claim> {
     for (const [name, value] of Object.entries({ limit, perEndpointMax, leaseMs })) {
       if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`claimDue: ${name} must be a non-negative integer, got ${value}`);
     }
