@@ -14,12 +14,17 @@ const SLOTS = 16;
 const LEASE_MS = 30_000;
 const t0 = new Date('2026-11-22T10:00:00.000Z');
 
+/** A pool on a fresh database with the webhooks' tables. */
+async function webhooksDatabase(label: string, max: number): Promise<Pool> {
+  const url = await createTestDatabase(label);
+  await runMigrations(url, [WEBHOOKS_MIGRATIONS]);
+  return createPool(url, { max, statementTimeoutMs: 60_000 });
+}
+
 let pool: Pool;
 
 beforeAll(async () => {
-  const url = await createTestDatabase('wh_claims');
-  await runMigrations(url, [WEBHOOKS_MIGRATIONS]);
-  pool = createPool(url, { max: 10, statementTimeoutMs: 60_000 });
+  pool = await webhooksDatabase('wh_claims', 10);
 });
 afterAll(() => pool.end());
 
@@ -91,9 +96,7 @@ describe('claims across dispatchers', () => {
 describe('what a claim leaves due (its own database: every live endpoint is probed)', () => {
   let own: Pool;
   beforeAll(async () => {
-    const url = await createTestDatabase('wh_claims_left');
-    await runMigrations(url, [WEBHOOKS_MIGRATIONS]);
-    own = createPool(url, { max: 4, statementTimeoutMs: 60_000 });
+    own = await webhooksDatabase('wh_claims_left', 4);
   });
   afterAll(() => own.end());
 

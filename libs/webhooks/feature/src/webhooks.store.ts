@@ -455,12 +455,12 @@ export class WebhooksStore {
     )) as unknown as [QueryResult, QueryResult<ClaimedDbRow>];
     const rows = results[1].rows;
     const bodies = new Map<string, string>();
-    for (const row of rows) if (row.body !== null) bodies.set(row.event_id!, row.body);
     const deliveries: ClaimedDelivery[] = [];
     let dueLeft: string[] = [];
+    for (const row of rows) if (row.due_left === null && row.body !== null) bodies.set(row.event_id, row.body);
     for (const r of rows) {
       if (r.due_left !== null) dueLeft = r.due_left;
-      else deliveries.push({ deliveryId: r.id!, eventId: r.event_id!, endpointId: r.endpoint_id!, url: r.url!, secrets: r.secrets!, body: bodies.get(r.event_id!) ?? '', attempts: r.attempts! });
+      else deliveries.push({ deliveryId: r.id, eventId: r.event_id, endpointId: r.endpoint_id, url: r.url, secrets: r.secrets, body: bodies.get(r.event_id) ?? '', attempts: r.attempts });
     }
     return { deliveries, dueLeft };
   }
@@ -613,18 +613,20 @@ const cancelPending = async (tx: PoolClient, endpointId: string): Promise<void> 
   await tx.query(`UPDATE wh_deliveries SET status = 'canceled', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
 };
 
-/** A claimed delivery, or (every column null but due_left) the claim's last row. */
-interface ClaimedDbRow {
-  id: string | null;
-  event_id: string | null;
-  endpoint_id: string | null;
-  attempts: number | null;
-  url: string | null;
-  secrets: string[] | null;
-  /** On one claimed delivery of each event only. */
-  body: string | null;
-  due_left: string[] | null;
-}
+/** A claimed delivery (due_left null), or the claim's last row: every column null but due_left. */
+type ClaimedDbRow =
+  | {
+      id: string;
+      event_id: string;
+      endpoint_id: string;
+      attempts: number;
+      url: string;
+      secrets: string[];
+      /** On one claimed delivery of each event only. */
+      body: string | null;
+      due_left: null;
+    }
+  | { body: null; due_left: string[] };
 
 /**
  * Per endpoint, its run of failures after a batch of attempts, in the order they finished:
