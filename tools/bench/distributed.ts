@@ -73,6 +73,7 @@ export async function distributedPhase(
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
     log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
     const handledBefore = await handledByInstance(topology);
+    const requestsBefore = await busRequestTotals(topology);
     const cpuBefore = cpuSnapshot(distributedGroups);
     const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => cpuSnapshot(distributedGroups));
     const shares = sharesOf(handledBefore, await handledByInstance(topology));
@@ -81,6 +82,7 @@ export async function distributedPhase(
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
     log(`  distributed, ${describeCpu(cpuDelta(cpuBefore, authorize.statsAfterLoad), authorize.load.completed, 'authorization')}`);
+    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(requestsBefore, await busRequestTotals(topology))}`);
     return { authorize, startS, count: paymentIds.length, instances, shares };
   } catch (error) {
     const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
@@ -107,6 +109,40 @@ async function handledByInstance(topology: DistributedTopology): Promise<Handled
     }
   }
   return handled;
+}
+
+/** bus_request_duration_seconds' sum and count, by caller app and request topic, over every instance. */
+export type RequestTotals = Map<string, { seconds: number; count: number }>;
+
+async function busRequestTotals(topology: DistributedTopology): Promise<RequestTotals> {
+  const totals: RequestTotals = new Map();
+  for (const [app, instances] of Object.entries(topology.instances)) {
+    for (const instance of instances) addBusRequestTotals(totals, app, await (await fetch(`${instance.url}/metrics`)).text());
+  }
+  return totals;
+}
+
+/** Adds one instance's bus_request_duration_seconds (its /metrics text) to `totals`, under `<app> → <topic>`. */
+export function addBusRequestTotals(totals: RequestTotals, app: string, metrics: string): void {
+  for (const line of metrics.split('\n')) {
+    const match = /^bus_request_duration_seconds_(sum|count)\{topic="([^"]+)"\} (\S+)$/.exec(line);
+    if (!match) continue;
+    const key = `${app} → ${match[2]}`;
+    const total = totals.get(key) ?? { seconds: 0, count: 0 };
+    if (match[1] === 'sum') total.seconds += Number(match[3]);
+    else total.count += Number(match[3]);
+    totals.set(key, total);
+  }
+}
+
+/** The requests made between two readings, slowest first: where an authorization's time over Kafka goes. */
+export function describeBusRequests(before: RequestTotals, after: RequestTotals): string {
+  const made = [...after].flatMap(([key, { seconds, count }]) => {
+    const n = count - (before.get(key)?.count ?? 0);
+    return n > 0 ? [{ key, n, meanMs: ((seconds - (before.get(key)?.seconds ?? 0)) / n) * 1000 }] : [];
+  });
+  made.sort((a, b) => b.meanMs - a.meanMs);
+  return made.map(({ key, n, meanMs }) => `${key} ${fmt(meanMs, 1)} ms (${n})`).join(', ') || 'none';
 }
 
 /** Each instance's part of what its app handled between the two scrapes (0..1). */
