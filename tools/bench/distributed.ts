@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ensureDatabase } from '@pay/platform';
 import type { AppName } from '@pay/contracts';
-import { freePort, parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
@@ -51,7 +51,6 @@ export async function distributedPhase(
   await ensureDatabase(databaseUrl);
   const adminKey = randomAdminKey();
   const env: Record<string, string> = {
-    PORT: String(await freePort()),
     DATABASE_URL: databaseUrl,
     SANDBOX: 'true',
     RATE_LIMIT_PER_SECOND: '0',

@@ -5,8 +5,14 @@ import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogL
 
 /** What every process reads from its environment, whichever apps it runs. */
 export interface HostConfig {
+  /** 0: a port the system picks (see portFile). */
   port: number;
   host: string;
+  /**
+   * Where the process writes the port it listens on, once it listens (PORT_FILE): how whoever started
+   * it with PORT=0 learns the port, and knows that this process, not another, is the one on it.
+   */
+  portFile: string | undefined;
   dataDir: string;
   /** An external PostgreSQL; when absent, embedded PostgreSQL runs under dataDir. */
   databaseUrl: string | undefined;
@@ -46,6 +52,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
   return {
     port,
     host: read.string('HOST', '127.0.0.1'),
+    portFile: readPortFile(read),
     dataDir: resolve(read.string('DATA_DIR', './.data')),
     databaseUrl: read.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     databaseUrls: readDatabaseUrls(read),
@@ -109,4 +116,10 @@ function readMetricsToken(read: EnvReader): string | undefined {
     read.problems.push(`METRICS_TOKEN must be ${CONFIGURED_SECRET_LENGTH_MIN} to ${CONFIGURED_SECRET_LENGTH_MAX} characters of letters, digits, _ and -`);
   }
   return token;
+}
+
+/** PORT_FILE, as an absolute path (a relative one is resolved against the working directory). */
+function readPortFile(read: EnvReader): string | undefined {
+  const file = read.string('PORT_FILE');
+  return file === undefined || file === '' ? undefined : resolve(file);
 }

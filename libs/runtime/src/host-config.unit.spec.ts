@@ -35,3 +35,12 @@ describe('INSTANCE_INDEX', () => {
     expect(problems[1]).toMatch(/at most 4 instances \(one partition of each reply topic per instance/);
   });
 });
+
+describe('PORT_FILE', () => {
+  it('is unset by default, and an absolute path when set (a relative one from the working directory)', () => {
+    expect(read({}).config.portFile).toBeUndefined();
+    expect(read({ PORT_FILE: '' }).config.portFile).toBeUndefined();
+    expect(read({ PORT_FILE: '/run/pay/port' }).config.portFile).toBe('/run/pay/port');
+    expect(read({ PORT_FILE: 'gateway.port' }).config.portFile).toBe(`${process.cwd()}/gateway.port`);
+  });
+});

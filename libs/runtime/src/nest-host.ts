@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { rename, writeFile } from 'node:fs/promises';
 import { Global, Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -20,7 +21,7 @@ export interface NestHostOptions {
   /** Further global providers (e.g. the ledger's fee schedule). */
   providers?: Provider[];
   /** Where to listen, LOG_LEVEL (the e2e tests pass `error`), METRICS_TOKEN and the OTLP endpoint, as readHostConfig read them. */
-  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'> & Partial<Pick<HostConfig, 'tracing'>>;
+  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'> & Partial<Pick<HostConfig, 'tracing' | 'portFile'>>;
   /** Tests keep the log lines here; stdout otherwise. */
   logDestination?: LogDestination;
 }
@@ -57,6 +58,7 @@ export async function startNestHost(options: NestHostOptions): Promise<RunningHo
   const port = typeof address === 'object' && address ? address.port : listenPort;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   new Logger(options.name).log(`listening on ${url}`);
+  if (options.config.portFile) await writePortFile(options.config.portFile, port);
   return {
     url,
     stop: async () => {
@@ -88,4 +90,11 @@ class HostModule {
   static compose(infrastructure: Infrastructure, modules: DynamicModule[], providers: Provider[], metricsToken: string | undefined): DynamicModule {
     return { module: HostModule, imports: [InfrastructureModule.with(infrastructure, providers), HealthModule.forHost(), MetricsModule.forRoot(metricsToken), ...modules] };
   }
+}
+
+/** The port, written whole or not at all (a reader polling the file never sees half of it). */
+async function writePortFile(file: string, port: number): Promise<void> {
+  const partial = `${file}.${process.pid}.partial`;
+  await writeFile(partial, `${port}\n`);
+  await rename(partial, file);
 }

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOPOLOGY_APP_OUTPUT_KEPT_CHARS, TOPOLOGY_APP_OUTPUT_SHOWN_CHARS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_READY_POLL_MS } from '@pay/kernel';
 
@@ -45,15 +48,20 @@ export class AppProcess {
     return this.exitPromise;
   }
 
-  /** Starts (or starts again) the process on the same port, and waits until it serves. */
+  /**
+   * Starts (or starts again) the process, and waits until it serves. The first start listens on the
+   * port of its environment (PORT), or on one the system picks; a start again on the same one, so that
+   * the URL stays. The process writes the port it listens on to a file (PORT_FILE) once it listens, and
+   * /ready is asked only then: whatever else answers on that port (a process of another test given the
+   * same port a moment before, say) is never taken for this app, whose own start then fails on the
+   * port in use and says so.
+   */
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
-    const port = this.env['PORT'] ?? String(await freePort());
-    this.env['PORT'] = port;
-    this.url = `http://127.0.0.1:${port}`;
+    const portFile = join(tmpdir(), `pay-${this.name}-${process.pid}-${randomBytes(6).toString('hex')}.port`);
     const child = spawn(process.execPath, [join(ROOT, 'tools', 'run.js'), join(ROOT, this.entry)], {
       cwd: ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', ...this.env },
+      env: { ...process.env, HOST: '127.0.0.1', ...this.env, PORT: this.env['PORT'] ?? '0', PORT_FILE: portFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -66,17 +74,29 @@ export class AppProcess {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     const deadline = Date.now() + this.startTimeoutMs;
+    try {
+      const port = await this.poll(deadline, 'listening (PORT_FILE)', async () => (await readFile(portFile, 'utf8').catch(() => '')).trim() || undefined);
+      this.env['PORT'] = port;
+      this.url = `http://127.0.0.1:${port}`;
+      // 503 until its dependencies answer: asked again, like a process not listening yet.
+      await this.poll(deadline, 'ready (GET /ready)', async () => ((await fetch(`${this.url}/ready`).catch(() => undefined))?.status === 200 ? true : undefined));
+    } finally {
+      await rm(portFile, { force: true });
+    }
+  }
+
+  /**
+   * Asks `probe` every poll interval until it answers: the start fails when the process exits, or when
+   * the deadline passes (the process is killed).
+   */
+  private async poll<T>(deadline: number, what: string, probe: () => Promise<T | undefined>): Promise<T> {
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
-      try {
-        // 503 until its dependencies answer: polled again like a process not listening yet.
-        if ((await fetch(`${this.url}/ready`)).status === 200) return;
-      } catch {
-        /* not listening yet */
-      }
+      const answer = await probe();
+      if (answer !== undefined) return answer;
       if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`${this.name} was not ready (GET /ready) within ${this.startTimeoutMs} ms:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
+        this.child!.kill('SIGKILL');
+        throw new Error(`${this.name} was not ${what} within ${this.startTimeoutMs} ms:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
       }
       await new Promise((r) => setTimeout(r, TOPOLOGY_READY_POLL_MS));
     }

@@ -52,7 +52,10 @@ export interface DistributedTopology {
 }
 
 export interface DistributedOptions {
-  /** The environment every app gets (SANDBOX, ADMIN_API_KEY, PUBLIC_BASE_URL, …); PORT is the first gateway's. */
+  /**
+   * The environment every app gets (SANDBOX, ADMIN_API_KEY, PUBLIC_BASE_URL, …). PORT is the first
+   * gateway's (unset or 0: a port the system picks); the other apps listen on ports the system picks.
+   */
   env: Record<string, string>;
   /** Embedded PostgreSQL's directory when env has no DATABASE_URL. */
   dataDir: string;

@@ -5,7 +5,7 @@ import { Client as PgClient } from 'pg';
 import { SUBSCRIBING_APPS, type AppName } from '@pay/contracts';
 import { randomBase62 } from '@pay/kernel';
 import { createTestDatabase } from '@pay/testing';
-import { freePort, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { expectBalancedTrialBalance, httpClient, PUBLIC_BASE_URL, type TestService } from './harness';
 import { createWorld, type World } from './world';
 
@@ -48,7 +48,7 @@ describe('a database per service (seven databases, seven roles)', () => {
   beforeAll(async () => {
     const adminKey = `admin_${randomBase62(32)}`;
     topology = await startDistributedTopology({
-      env: { PORT: String(await freePort()), SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: await createTestDatabase('dbps') },
+      env: { SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: await createTestDatabase('dbps') },
       dataDir: await mkdtemp(join(tmpdir(), 'pay-dbps-')),
       databasePerService: true,
     });

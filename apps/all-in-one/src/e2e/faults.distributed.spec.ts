@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { createTestDatabase } from '@pay/testing';
-import { freePort, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { httpClient, idempotencyKey, PUBLIC_BASE_URL, type Client } from './harness';
 
 /**
@@ -43,7 +43,7 @@ describe('distributed topology under faults', () => {
   const start = async (mockBrokers: number) => {
     const databaseUrl = await createTestDatabase('faults');
     topology = await startDistributedTopology({
-      env: { PORT: String(await freePort()), SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: databaseUrl },
+      env: { SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: databaseUrl },
       dataDir: await mkdtemp(join(tmpdir(), 'pay-faults-')),
       mockBrokers,
     });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { createTestDatabase } from '@pay/testing';
-import { startDistributedTopology, freePort } from '@pay/topology';
+import { startDistributedTopology } from '@pay/topology';
 import { readConfig } from '../config';
 import { startService } from '../service';
 
@@ -119,7 +119,7 @@ export async function startTestService(overrides: Record<string, string> = {}, o
   let origins: string[];
   let serviceDatabaseUrl = databaseUrl;
   if (DISTRIBUTED) {
-    const topology = await startDistributedTopology({ env: { ...env, PORT: String(await freePort()) }, dataDir: env.DATA_DIR });
+    const topology = await startDistributedTopology({ env, dataDir: env.DATA_DIR });
     const instances = Object.values(topology.instances).flat();
     logs = () => instances.map((instance) => instance.output()).join('');
     processUrls = () => Object.fromEntries(instances.map((instance) => [instance.name, instance.url]));

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpClient, type Client } from './harness';
 
@@ -15,42 +17,38 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `npm start` as a real process (node tools/run.js apps/all-in-one/src/main.ts), ready once /health answers. */
+/**
+ * `npm start` as a real process (node tools/run.js apps/all-in-one/src/main.ts) on a port the system
+ * picks, which the process writes to a file once it listens (PORT_FILE): ready once that port answers
+ * /health. No other process can be the one answering there, as it could on a port found free first.
+ */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
+  const portFile = join(tmpdir(), `pay-service-${process.pid}-${randomBytes(6).toString('hex')}.port`);
   const child = spawn(process.execPath, [join(ROOT, 'tools', 'run.js'), join(ROOT, 'apps', 'all-in-one', 'src', 'main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env, PORT_FILE: portFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited during start:\n${output}`);
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) break;
-    } catch {
-      /* not listening yet */
+  let url: string | undefined;
+  try {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited during start:\n${output}`);
+      const port = url ? undefined : (await readFile(portFile, 'utf8').catch(() => '')).trim();
+      if (port) url = `http://127.0.0.1:${port}`;
+      if (url && (await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) break;
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`the service did not answer /health within ${START_TIMEOUT_MS} ms:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the service did not answer /health within ${START_TIMEOUT_MS} ms:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    await rm(portFile, { force: true });
   }
   return { url, http: httpClient(url), child, output: () => output, exited };
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });

@@ -6,7 +6,7 @@ import { Pool } from 'pg';
 import type { AppName } from '@pay/contracts';
 import { randomBase62 } from '@pay/kernel';
 import { createTestDatabase } from '@pay/testing';
-import { freePort, parseInstances, START_ORDER, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { parseInstances, START_ORDER, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { idempotencyKey, PUBLIC_BASE_URL, type Response } from './harness';
 import { Receiver } from './receiver';
 
@@ -126,7 +126,7 @@ describe('rolling restart under steady traffic', () => {
   beforeAll(async () => {
     receiver = await new Receiver().start();
     topology = await startDistributedTopology({
-      env: { PORT: String(await freePort()), SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: await createTestDatabase('rolling') },
+      env: { SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: await createTestDatabase('rolling') },
       dataDir: await mkdtemp(join(tmpdir(), 'pay-rolling-')),
       instances: INSTANCES,
       databasePerService: true,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { createTestDatabase } from '@pay/testing';
-import { freePort, startDistributedTopology, type DistributedTopology } from '@pay/topology';
+import { startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { httpClient, idempotencyKey, PUBLIC_BASE_URL, type Client } from './harness';
 
 /**
@@ -99,7 +99,6 @@ describe('traces across the distributed topology', () => {
     const endpoint = await receiver.start();
     topology = await startDistributedTopology({
       env: {
-        PORT: String(await freePort()),
         SANDBOX: 'true',
         RATE_LIMIT_PER_SECOND: '0',
         PUBLIC_BASE_URL,
