@@ -5,7 +5,8 @@ import { parseInstances, startDistributedTopology, type InstanceCounts } from '@
 const USAGE = `usage: npm run start:distributed [-- [--instances N | --instances app=N[,app=N…]] [--database-per-service]]
 
   --instances N                 N instances of every app (1 to 4: one reply partition each)
-  --instances payments=2,…      those apps' counts, the others 1; the gateways listen on PORT, PORT+1, …
+  --instances payments=2,…      those apps' counts, the others 1; the first gateway listens on PORT,
+                                the others on ports the system picks (printed once ready)
   --database-per-service        a database and a role per app on the one PostgreSQL (<APP>_DATABASE_URL)
 `;
 

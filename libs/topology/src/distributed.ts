@@ -119,6 +119,7 @@ function instanceCounts(given: DistributedOptions['instances']): InstanceCounts 
  * several instances (INSTANCE_INDEX 0, 1, …) and may have its own database.
  */
 export async function startDistributedTopology(options: DistributedOptions): Promise<DistributedTopology> {
+  const shared = withPublicBaseUrl(options.env);
   const counts = instanceCounts(options.instances);
   const perService = options.databasePerService ?? process.env['TOPOLOGY_DATABASE_PER_SERVICE'] === 'true';
   const scaledOut = START_ORDER.some((app) => counts[app] > 1);
@@ -127,7 +128,7 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   try {
-    let databaseUrl = options.env['DATABASE_URL'];
+    let databaseUrl = shared['DATABASE_URL'];
     if (!databaseUrl) {
       const database: RunningDatabase = await startEmbeddedPostgres(options.dataDir);
       cleanups.push(() => database.stop());
@@ -137,7 +138,7 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     const databaseUrls = {} as Record<AppName, string>;
     for (const app of START_ORDER) databaseUrls[app] = perService ? await ensureServiceDatabase(databaseUrl, app) : databaseUrl;
 
-    let kafkaBrokers = options.env['KAFKA_BROKERS'];
+    let kafkaBrokers = shared['KAFKA_BROKERS'];
     let kafka: DistributedTopology['kafka'];
     if (!kafkaBrokers) {
       const mock = await startKafkaMock({ brokers: options.mockBrokers ?? 1, topics: kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS) });
@@ -149,7 +150,7 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     const instances = {} as Record<AppName, AppProcess[]>;
     for (const name of START_ORDER) {
       instances[name] = Array.from({ length: counts[name] }, (_, index) => {
-        const env = appEnv(options.env, name, index, { databaseUrl: databaseUrls[name], perService, kafkaBrokers: kafkaBrokers!, scaledOut });
+        const env = appEnv(shared, name, index, { databaseUrl: databaseUrls[name], perService, kafkaBrokers: kafkaBrokers!, scaledOut });
         const startTimeoutMs = scaledOut ? TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS : TOPOLOGY_APP_START_TIMEOUT_MS;
         return new AppProcess(counts[name] > 1 ? `${name}-${index}` : name, `apps/${name}/src/main.ts`, env, options.echo ?? false, startTimeoutMs);
       });
@@ -185,6 +186,17 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * Every app builds hosted pages' URLs (a payment's `authorization_url` comes from payments), and they
+ * are served by the gateway: without PUBLIC_BASE_URL, each app would default to its own port, as
+ * `npm start` defaults to its PORT. So the first gateway's PORT makes everyone's default.
+ */
+export function withPublicBaseUrl(env: Record<string, string>): Record<string, string> {
+  const port = env['PORT'];
+  if (env['PUBLIC_BASE_URL'] || !port || port === '0') return env;
+  return { ...env, PUBLIC_BASE_URL: `http://localhost:${port}` };
 }
 
 /** One instance's environment: its database, the brokers, its INSTANCE_INDEX; a port only for the first gateway. */
