@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOPOLOGY_APP_OUTPUT_KEPT_CHARS, TOPOLOGY_APP_OUTPUT_SHOWN_CHARS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_READY_POLL_MS } from '@pay/kernel';
+import { newPortFile, portWritten } from './port-file';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -58,7 +57,7 @@ export class AppProcess {
    */
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
-    const portFile = join(tmpdir(), `pay-${this.name}-${process.pid}-${randomBytes(6).toString('hex')}.port`);
+    const portFile = newPortFile(this.name);
     const child = spawn(process.execPath, [join(ROOT, 'tools', 'run.js'), join(ROOT, this.entry)], {
       cwd: ROOT,
       env: { ...process.env, HOST: '127.0.0.1', ...this.env, PORT: this.env['PORT'] ?? '0', PORT_FILE: portFile },
@@ -75,7 +74,7 @@ export class AppProcess {
     child.stderr!.on('data', keep);
     const deadline = Date.now() + this.startTimeoutMs;
     try {
-      const port = await this.poll(deadline, 'listening (PORT_FILE)', async () => (await readFile(portFile, 'utf8').catch(() => '')).trim() || undefined);
+      const port = await this.poll(deadline, 'listening (PORT_FILE)', () => portWritten(portFile));
       this.env['PORT'] = port;
       this.url = `http://127.0.0.1:${port}`;
       // 503 until its dependencies answer: asked again, like a process not listening yet.

@@ -1,2 +1,3 @@
 export * from './distributed';
 export * from './app-process';
+export * from './port-file';

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { newPortFile, portWritten } from '@pay/topology';
 import { httpClient, type Client } from './harness';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -23,7 +22,7 @@ export interface ServiceProcess {
  * /health. No other process can be the one answering there, as it could on a port found free first.
  */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const portFile = join(tmpdir(), `pay-service-${process.pid}-${randomBytes(6).toString('hex')}.port`);
+  const portFile = newPortFile('service');
   const child = spawn(process.execPath, [join(ROOT, 'tools', 'run.js'), join(ROOT, 'apps', 'all-in-one', 'src', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env, PORT_FILE: portFile },
@@ -38,7 +37,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited during start:\n${output}`);
-      const port = url ? undefined : (await readFile(portFile, 'utf8').catch(() => '')).trim();
+      const port = url ? undefined : await portWritten(portFile);
       if (port) url = `http://127.0.0.1:${port}`;
       if (url && (await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) break;
       if (Date.now() > deadline) {
