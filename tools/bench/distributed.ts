@@ -71,17 +71,17 @@ export async function distributedPhase(
     const paymentIds = await createPendingPayments(fixture, options.count, options.pendingConcurrency);
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
     log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
-    const handledBefore = await handledByInstance(topology);
-    const requestsBefore = await busRequestTotals(topology);
+    const metricsBefore = await scrapeMetrics(topology);
     const cpuBefore = cpuSnapshot(distributedGroups);
     const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => cpuSnapshot(distributedGroups));
-    const shares = sharesOf(handledBefore, await handledByInstance(topology));
+    const metricsAfter = await scrapeMetrics(topology);
+    const shares = sharesOf(handledByInstance(metricsBefore), handledByInstance(metricsAfter));
     log(
       `distributed: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms; ` +
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
     log(`  distributed, ${describeCpu(cpuDelta(cpuBefore, authorize.statsAfterLoad), authorize.load.completed, 'authorization')}`);
-    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(requestsBefore, await busRequestTotals(topology))}`);
+    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(busRequestTotals(metricsBefore), busRequestTotals(metricsAfter))}`);
     return { authorize, startS, count: paymentIds.length, instances, shares };
   } catch (error) {
     const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
@@ -93,18 +93,29 @@ export async function distributedPhase(
 
 type Handled = Record<string, Record<string, number>>;
 
-/** bus_messages_handled_total of SHARED_TOPICS, by app and instance, scraped from each instance's /metrics. */
-async function handledByInstance(topology: DistributedTopology): Promise<Handled> {
+/** Every instance's /metrics text, by app then instance name: one scrape serves every reading below. */
+type Scrape = Record<string, Record<string, string>>;
+
+async function scrapeMetrics(topology: DistributedTopology): Promise<Scrape> {
+  const scrape: Scrape = {};
+  for (const [app, instances] of Object.entries(topology.instances)) {
+    scrape[app] = {};
+    for (const instance of instances) scrape[app]![instance.name] = await (await fetch(`${instance.url}/metrics`)).text();
+  }
+  return scrape;
+}
+
+/** bus_messages_handled_total of SHARED_TOPICS, by app and instance. */
+function handledByInstance(scrape: Scrape): Handled {
   const handled: Handled = {};
   for (const [app, topic] of Object.entries(SHARED_TOPICS)) {
     handled[app] = {};
-    for (const instance of topology.instances[app as AppName]) {
-      const text = await (await fetch(`${instance.url}/metrics`)).text();
+    for (const [instance, text] of Object.entries(scrape[app] ?? {})) {
       let sum = 0;
       for (const line of text.split('\n')) {
         if (line.startsWith('bus_messages_handled_total{') && line.includes(`topic="${topic}"`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
       }
-      handled[app]![instance.name] = sum;
+      handled[app]![instance] = sum;
     }
   }
   return handled;
@@ -113,11 +124,9 @@ async function handledByInstance(topology: DistributedTopology): Promise<Handled
 /** bus_request_duration_seconds' sum and count, by caller app and request topic, over every instance. */
 export type RequestTotals = Map<string, { seconds: number; count: number }>;
 
-async function busRequestTotals(topology: DistributedTopology): Promise<RequestTotals> {
+function busRequestTotals(scrape: Scrape): RequestTotals {
   const totals: RequestTotals = new Map();
-  for (const [app, instances] of Object.entries(topology.instances)) {
-    for (const instance of instances) addBusRequestTotals(totals, app, await (await fetch(`${instance.url}/metrics`)).text());
-  }
+  for (const [app, instances] of Object.entries(scrape)) for (const text of Object.values(instances)) addBusRequestTotals(totals, app, text);
   return totals;
 }
 
