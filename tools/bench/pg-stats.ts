@@ -6,14 +6,19 @@ const STATEMENTS_LISTED = 15;
 /** Then the statements that took the most execution time in all, among those not listed already. */
 const LONGEST_LISTED = 5;
 
-/** Embedded PostgreSQL, restarted once with pg_stat_statements preloaded (it cannot be loaded later). */
-export async function startWithStatements(dir: string): Promise<RunningDatabase> {
+/**
+ * Embedded PostgreSQL, restarted once with pg_stat_statements preloaded (it cannot be loaded later).
+ * `ioTiming`: also time every block read (track_io_timing), so that pg_stat_statements says how long
+ * a statement waited for pages it did not have in its buffers.
+ */
+export async function startWithStatements(dir: string, { ioTiming = false }: { ioTiming?: boolean } = {}): Promise<RunningDatabase> {
   const first = await startEmbeddedPostgres(dir);
   const client = new Client({ connectionString: first.url });
   await client.connect();
   try {
     await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
     await client.query(`ALTER SYSTEM SET pg_stat_statements.max = 10000`);
+    if (ioTiming) await client.query('ALTER SYSTEM SET track_io_timing = on');
   } finally {
     await client.end();
   }

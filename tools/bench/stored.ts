@@ -56,6 +56,11 @@ interface Statement {
   calls: number;
   meanMs: number;
   rowsPerCall: number;
+  /** Pages found in PostgreSQL's buffers, and pages read in (from the OS), per call. */
+  hitsPerCall: number;
+  readsPerCall: number;
+  /** Time spent reading those pages in, per call (track_io_timing). */
+  readMsPerCall: number;
 }
 
 /** What the report shows of a size's seeding. */
@@ -98,7 +103,7 @@ export async function storedPhase(
   cleanups: (() => Promise<unknown>)[],
   log: (line: string) => void,
 ): Promise<{ rows: Row[]; sizes: StoredSize[] }> {
-  const postgres = await startWithStatements(join(root, 'stored-postgres'));
+  const postgres = await startWithStatements(join(root, 'stored-postgres'), { ioTiming: true });
   log('stored: PostgreSQL of its own started with pg_stat_statements');
   cleanups.push(() => postgres.stop());
   const results: StoredSize[] = [];
@@ -121,7 +126,11 @@ export async function storedPhase(
   }
   const grown = growth(results);
   for (const g of grown) {
-    log(`stored: statement mean time grew ${fmt(g.factor, 1)}× (${fmt(g.smallMs, 3)} → ${fmt(g.largeMs, 3)} ms, ${g.calls} calls at the larger size): ${g.query.slice(0, 300)}`);
+    const { small, large } = g;
+    log(
+      `stored: statement mean time grew ${fmt(g.factor, 1)}× (${fmt(small.meanMs, 3)} → ${fmt(large.meanMs, 3)} ms, ${large.calls} calls at the larger size; ` +
+        `pages read in ${fmt(small.readsPerCall, 1)} → ${fmt(large.readsPerCall, 1)} a call, taking ${fmt(small.readMsPerCall, 3)} → ${fmt(large.readMsPerCall, 3)} ms): ${g.query.slice(0, 300)}`,
+    );
   }
   return { rows: report(results, grown), sizes: results };
 }
@@ -132,10 +141,9 @@ const GROWN_MIN_MS = 0.5;
 
 interface Grown {
   query: string;
-  smallMs: number;
-  largeMs: number;
+  small: Statement;
+  large: Statement;
   factor: number;
-  calls: number;
 }
 
 /** The hot statements of the largest size whose mean time grew with the data (matched on their text across the two databases). */
@@ -150,10 +158,10 @@ function growth(sizes: StoredSize[]): Grown[] {
       if (!small) return [];
       const factor = st.meanMs / small.meanMs;
       return factor >= GROWN_FACTOR && st.meanMs >= GROWN_MIN_MS
-        ? [{ query: st.query.replace(/\s+/g, ' ').trim(), smallMs: small.meanMs, largeMs: st.meanMs, factor, calls: st.calls }]
+        ? [{ query: st.query.replace(/\s+/g, ' ').trim(), small, large: st, factor }]
         : [];
     })
-    .sort((a, b) => b.largeMs * b.calls - a.largeMs * a.calls);
+    .sort((a, b) => b.large.meanMs * b.large.calls - a.large.meanMs * a.large.calls);
 }
 
 async function seedSize(databaseUrl: string, dataDir: string, size: number, rounds: number, options: StoredOptions, log: (line: string) => void): Promise<Seeded> {
@@ -200,6 +208,7 @@ async function measureSize({ facts: { size }, databaseUrl, dataDir, fixture, ids
     const pending = await createPendingPayments(measured, options.authorizeCount, options.pendingConcurrency);
     await sleep(1_000);
     await db.query('SELECT pg_stat_statements_reset()');
+    const pagesBefore = await pagesRead(db);
 
     const timed = { ...paced, durationS: options.durationS };
     const create = await createScenario(measured, timed);
@@ -210,6 +219,7 @@ async function measureSize({ facts: { size }, databaseUrl, dataDir, fixture, ids
         `retrieve p50 ${fmt(retrieve.p50Ms, 2)} p99 ${fmt(retrieve.p99Ms, 2)} ms (non-2xx ${retrieve.non2xx}); ` +
         `authorize ${fmt(authorize.authorizationsPerSecond)}/s p50 ${fmt(authorize.load.p50Ms, 2)} p99 ${fmt(authorize.load.p99Ms, 2)} ms, statuses ${JSON.stringify(authorize.statuses)}`,
     );
+    logPagesRead(size, pagesBefore, await pagesRead(db), log);
     const statements = await hotStatements(db);
     const flagged = await explain(db, statements, size, log);
     return { create, retrieve, authorize, statements, flagged };
@@ -440,14 +450,41 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
 
 /** The statements the measured scenarios sent most (pg_stat_statements, reset before them), costliest first. */
 async function hotStatements(db: Client): Promise<Statement[]> {
-  const { rows } = await db.query<{ query: string; calls: string; mean: number; rows: string }>(
-    `SELECT query, calls::text, mean_exec_time AS mean, rows::text FROM pg_stat_statements
+  const { rows } = await db.query<{ query: string; calls: string; mean: number; rows: string; hits: string; reads: string; read_ms: number }>(
+    `SELECT query, calls::text, mean_exec_time AS mean, rows::text, shared_blks_hit::text AS hits, shared_blks_read::text AS reads,
+       shared_blk_read_time AS read_ms FROM pg_stat_statements
      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND calls >= $1
        AND query ~* '^\\s*(select|insert|update|delete|with)\\s' AND query !~* 'pg_stat_statements'
      ORDER BY total_exec_time DESC LIMIT $2`,
     [HOT_CALLS_MIN, HOT_STATEMENTS_MAX],
   );
-  return rows.map((r) => ({ query: r.query, calls: Number(r.calls), meanMs: r.mean, rowsPerCall: Number(r.rows) / Number(r.calls) }));
+  return rows.map((r) => {
+    const calls = Number(r.calls);
+    return { query: r.query, calls, meanMs: r.mean, rowsPerCall: Number(r.rows) / calls, hitsPerCall: Number(r.hits) / calls, readsPerCall: Number(r.reads) / calls, readMsPerCall: r.read_ms / calls };
+  });
+}
+
+/** Tables and indexes, by the pages PostgreSQL read in for them (from the OS: they were not in its buffers). */
+async function pagesRead(db: Client): Promise<Map<string, { read: number; hit: number }>> {
+  await sleep(1_000); // backends publish their counters up to a second late
+  const { rows } = await db.query<{ name: string; read: string; hit: string }>(
+    `SELECT relname AS name, heap_blks_read::text AS read, heap_blks_hit::text AS hit FROM pg_statio_user_tables
+     UNION ALL SELECT indexrelname, idx_blks_read::text, idx_blks_hit::text FROM pg_statio_user_indexes`,
+  );
+  return new Map(rows.map((r) => [r.name, { read: Number(r.read), hit: Number(r.hit) }]));
+}
+
+/** The relations the measured scenarios read the most pages in for: where a larger database costs reads. */
+const PAGES_READ_LISTED = 10;
+
+function logPagesRead(size: number, before: Map<string, { read: number; hit: number }>, after: Map<string, { read: number; hit: number }>, log: (line: string) => void): void {
+  const grown = [...after]
+    .map(([name, { read, hit }]) => ({ name, read: read - (before.get(name)?.read ?? 0), hit: hit - (before.get(name)?.hit ?? 0) }))
+    .filter((r) => r.read > 0)
+    .sort((a, b) => b.read - a.read)
+    .slice(0, PAGES_READ_LISTED);
+  const described = grown.map((r) => `${r.name} ${r.read.toLocaleString('en')} (${fmt((100 * r.read) / (r.read + r.hit), 1)} % of its pages)`);
+  log(`stored ${size.toLocaleString('en')}: pages read in during the measured scenarios, by table or index: ${described.join(', ') || 'none'}`);
 }
 
 /** Each statement's generic plan (the one a prepared statement ends up with); Seq Scans on large tables flagged. */
@@ -460,7 +497,10 @@ async function explain(db: Client, statements: Statement[], size: number, log: (
   log(`stored ${size.toLocaleString('en')}: hot-path statements (pg_stat_statements, >= ${HOT_CALLS_MIN} calls), costliest first, with their generic plans:`);
   for (const [i, statement] of statements.entries()) {
     const oneLine = statement.query.replace(/\s+/g, ' ').trim();
-    log(`  #${i + 1} ${statement.calls} calls, mean ${fmt(statement.meanMs, 3)} ms, ${fmt(statement.rowsPerCall, 1)} rows/call: ${oneLine.slice(0, 400)}`);
+    log(
+      `  #${i + 1} ${statement.calls} calls, mean ${fmt(statement.meanMs, 3)} ms, ${fmt(statement.rowsPerCall, 1)} rows/call, ` +
+        `pages ${fmt(statement.hitsPerCall, 1)} hit / ${fmt(statement.readsPerCall, 1)} read in ${fmt(statement.readMsPerCall, 3)} ms a call: ${oneLine.slice(0, 400)}`,
+    );
     let plan: string;
     try {
       const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (GENERIC_PLAN) ${statement.query}`);
