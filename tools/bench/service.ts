@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { newPortFile, portWritten } from '@pay/topology';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -44,14 +45,16 @@ export interface SpawnOptions {
 const serviceNodeArgs = (): string[] => (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
 
 export async function spawnService(options: SpawnOptions): Promise<ServiceProcess> {
-  const port = await freePort();
+  // The service picks its port and says which (no port reserved ahead, which another process may take meanwhile).
+  const portFile = newPortFile('bench-service');
   const adminKey = randomAdminKey();
   const child = spawn(process.execPath, [...serviceNodeArgs(), 'tools/run.js', 'apps/all-in-one/src/main.ts'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,
-      PORT: String(port),
+      PORT: '0',
+      PORT_FILE: portFile,
       HOST: '127.0.0.1',
       SANDBOX: 'true',
       RATE_LIMIT_PER_SECOND: '0',
@@ -73,37 +76,41 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   child.stderr?.on('data', remember);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
 
-  const service: ServiceProcess = {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid ?? -1,
-    adminKey,
-    recentOutput: () => recent.join('\n'),
-    stop: () => stopChild(child, exited),
-  };
+  const stop = () => stopChild(child, exited);
+  const recentOutput = () => recent.join('\n');
+  let url: string;
   try {
-    await waitForHealth(service.url, child, exited);
+    url = await waitForHealth(portFile, child, exited);
   } catch (error) {
-    await service.stop();
-    throw new Error(`${(error as Error).message}\n--- service output ---\n${service.recentOutput()}`);
+    await stop();
+    throw new Error(`${(error as Error).message}\n--- service output ---\n${recentOutput()}`);
+  } finally {
+    await rm(portFile, { force: true });
   }
-  return service;
+  return { url, pid: child.pid ?? -1, adminKey, recentOutput, stop };
 }
 
-async function waitForHealth(url: string, child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+/** The service's URL, once it has written its port to `portFile` and answers GET /health 200. */
+async function waitForHealth(portFile: string, child: ChildProcess, exited: Promise<number | null>): Promise<string> {
   let exitCode: number | null | undefined;
   void exited.then((code) => (exitCode = code ?? -1));
   const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  let url: string | undefined;
   while (Date.now() < deadline) {
     if (exitCode !== undefined) throw new Error(`the service exited with code ${exitCode} before it was ready`);
-    try {
-      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 200) return;
-    } catch {
-      /* not listening yet */
+    const port = url ? undefined : await portWritten(portFile);
+    if (port) url = `http://127.0.0.1:${port}`;
+    if (url) {
+      try {
+        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+        if (response.status === 200) return url;
+      } catch {
+        /* not answering yet */
+      }
     }
     await sleep(200);
   }
-  throw new Error(`the service (pid ${child.pid}) did not answer GET /health 200 within ${HEALTH_TIMEOUT_MS / 1000} s`);
+  throw new Error(`the service (pid ${child.pid}) did not ${url ? 'answer GET /health 200' : 'listen (write its PORT_FILE)'} within ${HEALTH_TIMEOUT_MS / 1000} s`);
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
@@ -115,13 +122,3 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
-
-const freePort = (): Promise<number> =>
-  new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : reject(new Error('no free port'))));
-    });
-  });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { startEmbeddedPostgres } from '@pay/platform';
-import { AppProcess, freePort, startDistributedTopology } from '@pay/topology';
+import { AppProcess, startDistributedTopology } from '@pay/topology';
 
 /** What a chaos run starts, and the faults it can inject into it. */
 export interface Target {
@@ -21,8 +21,8 @@ export interface Target {
 /** Brokers of the distributed topology's mock cluster: one can go down while the others serve. */
 const MOCK_BROKERS = 3;
 
-const baseEnv = async (adminKey: string): Promise<Record<string, string>> => ({
-  PORT: String(await freePort()),
+/** No PORT: each process picks its own and says which (see AppProcess), keeping it across restarts. */
+const baseEnv = (adminKey: string): Record<string, string> => ({
   SANDBOX: 'true',
   RATE_LIMIT_PER_SECOND: '0',
   PUBLIC_BASE_URL: 'https://pay.chaos.test',
@@ -37,7 +37,7 @@ export async function allInOne(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'pay-chaos-'));
   const database = await startEmbeddedPostgres(dataDir);
   const adminKey = `admin_${randomBase62(32)}`;
-  const service = new AppProcess('all-in-one', 'apps/all-in-one/src/main.ts', { ...(await baseEnv(adminKey)), DATABASE_URL: database.url, DATA_DIR: join(dataDir, 'service') }, false);
+  const service = new AppProcess('all-in-one', 'apps/all-in-one/src/main.ts', { ...baseEnv(adminKey), DATABASE_URL: database.url, DATA_DIR: join(dataDir, 'service') }, false);
   await service.start();
   return {
     name: 'all-in-one',
@@ -58,7 +58,7 @@ export async function allInOne(): Promise<Target> {
 export async function distributed(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'pay-chaos-'));
   const adminKey = `admin_${randomBase62(32)}`;
-  const topology = await startDistributedTopology({ env: await baseEnv(adminKey), dataDir, mockBrokers: MOCK_BROKERS });
+  const topology = await startDistributedTopology({ env: baseEnv(adminKey), dataDir, mockBrokers: MOCK_BROKERS });
   const kafka = topology.kafka!;
   return {
     name: 'distributed',
