@@ -310,6 +310,11 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
     // Shifted once per payment in `seed` (ts1, ts2, …), not once per column.
     ...t.timestamps.map((ts, i): [string, string] => [lit(ts), `s.ts${i + 1}`]),
   ];
+  // The service's event ids are UUIDv7 (the time, then random bits): PostgreSQL 17 has no uuidv7(), so
+  // a random uuid's last 10 bytes (version nibble set to 7) follow the time in ms.
+  const uuidV7At = (time: string) =>
+    `(SELECT encode(substring(int8send((extract(epoch FROM ${time}) * 1000)::bigint) FROM 3) || set_byte(r, 0, (get_byte(r, 0) & 15) | 112), 'hex')::uuid
+      FROM (SELECT substring(uuid_send(gen_random_uuid()) FROM 7) AS r) AS random_bytes)`;
   const rewrite = (expr: string) => replacements.reduce((inner, [from, to]) => `replace(${inner}, ${from}, ${to})`, expr);
   const spacingMs = Math.max(1, Math.floor(SEED_SPAN_MS / size));
 
@@ -326,7 +331,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
       if (c.type === 'text' || c.type === 'character varying') return rewrite(col);
       if (c.type === 'jsonb' || c.type === 'json') return `${rewrite(`${col}::text`)}::${c.type}`;
       if (c.type === 'timestamp with time zone') return `${col} + s.shift`;
-      if (c.type === 'uuid') return 'gen_random_uuid()';
+      if (c.type === 'uuid') return copied.some((other) => other.name === 'created_at') ? uuidV7At('t.created_at + s.shift') : 'gen_random_uuid()';
       return col;
     };
     await db.query(

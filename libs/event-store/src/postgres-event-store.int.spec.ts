@@ -144,6 +144,18 @@ describe('PostgresEventStore', () => {
     expect(read.map((e) => e.revision)).toEqual(events.map((_, i) => BigInt(i)));
   });
 
+  it('gives new events time-ordered ids (UUIDv7), so that the index on event ids grows at its end', async () => {
+    const streamId = `ids-${randomUUID()}`;
+    await store.appendToStream(streamId, [{ type: 'First', data: {} }, { type: 'Second', data: {} }], { expectedRevision: 'no_stream' });
+    await store.appendToStream(streamId, [{ type: 'Third', data: {} }], { expectedRevision: 1n });
+    const ids = (await store.readStream(streamId)).map((event) => event.id);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    // The first 48 bits are the time of the append, in ms.
+    const msOf = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+    expect(Math.abs(msOf(ids[0]!) - Date.now())).toBeLessThan(60_000);
+  });
+
   it('keeps positions exact as bigints (commit is the transaction id, prepare the row position)', async () => {
     const { position } = await store.appendToStream(`pos-${randomUUID()}`, [{ type: 'P', data: {} }], { expectedRevision: 'no_stream' });
     const { rows } = await pool.query<{ commit: string; prepare: string }>(
