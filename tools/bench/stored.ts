@@ -483,12 +483,12 @@ async function pagesRead(db: Client): Promise<Map<string, { read: number; hit: n
 const PAGES_READ_LISTED = 10;
 
 function logPagesRead(size: number, before: Map<string, { read: number; hit: number }>, after: Map<string, { read: number; hit: number }>, log: (line: string) => void): void {
-  const grown = [...after]
+  const mostRead = [...after]
     .map(([name, { read, hit }]) => ({ name, read: read - (before.get(name)?.read ?? 0), hit: hit - (before.get(name)?.hit ?? 0) }))
     .filter((r) => r.read > 0)
     .sort((a, b) => b.read - a.read)
     .slice(0, PAGES_READ_LISTED);
-  const described = grown.map((r) => `${r.name} ${r.read.toLocaleString('en')} (${fmt((100 * r.read) / (r.read + r.hit), 1)} % of its pages)`);
+  const described = mostRead.map((r) => `${r.name} ${r.read.toLocaleString('en')} (${fmt((100 * r.read) / (r.read + r.hit), 1)} % of the pages it accessed)`);
   log(`stored ${size.toLocaleString('en')}: pages read in during the measured scenarios, by table or index: ${described.join(', ') || 'none'}`);
 }
 
