@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { newPortFile, portWritten } from '@pay/topology';
+import { newPortFile, waitUntilServing } from '@pay/topology';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 
 const HEALTH_TIMEOUT_MS = 90_000;
+const HEALTH_POLL_MS = 200;
 const STOP_TIMEOUT_MS = 10_000;
 const OUTPUT_LINES_KEPT = 40;
 
@@ -80,37 +80,12 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   const recentOutput = () => recent.join('\n');
   let url: string;
   try {
-    url = await waitForHealth(portFile, child, exited);
+    url = `http://127.0.0.1:${await waitUntilServing({ portFile, path: '/health', timeoutMs: HEALTH_TIMEOUT_MS, pollMs: HEALTH_POLL_MS, child })}`;
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}\n--- service output ---\n${recentOutput()}`);
-  } finally {
-    await rm(portFile, { force: true });
+    throw new Error(`the service (pid ${child.pid}) ${(error as Error).message}\n--- service output ---\n${recentOutput()}`);
   }
   return { url, pid: child.pid ?? -1, adminKey, recentOutput, stop };
-}
-
-/** The service's URL, once it has written its port to `portFile` and answers GET /health 200. */
-async function waitForHealth(portFile: string, child: ChildProcess, exited: Promise<number | null>): Promise<string> {
-  let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code ?? -1));
-  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-  let url: string | undefined;
-  while (Date.now() < deadline) {
-    if (exitCode !== undefined) throw new Error(`the service exited with code ${exitCode} before it was ready`);
-    const port = url ? undefined : await portWritten(portFile);
-    if (port) url = `http://127.0.0.1:${port}`;
-    if (url) {
-      try {
-        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-        if (response.status === 200) return url;
-      } catch {
-        /* not answering yet */
-      }
-    }
-    await sleep(200);
-  }
-  throw new Error(`the service (pid ${child.pid}) did not ${url ? 'answer GET /health 200' : 'listen (write its PORT_FILE)'} within ${HEALTH_TIMEOUT_MS / 1000} s`);
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { TOPOLOGY_APP_OUTPUT_KEPT_CHARS, TOPOLOGY_APP_OUTPUT_SHOWN_CHARS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_READY_POLL_MS } from '@pay/kernel';
-import { newPortFile, portWritten } from './port-file';
+import { newPortFile, waitUntilServing } from './port-file';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -72,32 +71,13 @@ export class AppProcess {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    const deadline = Date.now() + this.startTimeoutMs;
     try {
-      const port = await this.poll(deadline, 'listening (PORT_FILE)', () => portWritten(portFile));
+      const port = await waitUntilServing({ portFile, path: '/ready', timeoutMs: this.startTimeoutMs, pollMs: TOPOLOGY_READY_POLL_MS, child });
       this.env['PORT'] = port;
       this.url = `http://127.0.0.1:${port}`;
-      // 503 until its dependencies answer: asked again, like a process not listening yet.
-      await this.poll(deadline, 'ready (GET /ready)', async () => ((await fetch(`${this.url}/ready`).catch(() => undefined))?.status === 200 ? true : undefined));
-    } finally {
-      await rm(portFile, { force: true });
-    }
-  }
-
-  /**
-   * Asks `probe` every poll interval until it answers: the start fails when the process exits, or when
-   * the deadline passes (the process is killed).
-   */
-  private async poll<T>(deadline: number, what: string, probe: () => Promise<T | undefined>): Promise<T> {
-    for (;;) {
-      if (!this.running) throw new Error(`${this.name} exited during start:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
-      const answer = await probe();
-      if (answer !== undefined) return answer;
-      if (Date.now() > deadline) {
-        this.child!.kill('SIGKILL');
-        throw new Error(`${this.name} was not ${what} within ${this.startTimeoutMs} ms:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
-      }
-      await new Promise((r) => setTimeout(r, TOPOLOGY_READY_POLL_MS));
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw new Error(`${this.name} ${(error as Error).message}:\n${this.log.slice(-TOPOLOGY_APP_OUTPUT_SHOWN_CHARS)}`);
     }
   }
 

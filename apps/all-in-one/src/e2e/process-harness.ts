@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { newPortFile, portWritten } from '@pay/topology';
+import { newPortFile, waitUntilServing } from '@pay/topology';
 import { httpClient, type Client } from './harness';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const START_TIMEOUT_MS = 60_000;
+const POLL_MS = 200;
 
 export interface ServiceProcess {
   url: string;
@@ -32,22 +32,12 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  let url: string | undefined;
+  let url: string;
   try {
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited during start:\n${output}`);
-      const port = url ? undefined : await portWritten(portFile);
-      if (port) url = `http://127.0.0.1:${port}`;
-      if (url && (await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) break;
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`the service did not answer /health within ${START_TIMEOUT_MS} ms:\n${output}`);
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  } finally {
-    await rm(portFile, { force: true });
+    url = `http://127.0.0.1:${await waitUntilServing({ portFile, path: '/health', timeoutMs: START_TIMEOUT_MS, pollMs: POLL_MS, child })}`;
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`the service ${(error as Error).message}:\n${output}`);
   }
   return { url, http: httpClient(url), child, output: () => output, exited };
 }
