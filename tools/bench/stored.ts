@@ -469,8 +469,11 @@ async function hotStatements(db: Client): Promise<Statement[]> {
   });
 }
 
-/** Tables and indexes, by the pages PostgreSQL read in for them (from the OS: they were not in its buffers). */
-async function pagesRead(db: Client): Promise<Map<string, { read: number; hit: number }>> {
+/** Per table or index: pages read in (from the OS: not in PostgreSQL's buffers) and pages found in them, since the server started. */
+type PagesByRelation = Map<string, { read: number; hit: number }>;
+
+/** Tables and indexes, by the pages PostgreSQL read in for them and found in its buffers. */
+async function pagesRead(db: Client): Promise<PagesByRelation> {
   await sleep(1_000); // backends publish their counters up to a second late
   const { rows } = await db.query<{ name: string; read: string; hit: string }>(
     `SELECT relname AS name, heap_blks_read::text AS read, heap_blks_hit::text AS hit FROM pg_statio_user_tables
@@ -482,7 +485,7 @@ async function pagesRead(db: Client): Promise<Map<string, { read: number; hit: n
 /** The relations the measured scenarios read the most pages in for: where a larger database costs reads. */
 const PAGES_READ_LISTED = 10;
 
-function logPagesRead(size: number, before: Map<string, { read: number; hit: number }>, after: Map<string, { read: number; hit: number }>, log: (line: string) => void): void {
+function logPagesRead(size: number, before: PagesByRelation, after: PagesByRelation, log: (line: string) => void): void {
   const mostRead = [...after]
     .map(([name, { read, hit }]) => ({ name, read: read - (before.get(name)?.read ?? 0), hit: hit - (before.get(name)?.hit ?? 0) }))
     .filter((r) => r.read > 0)
