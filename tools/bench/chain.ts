@@ -61,7 +61,9 @@ async function main(): Promise<void> {
     ] as const) {
       const databaseUrl = database.url.replace(/\/[^/]*$/, `/bench_${name.replace(/ /g, '_')}`);
       await ensureDatabase(databaseUrl);
-      const service = await spawnService({ databaseUrl, dataDir: join(dir, `data-${name.replace(/ /g, '-')}`), cwd, env: { LOG_LEVEL: 'error' } });
+      // SWC_NODE_PROJECT (set by this process's loader, inherited) names the tsconfig whose paths resolve @pay/*: each tree its own.
+      const env = { LOG_LEVEL: 'error', SWC_NODE_PROJECT: join(cwd, 'tsconfig.base.json') };
+      const service = await spawnService({ databaseUrl, dataDir: join(dir, `data-${name.replace(/ /g, '-')}`), cwd, env });
       const perSide = OPTIONS.warmUp + OPTIONS.rounds * OPTIONS.batch;
       const fixture = await setUp(service.url, service.adminKey, OPTIONS.customers, Math.ceil(perSide / OPTIONS.customers));
       const pending = await createPendingPayments(fixture, perSide, 32);
