@@ -32,6 +32,7 @@ module.exports = {
     '**/e2e/finance.e2e.spec.ts',
     '**/e2e/openapi.e2e.spec.ts',
     '**/e2e/reconciliation.e2e.spec.ts',
+    '**/e2e/ledger-chain.e2e.spec.ts',
     '**/e2e/logs.e2e.spec.ts',
     '**/e2e/metrics.e2e.spec.ts',
     '**/e2e/ready.e2e.spec.ts',

@@ -35,6 +35,8 @@ export interface SpawnOptions {
   dataDir: string;
   /** Added to the service's environment, overriding the bench's own (LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT, …). */
   env?: Record<string, string>;
+  /** Another checkout to run the service from (the chain phase's tree without the chain); default this one. */
+  cwd?: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   const portFile = newPortFile('bench-service');
   const adminKey = randomAdminKey();
   const child = spawn(process.execPath, [...serviceNodeArgs(), 'tools/run.js', 'apps/all-in-one/src/main.ts'], {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,

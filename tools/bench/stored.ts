@@ -325,7 +325,10 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
        WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
       [table],
     );
-    const copied = columns.filter((c) => c.identity !== 'YES' && !c.def?.startsWith('nextval(') && c.def !== 'pg_current_xact_id()');
+    // An entry's place in the hash chain is not copied: the seeded entries are sealed by the service at
+    // its next start, after the chain's head, as an existing ledger's are.
+    const unchained = (c: { name: string }) => table === 'ledger_entries' && (c.name === 'sequence' || c.name === 'hash');
+    const copied = columns.filter((c) => c.identity !== 'YES' && !c.def?.startsWith('nextval(') && c.def !== 'pg_current_xact_id()' && !unchained(c));
     const expression = (c: { name: string; type: string }) => {
       const col = `t.${db.escapeIdentifier(c.name)}`;
       if (c.type === 'text' || c.type === 'character varying') return rewrite(col);

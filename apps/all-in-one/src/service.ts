@@ -46,7 +46,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       name: 'all-in-one',
       infrastructure,
       modules: [
-        LedgerModule.forRoot({ feeSchedule: config.feeSchedule }),
+        LedgerModule.forRoot({ feeSchedule: config.feeSchedule, signingKey: config.ledgerSigningKey }),
         WebhooksModule.forRoot({ sandbox: config.host.sandbox }),
         PaymentsModule.forRoot(paymentsConfig(config.host)),
         CashModule.forRoot({ publicBaseUrl: config.host.publicBaseUrl }),

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Payments, PaymentsError, type Currency } from '@pay/sdk';
 import { bootstrap, exportLines } from './bootstrap';
 import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
+import { ledger } from './ledger';
 import { ops } from './ops';
 import { readSettings, requireApiKey, UsageError, type Settings } from './settings';
 import { trigger, TRIGGER_TYPES } from './trigger';
@@ -41,6 +42,12 @@ export const USAGE = `Usage: npx payments <command> [options]
   ops endpoints                 enabled endpoints failing now, oldest first; FLAGGED past an hour
       --admin-key KEY             (default PAY_ADMIN_KEY, or .data/admin-api-key)
 
+  ledger verify FILE            (finance) check a ledger chain export (GET /admin/v1/ledger/chain/export)
+                                offline: every hash and the head's signature; exit 1 naming the first
+                                sequence that does not hold
+      --public-key PEM_FILE       check the signature with this key (one of GET /admin/v1/ledger/signing_keys
+                                  kept apart), not the one the export carries
+
 Every command: --base-url URL (default PAY_BASE_URL or http://127.0.0.1:3000),
                --api-key sk_… (default PAY_API_KEY; not needed by bootstrap)`;
 
@@ -59,6 +66,7 @@ const OPTIONS = {
   event: { type: 'string' },
   endpoint: { type: 'string' },
   redeliver: { type: 'boolean' },
+  'public-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,6 +89,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         return await listenCommand(settings, values, io);
       case 'trigger':
         return await triggerCommand(settings, rest, io);
+      case 'ledger':
+        return await ledger(rest, values, { out: io.out, err: io.err, cwd: io.cwd });
       case 'ops':
         if (rest.length > 1) throw new UsageError(`ops takes one of subscriptions, parked, deliveries, endpoints (got ${rest.join(' ')})`);
         return await ops(rest[0], values, settings, io);

@@ -8,6 +8,7 @@ import type {
   JournalEntryResource,
   LedgerAccountResource,
   ListResource,
+  PostingResource,
   StatementResource,
   TopupResource,
   TrialBalanceResource,
@@ -126,6 +127,42 @@ export interface ListBalanceTransactions {
   createdLt?: string;
 }
 
+/** An entry of the hash chain (contract section 17): what its hash covers, its prev_hash and its hash. */
+export interface ChainEntryResource {
+  sequence: number;
+  id: string;
+  reference: string;
+  created_at: string;
+  postings: PostingResource[];
+  prev_hash: string;
+  hash: string;
+}
+
+/** The chain's head at a sequence, signed with Ed25519 over `sequence + "." + hash + "." + signed_at`. */
+export interface LedgerHeadResource {
+  object: 'ledger_head';
+  sequence: number;
+  hash: string;
+  signed_at: string;
+  key_id: string;
+  signature: string;
+}
+
+export interface SigningKeyResource {
+  key_id: string;
+  algorithm: 'Ed25519';
+  /** PEM SPKI. */
+  public_key: string;
+}
+
+export interface ChainVerificationResource {
+  object: 'chain_verification';
+  status: 'valid' | 'broken';
+  /** Entries that hold, from sequence 1 (all of them when valid). */
+  entries: number;
+  first_broken_sequence: number | null;
+}
+
 export interface LedgerTopics {
   'ledger.open-account': { request: OpenAccount; reply: BalanceResource };
   'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
@@ -142,6 +179,13 @@ export interface LedgerTopics {
   'ledger.balance-transactions.list': { request: ListBalanceTransactions; reply: ListResource<BalanceTransactionResource> };
   /** Any connection's movement by id: the gateway answers 404 unless its connection is the caller's. */
   'ledger.balance-transactions.retrieve': { request: { id: string }; reply: BalanceTransactionResource };
+  /** The chain from a sequence on, ascending. */
+  'ledger.chain.list': { request: { fromSequence: number; limit: number }; reply: ListResource<ChainEntryResource> };
+  /** The head signed now: the latest, or the one at `toSequence` (an export's end). */
+  'ledger.chain.head': { request: { toSequence?: number }; reply: LedgerHeadResource };
+  'ledger.signing-keys': { request: Record<string, never>; reply: ListResource<SigningKeyResource> };
+  /** Every hash recomputed from the stored entries. */
+  'ledger.chain.verify': { request: Record<string, never>; reply: ChainVerificationResource };
 }
 
 /** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
@@ -160,6 +204,10 @@ export const LEDGER_MESSAGE_KEYS = {
   'ledger.fee-quote': null,
   'ledger.balance-transactions.list': 'owner',
   'ledger.balance-transactions.retrieve': 'id',
+  'ledger.chain.list': null,
+  'ledger.chain.head': null,
+  'ledger.signing-keys': null,
+  'ledger.chain.verify': null,
 } as const satisfies MessageKeys<LedgerTopics>;
 
 export const LEDGER_TOPICS = topicsOf(LEDGER_MESSAGE_KEYS);

@@ -153,6 +153,15 @@ export const SETTLEMENT_REQUEST_TIMEOUT_MS = 30 * SECOND_MS;
 export const TRANSFER_BATCH_SIZE_MAX = 64;
 /** Most transfers waiting for a batch (64 full batches): beyond it a transfer is refused at once, and its caller retries. */
 export const TRANSFER_QUEUE_LENGTH_MAX = 64 * TRANSFER_BATCH_SIZE_MAX;
+/** The ledger's hash chain: a page of `GET /admin/v1/ledger/chain` (and of the export and verification's reads). */
+export const LEDGER_CHAIN_PAGE_DEFAULT = 100;
+export const LEDGER_CHAIN_PAGE_MAX = 1000;
+/** How often the sealer looks for entries not chained yet (older than the chain, or written straight in SQL): well within the 5 s the contract allows. */
+export const LEDGER_CHAIN_SEAL_INTERVAL_MS = SECOND_MS;
+/** Entries one sealing transaction chains. */
+export const LEDGER_CHAIN_SEAL_BATCH_MAX = 1000;
+/** A verification or an export reads the whole chain: longer than a bus request. */
+export const LEDGER_CHAIN_VERIFY_TIMEOUT_MS = 5 * MINUTE_MS;
 /** A ledger call that takes longer is abandoned by its request and finished by the recovery sweep. */
 export const LEDGER_TIMEOUT_MS = 10 * SECOND_MS;
 /** A bus request with no reply by then fails as service_unavailable (retryable). */

@@ -19,7 +19,7 @@ import { bodySchema, changedPaths, createWorld, ownedIds, queryParameters, sampl
  * for its ids in world.ts.
  */
 
-/** The ledger's reads a finance key may call (contract section 10); every other admin route is `forbidden` to it. */
+/** The ledger's reads a finance key may call (contract sections 10 and 17); every other admin route is `forbidden` to it. */
 const FINANCE_READS = new Set([
   'GET /admin/v1/balances/:owner',
   'GET /admin/v1/ledger/trial_balance',
@@ -28,6 +28,10 @@ const FINANCE_READS = new Set([
   'GET /admin/v1/ledger/entries',
   'GET /admin/v1/ledger/fee_revenue',
   'GET /admin/v1/ledger/cash_in_transit',
+  'GET /admin/v1/ledger/chain',
+  'GET /admin/v1/ledger/chain/head',
+  'GET /admin/v1/ledger/signing_keys',
+  'GET /admin/v1/ledger/chain/export',
 ]);
 
 /**

@@ -13,8 +13,8 @@ import { startServiceProcess, type ServiceProcess } from './process-harness';
  * transfers is written and not yet committed. After a restart on the same database the recovery sweep
  * finishes the authorizations the crash interrupted, and then: each payment succeeded exactly once or
  * was declined, each balance is the sum of its postings, the books balance, no operation has two
- * entries, and no customer was ever below zero. (The service uses the run's PostgreSQL through
- * DATABASE_URL, so that the test can read the ledger's tables.)
+ * entries, no customer was ever below zero, and the hash chain is gapless and verifies. (The service
+ * uses the run's PostgreSQL through DATABASE_URL, so that the test can read the ledger's tables.)
  */
 const CUSTOMERS = 6;
 const PAYMENTS_PER_CUSTOMER = 8;
@@ -135,5 +135,12 @@ describe('crash inside a ledger batch', () => {
       expect(row.balance_after).toBe(row.running);
       expect(row.balance_after).toBeGreaterThanOrEqual(0);
     }
+    // The hash chain: the killed batch gave no sequence away (gapless, every entry in it) and it verifies.
+    const sequences = await db.query<{ entries: number; chained: number; max: number | null }>(
+      'SELECT count(*)::int AS entries, count(sequence)::int AS chained, max(sequence)::int AS max FROM ledger_entries',
+    );
+    expect(sequences.rows[0]).toEqual({ entries: sequences.rows[0]!.entries, chained: sequences.rows[0]!.entries, max: sequences.rows[0]!.entries });
+    expect((await admin('POST', '/admin/v1/ledger/chain/verify')).body).toEqual({ object: 'chain_verification', status: 'valid', entries: sequences.rows[0]!.entries, first_broken_sequence: null });
+    expect((await admin('GET', '/admin/v1/ledger/chain/head')).body).toMatchObject({ sequence: sequences.rows[0]!.entries });
   }, 240_000);
 });

@@ -6,3 +6,6 @@ export * from './ledger.handlers';
 export * from './ledger.module';
 // The host configures the fee schedule through the feature, never the domain directly.
 export { DEFAULT_FEE_SCHEDULE, parseFeeSchedule, type FeeSchedule } from '@pay/ledger-domain';
+export { readLedgerSigningKey, SIGNING_KEY_FILE, type LedgerSigningKey } from './signing-key';
+export { LedgerChain } from './chain.service';
+export { signingKey } from './signing-key';

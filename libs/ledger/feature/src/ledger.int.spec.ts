@@ -6,7 +6,8 @@ import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { type Pool } from 'pg';
-import { LEDGER_MIGRATIONS, LedgerService, registerLedgerHandlers } from './index';
+import { generateKeyPairSync } from 'node:crypto';
+import { LEDGER_MIGRATIONS, LedgerChain, LedgerService, registerLedgerHandlers, signingKey } from './index';
 
 /** A clock that moves 1 ms on every reading, so that entries have distinct, ordered times. */
 const tickingClock = (start: Date): Clock => {
@@ -21,7 +22,8 @@ beforeAll(async () => {
   const url = await createTestDatabase('ledger');
   await runMigrations(url, [LEDGER_MIGRATIONS]);
   pool = createPool(url, { max: 20, statementTimeoutMs: 10_000 });
-  registerLedgerHandlers(bus, new LedgerService(pool, tickingClock(new Date('2026-11-22T10:00:00.000Z')), DEFAULT_FEE_SCHEDULE));
+  const clock = tickingClock(new Date('2026-11-22T10:00:00.000Z'));
+  registerLedgerHandlers(bus, new LedgerService(pool, clock, DEFAULT_FEE_SCHEDULE), new LedgerChain(pool, clock, signingKey(generateKeyPairSync('ed25519').privateKey)));
 });
 
 afterAll(async () => {

@@ -5,7 +5,8 @@ import { newId, systemClock } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { CLOCK, createPool, PG_POOL, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
-import { LEDGER_MIGRATIONS, LedgerModule } from './index';
+import { generateKeyPairSync } from 'node:crypto';
+import { LEDGER_MIGRATIONS, LedgerModule, signingKey } from './index';
 
 describe('LedgerModule', () => {
   it('given the host tokens and a fee schedule, answers the ledger topics on the bus', async () => {
@@ -25,7 +26,7 @@ describe('LedgerModule', () => {
     })
     class HostModule {}
 
-    @Module({ imports: [HostModule, LedgerModule.forRoot({ feeSchedule: DEFAULT_FEE_SCHEDULE })] })
+    @Module({ imports: [HostModule, LedgerModule.forRoot({ feeSchedule: DEFAULT_FEE_SCHEDULE, signingKey: signingKey(generateKeyPairSync('ed25519').privateKey) })] })
     class AppModule {}
 
     const app = await NestFactory.createApplicationContext(AppModule, { logger: false });

@@ -2,6 +2,7 @@ import { CURRENCIES, type Currency } from '@pay/kernel';
 import { newId } from '@pay/kernel';
 import { balanceDeltas, balancesAfter, platformAccount, type Posting } from '@pay/ledger-domain';
 import { type PoolClient } from 'pg';
+import { chainAfter, lockChainHead } from './chain.store';
 
 export interface LockedAccount {
   id: string;
@@ -44,15 +45,20 @@ export interface NewEntry {
  * by the same statement: counted once, with the entry (an operation writes its entry once: a replay
  * answers the stored outcome and writes nothing), and only by a transaction that holds the fee
  * account's lock, as every writer of an entry does. An entry without a fee credit leaves it alone.
+ * The entry is chained (sequence and hash) under the chain head's lock, taken here, after the accounts'.
  */
 export async function writeEntry(client: PoolClient, entry: NewEntry, locked: ReadonlyMap<string, LockedAccount>): Promise<void> {
   const deltas = balanceDeltas(entry.postings);
   const before = new Map([...locked].map(([id, account]) => [id, account.balance]));
+  const chain = chainAfter(await lockChainHead(client), [entry]);
+  const link = chain.links[0]!;
   const { rows } = await client.query<{ accounts_updated: number }>({
     name: 'ledger.write-entry',
     text: `
       WITH entry AS (
-        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING position
+        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at, sequence, hash) VALUES ($1, $2, $3, $4, $5, $16, $17) RETURNING position
+      ), head AS (
+        UPDATE ledger_chain_head SET sequence = $16, hash = $17
       ), postings AS (
         INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
         SELECT $1, p.seq, p.account_id, p.direction, p.amount, p.currency, p.txn_id, p.balance_after, (SELECT position FROM entry), $5
@@ -89,6 +95,8 @@ export async function writeEntry(client: PoolClient, entry: NewEntry, locked: Re
       entry.postings.map(() => newId('balanceTransaction')),
       balancesAfter(entry.postings, before),
       FEE_ACCOUNTS,
+      link.sequence,
+      link.hash,
     ],
   });
   // Callers lock every account first, so a missing one is a bug: fail and roll back.
@@ -123,9 +131,11 @@ export interface BatchWrite {
  * postings with their balance_after, fee revenue per day, currency and kind, the operations' outcomes,
  * the released claims and each account's balance, moved once by the batch's total. The balances the
  * statement leaves are checked against the decisions': the accounts are locked, so any difference is
- * a bug, and fails the batch.
+ * a bug, and fails the batch. The batch's entries are chained at once, in decision order, under the
+ * chain head's lock (taken here, after the accounts', and only when there is an entry to chain).
  */
 export async function writeEntries(client: PoolClient, batch: BatchWrite, locked: ReadonlyMap<string, LockedAccount>): Promise<void> {
+  const chain = batch.entries.length === 0 ? { links: [], head: null } : chainAfter(await lockChainHead(client), batch.entries.map((e) => ({ ...e, createdAt: batch.createdAt })));
   const postings = batch.entries.flatMap((entry) =>
     entry.postings.map((posting, i) => ({ entryId: entry.id, seq: i + 1, ...posting, balanceAfter: entry.balancesAfter[i] as number, txnId: newId('balanceTransaction') })),
   );
@@ -134,11 +144,13 @@ export async function writeEntries(client: PoolClient, batch: BatchWrite, locked
     name: 'ledger.write-entries',
     text: `
       WITH entries AS (
-        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at)
-        SELECT e.id, e.operation_id, e.reference, e.kind, $1
-        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e (id, operation_id, reference, kind, n)
+        INSERT INTO ledger_entries (id, operation_id, reference, kind, created_at, sequence, hash)
+        SELECT e.id, e.operation_id, e.reference, e.kind, $1, e.sequence, e.hash
+        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $20::bigint[], $21::text[]) WITH ORDINALITY AS e (id, operation_id, reference, kind, sequence, hash, n)
         ORDER BY e.n
         RETURNING id, position, kind
+      ), head AS (
+        UPDATE ledger_chain_head SET sequence = $22, hash = $23 WHERE $22::bigint IS NOT NULL
       ), postings AS (
         INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
         SELECT p.entry_id, p.seq, p.account_id, p.direction, p.amount, p.currency, p.txn_id, p.balance_after, e.position, $1
@@ -188,6 +200,10 @@ export async function writeEntries(client: PoolClient, batch: BatchWrite, locked
       batch.released,
       [...deltas.keys()],
       [...deltas.values()],
+      chain.links.map((l) => l.sequence),
+      chain.links.map((l) => l.hash),
+      chain.head?.sequence ?? null,
+      chain.head?.hash ?? null,
     ],
   });
   const written = rows[0];

@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Res, StreamableFile, UseGuards } from '@nestjs/common';
+import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
@@ -7,14 +8,17 @@ import {
   ServiceError,
   type BalanceResource,
   type CashInTransitResource,
+  type ChainEntryResource,
   type FeeRevenueResource,
   type JournalEntryResource,
   type LedgerAccountResource,
+  type LedgerHeadResource,
   type ListResource,
+  type SigningKeyResource,
   type StatementResource,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
+import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_CHAIN_PAGE_DEFAULT, LEDGER_CHAIN_PAGE_MAX, LEDGER_CHAIN_VERIFY_TIMEOUT_MS, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { FinanceGuard } from '../auth/admin.guard';
 import { LIST_QUERY, QueryParams } from '../openapi/describe';
@@ -112,6 +116,58 @@ export class FinanceController {
     return csv(reply, ['currency', 'use_case', 'amount'], rows);
   }
 
+  /** The hash chain, ascending from `from_sequence` (contract section 17). */
+  @QueryParams('from_sequence', 'limit')
+  @Get('ledger/chain')
+  async chain(@Query() query: unknown): Promise<ListResource<ChainEntryResource>> {
+    const params = timeParams(query, [], [], ['from_sequence', 'limit']);
+    const fromSequence = sequenceParam(params.from_sequence, 'from_sequence', 1) ?? 1;
+    return this.bus.request('ledger.chain.list', { fromSequence, limit: boundedInt(params.limit, LEDGER_CHAIN_PAGE_DEFAULT, LEDGER_CHAIN_PAGE_MAX, 'limit') });
+  }
+
+  /** The chain's last entry, signed now. */
+  @Get('ledger/chain/head')
+  async chainHead(@Query() query: unknown): Promise<LedgerHeadResource> {
+    timeParams(query, []);
+    return this.bus.request('ledger.chain.head', {});
+  }
+
+  @Get('ledger/signing_keys')
+  async signingKeys(@Query() query: unknown): Promise<ListResource<SigningKeyResource>> {
+    timeParams(query, []);
+    return this.bus.request('ledger.signing-keys', {});
+  }
+
+  /**
+   * NDJSON: every chain entry from sequence 1 to the head (or `to_sequence`), then the signed head with
+   * the public key of the key that signed it, so that `payments ledger verify` needs nothing but the file.
+   * Read a page at a time while it is sent.
+   */
+  @QueryParams('to_sequence')
+  @Get('ledger/chain/export')
+  async chainExport(@Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<StreamableFile> {
+    const params = timeParams(query, [], [], ['to_sequence']);
+    const toSequence = sequenceParam(params.to_sequence, 'to_sequence', 0);
+    const options = { timeoutMs: LEDGER_CHAIN_VERIFY_TIMEOUT_MS };
+    const head = await this.bus.request('ledger.chain.head', toSequence === undefined ? {} : { toSequence }, options);
+    const keys = await this.bus.request('ledger.signing-keys', {}, options);
+    const publicKey = keys.data.find((k) => k.key_id === head.key_id)?.public_key;
+    const bus = this.bus;
+    async function* lines(): AsyncGenerator<string> {
+      for (let from = 1; from <= head.sequence; ) {
+        const page = await bus.request('ledger.chain.list', { fromSequence: from, limit: LEDGER_CHAIN_PAGE_MAX }, options);
+        const within = page.data.filter((entry) => entry.sequence <= head.sequence);
+        if (within.length > 0) yield within.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+        const last = page.data[page.data.length - 1];
+        if (!page.has_more || !last || last.sequence >= head.sequence) break;
+        from = last.sequence + 1;
+      }
+      yield `${JSON.stringify({ ...head, ...(publicKey === undefined ? {} : { public_key: publicKey }) })}\n`;
+    }
+    void reply.header('Content-Disposition', `attachment; filename="ledger-chain-${head.sequence}.ndjson"`);
+    return new StreamableFile(Readable.from(lines()), { type: 'application/x-ndjson' });
+  }
+
   @Get('ledger/cash_in_transit')
   async cashInTransit(@Query() query: unknown): Promise<CashInTransitResource> {
     timeParams(query, []);
@@ -163,6 +219,13 @@ const boundedInt = (value: string | undefined, fallback: number, max: number, pa
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!/^\d{1,4}$/.test(value) || n < 1 || n > max) throw new ServiceError('invalid_request', `${param} must be an integer from 1 to ${max}`, param);
+  return n;
+};
+/** A sequence number from the query: an integer from `min` on. */
+const sequenceParam = (value: string | undefined, param: string, min: number): number | undefined => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d{1,15}$/.test(value) || n < min) throw new ServiceError('invalid_request', `${param} must be an integer from ${min} on`, param);
   return n;
 };
 const statementLimit = (value: string | undefined) => boundedInt(value, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, 'limit');

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { AccountDeltas, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
-import { RECONCILIATION_PAGE, RECONCILIATION_TIMEOUT_MS } from '@pay/kernel';
+import type { AccountDeltas, ChainVerificationResource, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
+import { LEDGER_CHAIN_VERIFY_TIMEOUT_MS, RECONCILIATION_PAGE, RECONCILIATION_TIMEOUT_MS } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { requireEmptyBody } from '../http/validation';
 import { reconcile, type ReconciliationReport } from './reconciliation';
@@ -34,6 +34,15 @@ export class ReconciliationController {
       if (page.nextAfterReference === null) break;
       afterReference = page.nextAfterReference;
     }
-    return reconcile(expected, ledger);
+    const chain = await this.bus.request('ledger.chain.verify', {}, { timeoutMs: LEDGER_CHAIN_VERIFY_TIMEOUT_MS });
+    return reconcile(expected, ledger, chain);
+  }
+
+  /** Every hash of the chain recomputed from the stored entries (admin key only: a finance key is 403). */
+  @Post('chain/verify')
+  @HttpCode(200)
+  async verifyChain(@Body() body: unknown): Promise<ChainVerificationResource> {
+    requireEmptyBody(body);
+    return this.bus.request('ledger.chain.verify', {}, { timeoutMs: LEDGER_CHAIN_VERIFY_TIMEOUT_MS });
   }
 }

@@ -1,4 +1,4 @@
-import type { AccountDeltas, ExpectedMovements } from '@pay/contracts';
+import type { AccountDeltas, ChainVerificationResource, ExpectedMovements } from '@pay/contracts';
 import { RECONCILIATION_DIFFERENCES_MAX } from '@pay/kernel';
 
 export interface Difference {
@@ -11,19 +11,31 @@ export interface Difference {
   message: string;
 }
 
+/** The ledger's hash chain does not hold from `sequence` on: an entry there was changed, removed or moved. */
+export interface BrokenChain {
+  kind: 'broken_chain';
+  sequence: number;
+  message: string;
+}
+
 export interface ReconciliationReport {
   object: 'reconciliation';
   status: 'balanced' | 'differences';
   checked_objects: number;
-  differences: Difference[];
+  differences: (Difference | BrokenChain)[];
 }
 
 /**
  * Compares what the objects' histories say moved with what the ledger moved, reference by reference and
  * account by account: a reference the ledger lacks, a reference no object explains, or another amount.
  */
-export function reconcile(expected: readonly ExpectedMovements[], ledger: Readonly<Record<string, AccountDeltas>>): ReconciliationReport {
-  const differences: Difference[] = [];
+export function reconcile(expected: readonly ExpectedMovements[], ledger: Readonly<Record<string, AccountDeltas>>, chain?: ChainVerificationResource): ReconciliationReport {
+  const differences: (Difference | BrokenChain)[] = [];
+  // First: a broken chain says the books themselves were changed, whatever else differs.
+  if (chain && chain.first_broken_sequence !== null) {
+    const sequence = chain.first_broken_sequence;
+    differences.push({ kind: 'broken_chain', sequence, message: `the ledger's hash chain breaks at sequence ${sequence}: that entry was changed, removed or moved after it was written` });
+  }
   const owners = new Map<string, string>();
   const wanted: Record<string, AccountDeltas> = {};
   for (const item of expected) {
