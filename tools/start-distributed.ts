@@ -42,8 +42,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${signal}: stopping every app\n`);
     topology.stop().then(() => process.exit(0), () => process.exit(1));
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  // The apps, the broker and the database run in process groups of their own: a Ctrl-C (or a closed
+  // terminal) reaches this process alone, which stops the apps first, then the broker and the database.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 }
 
 main().catch((error: unknown) => {

@@ -63,7 +63,8 @@ export async function startKafkaMock(options: KafkaMockOptions): Promise<KafkaMo
   const brokers = options.brokers ?? 1;
   if (!Number.isInteger(brokers) || brokers < 1 || brokers > BROKERS_MAX) throw new Error(`brokers must be 1..${BROKERS_MAX}, got ${brokers}`);
   const topicArgs = options.topics.map(topicSpec);
-  const child = spawn(buildKafkaMock(), ['--brokers', String(brokers), ...topicArgs], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Its own process group: a Ctrl-C in the terminal must not stop it under apps still draining.
+  const child = spawn(buildKafkaMock(), ['--brokers', String(brokers), ...topicArgs], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const mock = new MockProcess(child);
   try {
     const bootstrapServers = await mock.firstLine(START_TIMEOUT_MS);

@@ -1,5 +1,6 @@
 import { EnvReader } from '@pay/kernel';
-import { GATEWAY_MIGRATIONS, GatewayModule, readGatewayConfig } from '@pay/gateway-feature';
+import { Logger } from '@nestjs/common';
+import { GATEWAY_MIGRATIONS, GatewayModule, readGatewayConfig, startNotice } from '@pay/gateway-feature';
 import { readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 
 /** The gateway alone: the public HTTP API, the admin API and the hosted pages; the other apps over Kafka. */
@@ -8,10 +9,12 @@ runMain(async () => {
   const host = readHostConfig(read);
   const gateway = readGatewayConfig(read, host);
   const infrastructure = await startInfrastructure(host, { app: 'gateway', migrations: [GATEWAY_MIGRATIONS] });
-  return startNestHost({
+  const running = await startNestHost({
     name: 'gateway',
     infrastructure,
     modules: [GatewayModule.forRoot(gateway)],
     config: host,
   });
+  new Logger('gateway').log(startNotice(gateway, host.dataDir, process.env));
+  return running;
 });

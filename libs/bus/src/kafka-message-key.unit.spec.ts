@@ -2,7 +2,7 @@ import { REQUEST_MESSAGE_KEY, REQUEST_TOPICS, type RequestTopic, type RequestTop
 import { messageKey } from './kafka-bus';
 
 /**
- * README, "Two topologies": messages are keyed by the entity id, so that one object's requests stay in
+ * docs/architecture.md, "Two topologies": messages are keyed by the entity id, so that one object's requests stay in
  * order on one partition. Each topic declares the field that keys it (libs/contracts, topics.ts).
  */
 

@@ -1,4 +1,5 @@
 import { ADMIN_REQUEST_TIMEOUT_MS } from './limits';
+import { addressHint } from './settings';
 
 /** The few admin calls bootstrap needs (the SDK covers /v1 only): JSON over fetch with the admin key. */
 export class AdminClient {
@@ -17,9 +18,13 @@ export class AdminClient {
         signal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
-      throw new Error(`cannot reach the service at ${this.baseUrl} (${(error as Error).message}): is it running (SANDBOX=true npm start)?`);
+      throw new Error(`cannot reach the service (${(error as Error).message}): ${addressHint(this.baseUrl)}`);
     }
     const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined;
+    // An answer that is not the service's (not JSON, or an error without its shape): another server there.
+    if (answer === undefined || (!response.ok && !answer.error)) {
+      throw new Error(`POST ${path} got HTTP ${response.status}${answer === undefined ? ', not JSON' : ''}: not the payments service; ${addressHint(this.baseUrl)}`);
+    }
     if (!response.ok) {
       const reason = answer?.error ? `${answer.error.code}: ${answer.error.message}` : `HTTP ${response.status}`;
       throw new Error(`POST ${path} failed (${reason})${response.status === 401 ? ': check the admin key (PAY_ADMIN_KEY or .data/admin-api-key)' : ''}`);

@@ -4,7 +4,7 @@ import { bootstrap, exportLines } from './bootstrap';
 import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
 import { ledger } from './ledger';
 import { ops } from './ops';
-import { readSettings, requireApiKey, UsageError, type Settings } from './settings';
+import { addressHint, DEFAULT_BASE_URL, readSettings, requireApiKey, UsageError, type Settings } from './settings';
 import { trigger, TRIGGER_TYPES } from './trigger';
 
 export interface Io {
@@ -74,6 +74,7 @@ const CURRENCIES = ['DZD', 'MAD', 'TND', 'XOF'];
 
 /** Runs one command: 0 done, 1 failed, 2 bad usage. */
 export async function runCli(argv: string[], io: Io): Promise<number> {
+  let baseUrl = DEFAULT_BASE_URL;
   try {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
     const [command, ...rest] = positionals;
@@ -82,6 +83,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       return command === undefined && !values.help ? 2 : 0;
     }
     const settings = readSettings(values, io.env, io.cwd);
+    baseUrl = settings.baseUrl;
     switch (command) {
       case 'bootstrap':
         return await bootstrapCommand(settings, values, io);
@@ -102,15 +104,25 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       io.err(`payments: ${(error as Error).message}\n\n${USAGE}`);
       return 2;
     }
-    io.err(`payments: ${describe(error)}`);
+    io.err(`payments: ${describe(error, baseUrl)}`);
     return 1;
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof PaymentsError) return `${error.message} (${error.code}${error.param ? `, ${error.param}` : ''}${error.requestId ? `, Request-Id ${error.requestId}` : ''})`;
+function describe(error: unknown, baseUrl: string): string {
+  if (error instanceof PaymentsError) {
+    const said = `${error.message} (${error.code}${error.param ? `, ${error.param}` : ''}${error.requestId ? `, Request-Id ${error.requestId}` : ''})`;
+    return mayBeWrongAddress(error) ? `${said}: ${addressHint(baseUrl)}` : said;
+  }
   return (error as Error)?.message ?? String(error);
 }
+
+/**
+ * No answer, an answer that is not JSON, or a 404 without the Request-Id the service puts on every
+ * answer: the service may not be at that address.
+ */
+const mayBeWrongAddress = (error: PaymentsError): boolean =>
+  error.code === 'connection_error' || error.code === 'timeout' || error.code === 'invalid_response' || (error.status === 404 && !error.requestId);
 
 const client = (settings: Settings) => new Payments({ apiKey: requireApiKey(settings), baseUrl: settings.baseUrl });
 
@@ -148,7 +160,7 @@ async function listenCommand(settings: Settings, values: { 'forward-to'?: string
   if (!values.secret && !io.env['PAY_WEBHOOK_SECRET']) io.err(`Your local webhook signing secret is ${secret} (verify deliveries with it; pass --secret to keep one).`);
   // Last: whoever waits for "Ready." has read everything above it.
   io.err(`Ready. Forwarding ${types ? [...types].join(', ') : 'every event'} to ${forwardTo}${values.from ? `, from ${values.from} on` : ''}.`);
-  await forwarder.run(io.signal, (error) => io.err(`payments: could not read events: ${describe(error)} (trying again)`));
+  await forwarder.run(io.signal, (error) => io.err(`payments: could not read events: ${describe(error, settings.baseUrl)} (trying again)`));
   return 0;
 }
 

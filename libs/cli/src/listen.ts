@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { signWebhook, type Event, type Payments } from '@pay/sdk';
 import { EVENTS_PAGE_MAX, FORWARD_TIMEOUT_MS, LATE_ARRIVAL_WINDOW_MS, POLL_INTERVAL_MS } from './limits';
 
-/** Resolves after `ms`, or at once when the signal aborts (the timer keeps the process alive meanwhile). */
+/**
+ * Resolves after `ms`, or at once when the signal aborts (the timer keeps the process alive meanwhile).
+ * The abort listener goes when the timer fires: one listener a poll would pile up on the one signal.
+ */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const onAbort = () => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 export const newLocalSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;

@@ -13,6 +13,10 @@ export interface Settings {
 export class UsageError extends Error {}
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+
+/** What to say when an answer may come from the wrong address: which one was used, and how to set another. */
+export const addressHint = (baseUrl: string): string =>
+  `is the service running at ${baseUrl} (SANDBOX=true npm start)? Another address: --base-url URL or PAY_BASE_URL`;
 /** Where `npm start` keeps the admin key it generated. */
 const ADMIN_KEY_FILE = join('.data', 'admin-api-key');
 

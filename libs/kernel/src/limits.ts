@@ -189,6 +189,8 @@ export const HEAP_GROWING_PERCENT = 100;
 /** An idle pooled connection is closed after this; getting a new one fails after this. */
 export const DB_IDLE_TIMEOUT_MS = 30 * SECOND_MS;
 export const DB_CONNECTION_TIMEOUT_MS = 10 * SECOND_MS;
+/** How long a pool's shutdown waits for its connections to close before PostgreSQL is stopped. */
+export const DB_POOL_END_WAIT_MS = 2 * SECOND_MS;
 /** Movements a collection's settlement finishes per call, and overdue sweeps per deadline pass. */
 export const MOVEMENTS_PER_FINISH_MAX = 100;
 export const OVERDUE_ROUNDS_MAX = 10;

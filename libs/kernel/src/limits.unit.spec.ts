@@ -12,7 +12,7 @@ const read = (file: string): string => readFileSync(join(root, file), 'utf8').re
  */
 const documented: { file: string; pattern: RegExp; values: (n: string[]) => [number, number][] }[] = [
   {
-    file: 'README.md',
+    file: 'docs/architecture.md',
     pattern: /(\d+) attempts in flight at most and (\d+) per endpoint/,
     values: ([all, perEndpoint]) => [
       [Number(all), limits.WEBHOOK_IN_FLIGHT_MAX],
@@ -20,12 +20,12 @@ const documented: { file: string; pattern: RegExp; values: (n: string[]) => [num
     ],
   },
   {
-    file: 'README.md',
+    file: 'docs/architecture.md',
     pattern: /no subscription is over (\d+) s behind/,
     values: ([seconds]) => [[Number(seconds), limits.READY_MAX_SUBSCRIPTION_LAG_SECONDS]],
   },
   {
-    file: 'README.md',
+    file: 'docs/supplier-payments.md',
     pattern: /`limit` \(1–(\d+), default (\d+)\)/,
     values: ([max, fallback]) => [
       [Number(max), limits.LIST_LIMIT_MAX],
@@ -33,7 +33,7 @@ const documented: { file: string; pattern: RegExp; values: (n: string[]) => [num
     ],
   },
   {
-    file: 'README.md',
+    file: 'docs/hosted-pages.md',
     pattern: /five wrong PINs or passwords lock the login for (\d+) minutes/,
     values: ([minutes]) => [
       [5, limits.SIGN_IN_FAILURES_MAX],
@@ -41,7 +41,7 @@ const documented: { file: string; pattern: RegExp; values: (n: string[]) => [num
     ],
   },
   {
-    file: 'README.md',
+    file: 'docs/webhooks.md',
     pattern: /Any `2xx` within (\d+) s is a success/,
     values: ([seconds]) => [[Number(seconds) * 1000, limits.WEBHOOK_DELIVERY_TIMEOUT_MS]],
   },

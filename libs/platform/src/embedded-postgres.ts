@@ -108,9 +108,13 @@ function platformBinaries(): { dir: string; version: string } {
 
 const binary = (binDir: string, name: string) => join(binDir, process.platform === 'win32' ? `${name}.exe` : name);
 
-/** Spawns `file` (as `user` when given), passing each line of its stdout and stderr to `onLine`. */
+/**
+ * Spawns `file` (as `user` when given), passing each line of its stdout and stderr to `onLine`. In a
+ * process group of its own: a Ctrl-C in the terminal signals the service's group, and PostgreSQL must
+ * keep serving while the service drains, until stop() shuts it down.
+ */
 function run(file: string, args: string[], user: PostgresUser | undefined, onLine: (line: string) => void): ChildProcess {
-  const child = spawn(file, args, { ...(user && { uid: user.uid, gid: user.gid }), env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, { ...(user && { uid: user.uid, gid: user.gid }), env: { LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   for (const stream of [child.stdout, child.stderr] as Readable[]) {
     let rest = '';
     stream.setEncoding('utf8');

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Pool, types, type PoolClient } from 'pg';
-import { DB_CONNECTION_TIMEOUT_MS, DB_IDLE_TIMEOUT_MS } from '@pay/kernel';
+import { Pool, types, type ClientBase, type PoolClient } from 'pg';
+import { DB_CONNECTION_TIMEOUT_MS, DB_IDLE_TIMEOUT_MS, DB_POOL_END_WAIT_MS } from '@pay/kernel';
 
 // bigint columns (int8) arrive as JS numbers: every amount we store is at most 1e11 * 2 and
 // is checked as a safe integer before it is written.
@@ -36,7 +36,30 @@ export function createPool(url: string, { max, statementTimeoutMs, asynchronousC
   // An idle connection dropped by the server (restart, failover) is discarded by the pool; without a
   // listener the 'error' event would crash the process.
   pool.on('error', (error) => logger.warn(`idle connection lost: ${error.message}`));
+  const open = new Set<ClientBase>();
+  pool.on('connect', (client) => {
+    open.add(client);
+    client.once('end', () => open.delete(client));
+  });
+  openConnections.set(pool, open);
   return pool;
+}
+
+const openConnections = new WeakMap<Pool, Set<ClientBase>>();
+
+/**
+ * Ends the pool and waits until its connections are closed: pg's `end()` resolves once it has asked
+ * them to close, and a PostgreSQL stopped right after would cut them (an `idle connection lost` line).
+ * Bounded by DB_POOL_END_WAIT_MS.
+ */
+export async function endPool(pool: Pool): Promise<void> {
+  const open = [...(openConnections.get(pool) ?? [])];
+  await pool.end();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, DB_POOL_END_WAIT_MS)));
+  const closed = Promise.all(open.map((client) => new Promise<void>((resolve) => (openConnections.get(pool)?.has(client) ? client.once('end', () => resolve()) : resolve()))));
+  await Promise.race([closed, bound]);
+  clearTimeout(timer);
 }
 
 /**

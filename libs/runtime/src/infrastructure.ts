@@ -5,7 +5,7 @@ import { InProcessBus, KafkaBus, type MessageBus } from '@pay/bus';
 import { SUBSCRIBING_APPS, type AppName } from '@pay/contracts';
 import { EVENT_STORE_MIGRATIONS, EventStoreDBEventStore, PostgresEventStore, type EventStore } from '@pay/event-store';
 import { ASYNC_COMMIT_POOL_MAX, OperatorError, SERVICE_CLOCK_REFRESH_MS, SERVICE_CLOCK_REFRESH_MS_SANDBOX, STATEMENT_TIMEOUT_MS, type OffsetClock } from '@pay/kernel';
-import { createPool, PersistentOffsetClock, PLATFORM_MIGRATIONS, runMigrations, startEmbeddedPostgres, type MigrationSet, type RunningDatabase } from '@pay/platform';
+import { createPool, endPool, PersistentOffsetClock, PLATFORM_MIGRATIONS, runMigrations, startEmbeddedPostgres, type MigrationSet, type RunningDatabase } from '@pay/platform';
 import { databaseUrlOf, type HostConfig } from './host-config';
 
 /** What the apps of one process share: PostgreSQL pools, the service clock, the bus, the event store. */
@@ -49,9 +49,9 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
       throw unreachable(error, given.url, given.variable) ?? error;
     });
     const pool = createPool(database.url, { max: config.dbPoolMax, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
-    opened.push({ close: () => pool.end() });
+    opened.push({ close: () => endPool(pool) });
     const asyncCommitPool = createPool(database.url, { max: ASYNC_COMMIT_POOL_MAX, statementTimeoutMs: STATEMENT_TIMEOUT_MS, asynchronousCommit: true });
-    opened.push({ close: () => asyncCommitPool.end() });
+    opened.push({ close: () => endPool(asyncCommitPool) });
     const logger = new Logger('service-clock');
     const clock = new PersistentOffsetClock(pool, (message) => logger.warn(message));
     await clock.start(config.sandbox ? SERVICE_CLOCK_REFRESH_MS_SANDBOX : SERVICE_CLOCK_REFRESH_MS);

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ConfigError, HEAP_GROWING_PERCENT, OperatorError } from '@pay/kernel';
 
 /**
- * A process's main: start, then stop gracefully on SIGTERM or SIGINT (exit 0). A configuration
+ * A process's main: start, then stop gracefully on SIGTERM, SIGINT or SIGHUP (exit 0). A configuration
  * problem exits 2 with its message, any other start failure exits 1: said as plain text on stderr,
  * since no logger runs yet. Once started, the process logs JSON lines, its shutdown too.
  */
@@ -25,8 +25,8 @@ export function runMain(start: () => Promise<{ stop(): Promise<void> }>): void {
           },
         );
       };
-      process.on('SIGTERM', () => shutdown('SIGTERM'));
-      process.on('SIGINT', () => shutdown('SIGINT'));
+      // SIGHUP: the terminal closed; the embedded PostgreSQL, in a process group of its own, is stopped too.
+      for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
     },
     (error: unknown) => {
       if (error instanceof ConfigError) {

@@ -42,8 +42,10 @@ export const SDK_VERSION = '0.1.0';
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
+    // The listener goes with the timer: a caller's long-lived signal collects none.
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** fetch wraps the cause of a network failure: ECONNREFUSED means nothing was sent. */

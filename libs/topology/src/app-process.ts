@@ -61,6 +61,9 @@ export class AppProcess {
       cwd: ROOT,
       env: { ...process.env, HOST: '127.0.0.1', ...this.env, PORT: this.env['PORT'] ?? '0', PORT_FILE: portFile },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own: a Ctrl-C in the terminal reaches the launcher alone, which stops the
+      // apps in order, then the broker and the database, so that no app loses them while it drains.
+      detached: true,
     });
     this.child = child;
     this.exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

@@ -119,7 +119,7 @@ describe('approval page and agents’ application in a browser', () => {
     const before = await balanceOf(service, business);
     const { context, page } = await newPage();
     await page.goto(approvalPage(payment));
-    await expect(page.getByRole('heading', { name: 'Sahel Supplies SARL' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { name: 'Sahel Supplies SARL' }).waitFor({ state: 'visible' }); // waits until shown: the page may still be loading
     const shown = await text(page);
     for (const expected of ['Sahel Supplies SARL', payment.invoice_reference, 'November supplies', 'DZD 50,000.00', 'DZD 500.00', 'DZD 50,500.00', 'Atlas Distribution']) {
       expect(shown).toContain(expected);

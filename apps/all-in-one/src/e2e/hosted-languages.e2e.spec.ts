@@ -125,7 +125,7 @@ describe('hosted pages in every language, on a phone and a desktop', () => {
           await check(tab, 'approval-1-sign-in');
 
           await signInWithPassword(tab, login);
-          await expect(page.getByRole('heading', { name: t('approval.confirm_heading') }).isVisible()).resolves.toBe(true);
+          await page.getByRole('heading', { name: t('approval.confirm_heading') }).waitFor({ state: 'visible' }); // waits until shown: the page may still be loading
           await check(tab, 'approval-2-confirm');
 
           await page.locator('form[action$="/approve"] button').click();
@@ -149,7 +149,7 @@ describe('hosted pages in every language, on a phone and a desktop', () => {
 
           await page.emulateMedia({ media: 'print' });
           expect(await page.locator('.languages').isVisible()).toBe(false);
-          expect(await page.locator('#payment-reference').isVisible()).toBe(true);
+          await page.locator('#payment-reference').waitFor({ state: 'visible' });
           await screenshot(page, `hosted/${shot('cash-2-print')}`);
           await tab.context.close();
         });

@@ -42,7 +42,7 @@ describe('hosted pages in a browser', () => {
     const payment = await createPayment(service, shop);
     const { context, page } = await newPage();
     await page.goto(pageOf(payment));
-    await expect(page.getByRole('heading', { name: 'Test shop' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { name: 'Test shop' }).waitFor({ state: 'visible' }); // waits until shown: the page may still be loading
     const text = (await page.locator('main').innerText()).replace(/\s/g, ' ');
     expect(text).toContain('DZD 12,500.00');
     expect(text).toContain('Test shop');

@@ -1,3 +1,4 @@
 export * from './gateway.module';
 export * from './gateway.config';
 export { describeRoutes } from './openapi/document';
+export { startNotice } from './start-notice';
