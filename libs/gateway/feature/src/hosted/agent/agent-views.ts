@@ -108,7 +108,7 @@ export class AgentViews {
   }
 
   formExpired(request: FastifyRequest, reply: FastifyReply): void {
-    this.pages.formExpired(request, reply);
+    this.pages.formExpired(request, reply, AGENT_APP);
   }
 
   private lockError(error: unknown) {

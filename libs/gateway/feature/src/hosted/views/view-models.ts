@@ -22,8 +22,16 @@ export interface GatewayViews {
     step: 'sign_in' | 'confirm' | 'done';
     outcome: Outcome | null;
     returnUrl: string | null;
+    /** The signed-in customer's name (with a way to sign out), null before sign-in. */
+    signedInAs: string | null;
+    /** The phone typed before a refused sign-in, shown again. */
+    typedPhone: string;
+    /** A mobile number of the payment's country, written both ways: the phone field's hint. */
+    phoneExample: { national: string; international: string };
     csrf: string;
     error: ErrorMessage | null;
+    /** The fields the error is about: marked invalid, described by it, the last one focused. */
+    errorFields: string[];
   };
   approval: {
     payment: SupplierPaymentResource;
