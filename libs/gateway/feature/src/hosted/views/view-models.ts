@@ -45,7 +45,16 @@ export interface GatewayViews {
     error: ErrorMessage | null;
   };
   'agent-sign-in': { csrf: string; error: ErrorMessage | null };
-  'agent-home': { agentName: string; roleKey: MessageKey; cashier: boolean; point: string; csrf: string; error: ErrorMessage | null };
+  'agent-home': {
+    agentName: string;
+    roleKey: MessageKey;
+    cashier: boolean;
+    point: string;
+    /** A cashier's expected deposits, the most urgent first: each opens its collection. */
+    deposits: { href: string; recipient: string; amount: number; currency: CollectionResource['currency']; dueAt: string }[];
+    csrf: string;
+    error: ErrorMessage | null;
+  };
   'agent-cash-payment': { payment: CashPaymentResource; reference: string; merchant: string; statusKey: MessageKey; csrf: string; error: ErrorMessage | null };
   'agent-collection': {
     collection: CollectionResource;
@@ -53,6 +62,10 @@ export interface GatewayViews {
     statusKey: MessageKey;
     canValidate: boolean;
     notice: MessageKey | null;
+    /** Where the carrier deposits the cash, once collected. */
+    depositPoint: { name: string; address: string } | null;
+    /** An amount received that differs from the expected one, typed and waiting for the cashier's confirmation (minor units). */
+    confirm: { minor: number; decimal: string } | null;
     csrf: string;
     error: ErrorMessage | null;
   };
