@@ -160,7 +160,8 @@ describe('hosted pages as people use them every day', () => {
           expect(shown).not.toContain(plain(t('field.authorize_before')));
           expect(shown).toContain(plain(t('field.paid_at')));
           expect(shown).toContain(created.id);
-          const back = page.getByRole('link', { name: plain(t('action.return_to_merchant', { merchant: MERCHANT })) });
+          const back = page.locator('main a.button');
+          expect(plain(await back.innerText())).toBe(plain(t('action.return_to_merchant', { merchant: MERCHANT })));
           expect(await back.getAttribute('href')).toBe(`https://shop.example/return?payment_id=${created.id}`);
           expect((await back.boundingBox())!.height).toBeGreaterThanOrEqual(44);
           expect(await wordsSplit(page, '.details dd')).toEqual([]);
@@ -200,6 +201,8 @@ describe('hosted pages as people use them every day', () => {
         await tab.context.clearCookies(); // the sign-in form's token no longer matches a cookie
         await signIn(tab, '+213661999999', '1234');
         await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe(t('page.form_expired'));
+        expect(tab.problems).toEqual(['console: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+        tab.problems.splice(0); // the refusal's own status, as it should be
         await checkPage(tab, language, BRAND, `everyday-${language}-small-form-expired`);
         await page.locator(`.languages a[hreflang="${other}"]`).click();
         expect(await page.locator('html').getAttribute('lang')).toBe(other);
@@ -212,6 +215,7 @@ describe('hosted pages as people use them every day', () => {
         await tab.context.clearCookies();
         await page.locator('form[action$="/authorize"] button').click();
         await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe(t('page.sign_in_first'));
+        tab.problems.splice(0); // its 403
         await checkPage(tab, language, BRAND, `everyday-${language}-small-sign-in-first`);
         await page.getByRole('link', { name: t('action.sign_in'), exact: true }).click();
         await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe(MERCHANT);
