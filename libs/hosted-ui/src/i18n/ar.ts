@@ -165,7 +165,7 @@ export const ar: Catalogue = {
   'agent.deposit_settled': 'تم تأكيد الإيداع: تمت تسوية التحصيل.',
   'agent.deposit_review': 'المبلغ المستلم يختلف عن المبلغ المتوقع: الإيداع قيد المراجعة من طرف المكتب الخلفي.',
   'agent.confirm_amount': 'كتبت {typed}، والمبلغ المنتظر {expected}. أعد عدّ النقود: إذا استلمت فعلًا {typed} فأكّد (ستراجع الإدارة الإيداع).',
-  'agent.deposit_where': 'أودِع النقود قبل {deadline} في: {point}، {address}.',
+  'agent.deposit_where': 'أودِع النقود قبل {deadline} في نقطة الدفع هذه:',
   'agent.handover_done': 'تم تأكيد التسليم: النقود في طريقها إلى نقطة الدفع.',
   'agent.cash_payment_not_found': 'الدفعة النقدية غير موجودة',
   'agent.collection_not_found': 'التحصيل غير موجود',

@@ -164,7 +164,7 @@ export const en: Catalogue = {
   'agent.deposit_settled': 'Deposit validated: the collection is settled.',
   'agent.deposit_review': 'The amount received differs from the amount expected: the deposit is under review by the back office.',
   'agent.confirm_amount': 'You typed {typed}; {expected} is expected. Count the cash again: if you did receive {typed}, confirm (the back office will review the deposit).',
-  'agent.deposit_where': 'Deposit the cash before {deadline} at: {point}, {address}.',
+  'agent.deposit_where': 'Deposit the cash before {deadline} at this cash point:',
   'agent.handover_done': 'Handover confirmed: the cash is on its way to the cash point.',
   'agent.cash_payment_not_found': 'Cash payment not found',
   'agent.collection_not_found': 'Collection not found',

@@ -176,7 +176,7 @@ export const fr = {
   'agent.deposit_settled': 'Dépôt validé : la collecte est réglée.',
   'agent.deposit_review': 'Le montant reçu diffère du montant attendu : le dépôt est vérifié par le back-office.',
   'agent.confirm_amount': 'Vous avez tapé {typed}, le montant attendu est {expected}. Recomptez les espèces : si vous avez bien reçu {typed}, confirmez (le dépôt sera vérifié par le back-office).',
-  'agent.deposit_where': 'Déposez les espèces avant le {deadline} à : {point}, {address}.',
+  'agent.deposit_where': 'Déposez les espèces avant le {deadline} à ce point de paiement :',
   'agent.handover_done': 'Remise confirmée : les espèces sont en route vers le point de paiement.',
   'agent.cash_payment_not_found': 'Paiement en espèces introuvable',
   'agent.collection_not_found': 'Collecte introuvable',
