@@ -5,7 +5,7 @@ import type { Language } from './languages';
 /** Where a currency's customers are: their time zone and the country that shapes number and date formats. */
 export const ZONE_OF_CURRENCY = { DZD: 'Africa/Algiers', MAD: 'Africa/Casablanca', TND: 'Africa/Tunis', XOF: 'Africa/Dakar' } as const satisfies Record<Currency, string>;
 export type TimeZone = (typeof ZONE_OF_CURRENCY)[Currency];
-const COUNTRY_OF_CURRENCY: Readonly<Record<Currency, string>> = { DZD: 'DZ', MAD: 'MA', TND: 'TN', XOF: 'SN' };
+export const COUNTRY_OF_CURRENCY: Readonly<Record<Currency, string>> = { DZD: 'DZ', MAD: 'MA', TND: 'TN', XOF: 'SN' };
 
 /** `fr-DZ`, `ar-MA`…, with Latin digits: those of receipts, keyboards and the references people type there. */
 export const localeOf = (language: Language, currency: Currency): string => `${language}-${COUNTRY_OF_CURRENCY[currency]}-u-nu-latn`;

@@ -29,12 +29,12 @@ export interface PageContext {
   script?: { src: string; nonce: string };
 }
 
-export const pageContext = (input: { language: Language; brandName: string; title: [MessageKey, MessageParams?]; script?: PageContext['script'] }): PageContext => ({
+export const pageContext = (input: { language: Language; brandName: string; title: [MessageKey, MessageParams?]; script?: PageContext['script']; switchPath?: string }): PageContext => ({
   lang: input.language,
   dir: directionOf(input.language),
   title: translator(input.language)(...input.title),
   brandName: input.brandName,
-  languages: LANGUAGES.map((code) => ({ code, name: LANGUAGE_NAMES[code], href: `?lang=${code}`, current: code === input.language })),
+  languages: LANGUAGES.map((code) => ({ code, name: LANGUAGE_NAMES[code], href: `${input.switchPath ?? ''}?lang=${code}`, current: code === input.language })),
   stylesheet: STYLESHEET_PATH,
   icon: ICON_PATH,
   ...(input.script ? { script: input.script } : {}),

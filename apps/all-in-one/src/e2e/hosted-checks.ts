@@ -9,6 +9,9 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 export type Viewport = keyof typeof VIEWPORTS;
+/** The same, with a small phone (360×640, the most common Android screen): where layouts break first. */
+export const SCREENS = { small: { width: 360, height: 640 }, ...VIEWPORTS } as const;
+export type Screen = keyof typeof SCREENS;
 /** What a customer's browser asks for (Accept-Language), per language. */
 export const BROWSER_LOCALE: Readonly<Record<Language, string>> = { fr: 'fr-DZ', ar: 'ar-DZ', en: 'en-GB' };
 
@@ -24,8 +27,8 @@ export interface HostedTab {
 }
 
 /** A browser tab as a customer's: a viewport, a language asked for, and anything going wrong recorded. */
-export async function openTab(browser: Browser, language: Language, viewport: Viewport): Promise<HostedTab> {
-  const context = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: BROWSER_LOCALE[language] });
+export async function openTab(browser: Browser, language: Language, viewport: Screen): Promise<HostedTab> {
+  const context = await browser.newContext({ viewport: SCREENS[viewport], locale: BROWSER_LOCALE[language] });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {

@@ -167,14 +167,21 @@ export class DirectoryRepository {
     return found;
   }
 
+  /** The customer's name, shown to them once signed in on a hosted page. */
+  async findCustomerName(id: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ name: string }>('SELECT name FROM gw_customers WHERE id = $1', [id]);
+    return rows[0]?.name;
+  }
+
   /**
    * The customer with this phone and PIN (phones are not unique: each candidate's PIN is checked, in
-   * constant time). Several matches: the one whose account is in `preferredCurrency`.
+   * constant time). `phones`: the spellings of one number the phone may be registered as. Several
+   * matches: the one whose account is in `preferredCurrency`.
    */
-  async signInCustomer(phone: string, pin: string, preferredCurrency: Currency): Promise<{ id: string; currency: Currency } | undefined> {
+  async signInCustomer(phones: readonly string[], pin: string, preferredCurrency: Currency): Promise<{ id: string; currency: Currency } | undefined> {
     const { rows } = await this.pool.query<{ id: string; currency: Currency; pin_scrypt: string }>(
-      `SELECT id, currency, pin_scrypt FROM gw_customers WHERE phone = $1 ORDER BY created_at LIMIT ${SIGN_IN_CUSTOMERS_PER_PHONE_MAX}`,
-      [phone],
+      `SELECT id, currency, pin_scrypt FROM gw_customers WHERE phone = ANY($1::text[]) ORDER BY created_at LIMIT ${SIGN_IN_CUSTOMERS_PER_PHONE_MAX}`,
+      [phones],
     );
     const matches = [];
     // An unknown phone costs one scrypt too: the time of an answer does not tell whether a phone is registered.

@@ -80,7 +80,7 @@ export class ApprovalPageController {
   @Post(':id/sign-in')
   async signIn(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const form = signInFormOf(body, request);
-    if (!form) return this.pages.formExpired(request, reply);
+    if (!form) return this.pages.formExpired(request, reply, `${PAGE}/${paymentId}`);
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);

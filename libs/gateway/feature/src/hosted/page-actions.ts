@@ -20,8 +20,8 @@ export interface PageAction {
 export const runPageAction = async (pages: HostedPages, request: FastifyRequest, reply: FastifyReply, action: PageAction, command: (session: Session) => Promise<unknown>) => {
   const { session, page } = action;
   const form = formOf(action.body);
-  if (!session) return pages.sendMessage(request, reply, 403, { heading: 'page.sign_in_first', text: 'page.sign_in_first_text' });
-  if (!form || !sameToken(form.get('csrf'), session.csrfToken)) return pages.formExpired(request, reply);
+  if (!session) return pages.sendMessage(request, reply, 403, { heading: 'page.sign_in_first', text: 'page.sign_in_first_text', link: { href: page, label: 'action.sign_in' } });
+  if (!form || !sameToken(form.get('csrf'), session.csrfToken)) return pages.formExpired(request, reply, page);
   try {
     await command(session);
   } catch (error) {

@@ -3,18 +3,23 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type PaymentResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
-import { PHONE_LENGTH_MAX, PHONE_LENGTH_MIN } from '@pay/kernel';
+import { SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS } from '@pay/kernel';
 import { DirectoryRepository } from '../directory/directory.repository';
-import { errorMessage, notFoundAsUndefined, redirect } from './forms';
+import { errorMessage, formOf, notFoundAsUndefined, redirect, sameToken } from './forms';
 import { runPageAction } from './page-actions';
-import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { phoneExample, typedPhone } from './phones';
+import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
 
 const PAGE = '/hosted/payments';
-/** A phone as the back office registers it: anything else is no customer's, and costs no lookup. */
-const PHONE = new RegExp(`^\\+?[0-9 ]{${PHONE_LENGTH_MIN},${PHONE_LENGTH_MAX}}$`);
+/**
+ * The phone as typed, kept in the customer's browser after a refused sign-in so that the form shows
+ * it again (never in the URL, which servers and proxies log); as long as a lock.
+ */
+const TYPED_PHONE_COOKIE = 'pay_phone';
+const TYPED_PHONE_LENGTH_MAX = 40;
 
 /** This page's `?error=` codes and their messages. */
 const ERRORS: Readonly<Record<string, MessageKey>> = {
@@ -47,6 +52,8 @@ export class PaymentPageController {
     const merchant = (await this.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
     const session = await this.boundSession(request, paymentId);
     const step = payment.status !== 'pending' ? 'done' : session ? 'confirm' : 'sign_in';
+    const customer = session ? await this.directory.findCustomerName(session.subjectId) : undefined;
+    const failed = error === 'sign_in' || error === 'locked';
     return this.pages.render(
       request,
       reply,
@@ -58,8 +65,12 @@ export class PaymentPageController {
         step,
         outcome: step === 'done' ? outcomeOf(payment, merchant) : null,
         returnUrl: step === 'done' ? returnUrlOf(payment) : null,
+        phoneExample: phoneExample(payment.currency),
+        signedInAs: session ? (customer ?? null) : null,
+        typedPhone: step === 'sign_in' && failed ? (readCookie(request, TYPED_PHONE_COOKIE) ?? '').slice(0, TYPED_PHONE_LENGTH_MAX) : '',
         csrf: step === 'sign_in' ? signInCsrfToken(request, reply) : (session?.csrfToken ?? ''),
-        error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES }),
+        error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES, attempts: SIGN_IN_FAILURES_MAX }),
+        errorFields: failed && step === 'sign_in' ? ['phone', 'pin'] : [],
       },
       { title: ['payment.title', { merchant }] },
     );
@@ -68,15 +79,31 @@ export class PaymentPageController {
   @Post(':id/sign-in')
   async signIn(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const form = signInFormOf(body, request);
-    if (!form) return this.pages.formExpired(request, reply);
+    if (!form) return this.pages.formExpired(request, reply, `${PAGE}/${paymentId}`);
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
-    const phone = (form.get('phone') ?? '').trim();
-    const signedIn = await this.signIns.signIn(`customer:${phone}`, async () =>
-      PHONE.test(phone) ? this.directory.signInCustomer(phone, form.get('pin') ?? '', payment.currency) : undefined,
+    const typed = (form.get('phone') ?? '').slice(0, TYPED_PHONE_LENGTH_MAX);
+    // One number, however it is typed: the attempts are counted per number, in the payment's country.
+    const phone = typedPhone(typed, payment.currency);
+    const signedIn = await this.signIns.signIn(`customer:${phone.login}`, async () =>
+      phone.candidates.length > 0 ? this.directory.signInCustomer(phone.candidates, form.get('pin') ?? '', payment.currency) : undefined,
     );
-    if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+    if ('refused' in signedIn) {
+      setCookie(reply, TYPED_PHONE_COOKIE, typed.trim(), SIGN_IN_LOCK_MS);
+      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+    }
+    setCookie(reply, TYPED_PHONE_COOKIE, '', 0);
     await this.sessions.open(reply, { kind: 'customer', subjectId: signedIn.subject.id, objectId: paymentId });
+    return redirect(reply, `${PAGE}/${paymentId}`);
+  }
+
+  /** Signs out (on a shared phone, the next person must not act in this customer's name); back to the page. */
+  @Post(':id/sign-out')
+  async signOut(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.boundSession(request, paymentId);
+    const form = formOf(body);
+    if (session && (!form || !sameToken(form.get('csrf'), session.csrfToken))) return this.pages.formExpired(request, reply, `${PAGE}/${paymentId}`);
+    await this.sessions.close(request, reply);
     return redirect(reply, `${PAGE}/${paymentId}`);
   }
 
@@ -119,7 +146,10 @@ const outcomeOf = (payment: PaymentResource, merchant: string): GatewayViews['pa
     case 'succeeded':
       return { key: 'payment.done_succeeded', params, success: true };
     case 'declined':
-      return { key: 'payment.done_declined', params, success: false };
+      // Not enough money is not a refusal: the customer is told to top up, then pay again at the merchant's.
+      return payment.decline_reason === 'insufficient_balance'
+        ? { key: 'payment.done_insufficient', params, success: false }
+        : { key: 'payment.done_declined', params, success: false };
     case 'canceled':
       return { key: 'payment.done_canceled', params, success: false };
     default:

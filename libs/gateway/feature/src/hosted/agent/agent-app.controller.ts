@@ -1,13 +1,14 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { SIGN_IN_FIELD_LENGTH_MAX } from '@pay/kernel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DirectoryRepository } from '../../directory/directory.repository';
 import { PeopleRepository } from '../../directory/people.repository';
 import { redirect } from '../forms';
 import { SessionStore, signInCsrfToken, signInFormOf } from '../stores/sessions';
 import { SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
-import { AGENT_APP, AgentViews } from './agent-views';
+import { AGENT_APP, AgentViews, collectionPath } from './agent-views';
 
 /**
  * The cash agents' application at /hosted/agent: its home, sign-in and sign-out. An agent signs in
@@ -22,6 +23,7 @@ export class AgentAppController {
     private readonly sessions: SessionStore,
     private readonly signIns: SignInLimiter,
     private readonly people: PeopleRepository,
+    private readonly directory: DirectoryRepository,
     private readonly reads: AgentReads,
     private readonly views: AgentViews,
   ) {}
@@ -31,7 +33,17 @@ export class AgentAppController {
     const signedIn = await this.agentSessions.current(request);
     if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error);
     const { agent, session } = signedIn;
-    return this.views.home(request, reply, agent, session.csrfToken, await this.reads.cashPointName(agent.cashPoint), error);
+    const [point, expected] = await Promise.all([this.reads.cashPointName(agent.cashPoint), agent.role === 'cashier' ? this.reads.expectedDeposits(agent.cashPoint) : []]);
+    const deposits = await Promise.all(
+      expected.map(async (c) => ({
+        href: collectionPath(c.id),
+        recipient: (await this.directory.findConnection(c.beneficiary_connection))?.name ?? c.beneficiary_connection,
+        amount: c.amount,
+        currency: c.currency,
+        dueAt: c.deposit!.due_at,
+      })),
+    );
+    return this.views.home(request, reply, agent, session.csrfToken, point, deposits, error);
   }
 
   @Post('sign-in')

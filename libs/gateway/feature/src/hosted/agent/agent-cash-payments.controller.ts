@@ -2,7 +2,8 @@ import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
-import { latinDigits, parseAmount, TYPED_REFERENCE_LENGTH_MAX } from '@pay/kernel';
+import { parseTypedAmount } from '@pay/hosted-ui';
+import { latinDigits, TYPED_REFERENCE_LENGTH_MAX } from '@pay/kernel';
 import { DirectoryRepository } from '../../directory/directory.repository';
 import { seeOther } from '../forms';
 import { AgentReads, runCommand } from './agent-reads';
@@ -55,7 +56,7 @@ export class AgentCashPaymentsController {
     return this.agentSessions.post(body, request, reply, 'cashier', async (form, { agent }) => {
       const payment = await this.reads.cashPayment(cashPaymentId);
       if (!payment) return `${AGENT_APP}?error=reference_unknown`;
-      const amount = parseAmount(form.get('amount') ?? '', payment.currency);
+      const amount = parseTypedAmount(form.get('amount') ?? '', payment.currency, this.views.language(request, reply));
       if (amount === undefined) return `${back}?error=amount_format`;
       return runCommand(back, () => this.bus.request('cash.cash-payments.pay', { integratorId: null, cashPaymentId, cashPointId: agent.cashPoint, amount }));
     });

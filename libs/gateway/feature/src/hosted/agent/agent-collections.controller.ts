@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { latinDigits, parseAmount, SETTLEMENT_REQUEST_TIMEOUT_MS, TYPED_CODE_LENGTH_MAX } from '@pay/kernel';
+import { parseTypedAmount } from '@pay/hosted-ui';
+import { latinDigits, SETTLEMENT_REQUEST_TIMEOUT_MS, TYPED_CODE_LENGTH_MAX } from '@pay/kernel';
 import { DirectoryRepository } from '../../directory/directory.repository';
 import { seeOther } from '../forms';
 import { HandoverCodes } from '../stores/handover-codes';
@@ -38,15 +39,19 @@ export class AgentCollectionsController {
   }
 
   @Get('collections/:id')
-  async collection(@Param('id') collectionId: string, @Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async collection(@Param('id') collectionId: string, @Query('error') error: unknown, @Query('confirm') confirm: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const signedIn = await this.agentSessions.current(request);
     if (!signedIn) return seeOther(reply, AGENT_APP);
     const collection = await this.reads.collection(collectionId);
     if (!collection) return this.views.notFound(request, reply, 'agent.collection_not_found');
     // A cashier sees only the collections to deposit at their cash point; a carrier only the status after a handover.
     if (signedIn.agent.role === 'cashier' && collection.deposit?.point !== signedIn.agent.cashPoint) return seeOther(reply, `${AGENT_APP}?error=not_your_point`);
-    const recipient = (await this.directory.findConnection(collection.beneficiary_connection))?.name ?? collection.beneficiary_connection;
-    return this.views.collection(request, reply, signedIn.agent, signedIn.session.csrfToken, collection, recipient, error);
+    const [connection, point] = await Promise.all([
+      this.directory.findConnection(collection.beneficiary_connection),
+      signedIn.agent.role === 'carrier' && collection.deposit ? this.reads.cashPoint(collection.deposit.point) : undefined,
+    ]);
+    const depositPoint = point ? { name: point.name, address: point.address } : null;
+    return this.views.collection(request, reply, signedIn.agent, signedIn.session.csrfToken, collection, connection?.name ?? collection.beneficiary_connection, { error, confirm, depositPoint });
   }
 
   @Post('collections/:id/validate-deposit')
@@ -57,8 +62,10 @@ export class AgentCollectionsController {
       if (!collection) return `${AGENT_APP}?error=collection_unknown`;
       const refused = depositRefusal(collection, agent);
       if (refused) return `${AGENT_APP}?error=${refused}`;
-      const amountReceived = parseAmount(form.get('amount') ?? '', collection.currency, true);
+      const amountReceived = parseTypedAmount(form.get('amount') ?? '', collection.currency, this.views.language(request, reply), true);
       if (amountReceived === undefined) return `${back}?error=amount_format`;
+      // A mistyped amount would go to back-office review: the cashier confirms an amount that differs from the expected one.
+      if (amountReceived !== collection.amount && form.get('confirmed') !== String(amountReceived)) return `${back}?confirm=${amountReceived}`;
       return runCommand(back, () => this.bus.request('collections.validate-deposit', { integratorId: null, collectionId, amountReceived }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS }));
     });
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { CashPaymentResource, CollectionResource } from '@pay/contracts';
-import { ID_LENGTH_MAX } from '@pay/kernel';
+import type { CashPointResource, CashPaymentResource, CollectionResource } from '@pay/contracts';
+import { AGENT_DEPOSITS_READ_MAX, ID_LENGTH_MAX } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { notFoundAsUndefined, refusalCode } from '../forms';
 import { AGENT_ERRORS } from './agent-views';
@@ -20,6 +20,19 @@ export class AgentReads {
   async collection(collectionId: string): Promise<CollectionResource | undefined> {
     if (!COLLECTION_ID.test(collectionId)) return undefined;
     return notFoundAsUndefined(() => this.bus.request('collections.retrieve', { integratorId: null, collectionId }));
+  }
+
+  /** The cash point (where a carrier deposits), or undefined when it cannot be read. */
+  cashPoint(cashPointId: string): Promise<CashPointResource | undefined> {
+    return this.bus.request('cash.cash-points.retrieve', { cashPointId }).catch(() => undefined);
+  }
+
+  /** The collections collected and waiting to be deposited at this cash point, the most urgent first. */
+  async expectedDeposits(cashPointId: string): Promise<CollectionResource[]> {
+    const unsettled = await this.bus.request('collections.unsettled', { limit: AGENT_DEPOSITS_READ_MAX });
+    return unsettled
+      .filter((c) => c.status === 'collected_awaiting_deposit' && c.deposit?.point === cashPointId)
+      .sort((a, b) => a.deposit!.due_at.localeCompare(b.deposit!.due_at));
   }
 
   /** The cash point's name, or its id when it cannot be read. */

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CashPaymentResource, CollectionResource } from '@pay/contracts';
-import type { MessageKey } from '@pay/hosted-ui';
+import type { Language, MessageKey } from '@pay/hosted-ui';
 import { decimalAmount } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { errorMessage } from '../forms';
 import { SIGN_IN_LOCK_MINUTES } from '../stores/sign-in-limiter';
 import { HostedPages } from '../views/hosted-pages';
+import type { GatewayViews } from '../views/view-models';
 
 /** The application's root; its pages and forms are below it. */
 export const AGENT_APP = '/hosted/agent';
@@ -52,13 +53,18 @@ export class AgentViews {
     return this.pages.render(request, reply, 'agent-sign-in', { csrf, error: this.lockError(error) }, { title: ['agent.sign_in_title'] });
   }
 
-  home(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, point: string, error: unknown): string {
+  /** The page's language: amounts are typed as its pages show them. */
+  language(request: FastifyRequest, reply: FastifyReply): Language {
+    return this.pages.language(request, reply);
+  }
+
+  home(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, point: string, deposits: GatewayViews['agent-home']['deposits'], error: unknown): string {
     const cashier = agent.role === 'cashier';
     return this.pages.render(
       request,
       reply,
       'agent-home',
-      { agentName: agent.name, roleKey: `role.${agent.role}`, cashier, point, csrf, error: this.lockError(error) },
+      { agentName: agent.name, roleKey: `role.${agent.role}`, cashier, point, deposits, csrf, error: this.lockError(error) },
       { title: ['agent.title'], scanner: cashier },
     );
   }
@@ -80,8 +86,18 @@ export class AgentViews {
     );
   }
 
-  collection(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, collection: CollectionResource, recipient: string, error: unknown): string {
+  collection(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    agent: Agent,
+    csrf: string,
+    collection: CollectionResource,
+    recipient: string,
+    extra: { error: unknown; confirm: unknown; depositPoint: GatewayViews['agent-collection']['depositPoint'] },
+  ): string {
     const canValidate = agent.role === 'cashier' && collection.status === 'collected_awaiting_deposit';
+    const confirm = typeof extra.confirm === 'string' && /^[0-9]{1,15}$/.test(extra.confirm) ? Number(extra.confirm) : null;
+    const { error } = extra;
     return this.pages.render(
       request,
       reply,
@@ -92,6 +108,8 @@ export class AgentViews {
         statusKey: `status.collection.${collection.status}`,
         canValidate,
         notice: canValidate ? null : COLLECTION_NOTICE[collection.status],
+        depositPoint: agent.role === 'carrier' && collection.status === 'collected_awaiting_deposit' ? extra.depositPoint : null,
+        confirm: canValidate && confirm !== null && confirm !== collection.amount ? { minor: confirm, decimal: decimalAmount(confirm, collection.currency) } : null,
         csrf,
         error: errorMessage(AGENT_ERRORS, error, { example: decimalAmount(collection.amount, collection.currency), minutes: SIGN_IN_LOCK_MINUTES }),
       },
@@ -108,7 +126,7 @@ export class AgentViews {
   }
 
   formExpired(request: FastifyRequest, reply: FastifyReply): void {
-    this.pages.formExpired(request, reply);
+    this.pages.formExpired(request, reply, AGENT_APP);
   }
 
   private lockError(error: unknown) {

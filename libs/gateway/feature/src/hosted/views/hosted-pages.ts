@@ -19,6 +19,8 @@ export interface RenderOptions {
   status?: number;
   /** Loads the agents' QR scanner (a script of ours, allowed by this response's CSP nonce only). */
   scanner?: boolean;
+  /** The page the language switch links to; the current one when absent (a page answering a POST names its GET page). */
+  switchPath?: string;
 }
 
 /** Renders the hosted pages: the request's language, the brand, the templates, the headers. */
@@ -50,13 +52,22 @@ export class HostedPages {
   render<View extends keyof GatewayViews & string>(request: FastifyRequest, reply: FastifyReply, view: View, model: GatewayViews[View], options: RenderOptions): string {
     const language = this.language(request, reply);
     const nonce = options.scanner ? randomBytes(18).toString('base64') : undefined;
-    const page = pageContext({ language, brandName: this.brandName, title: options.title, ...(nonce ? { script: { src: SCAN_SCRIPT_PATH, nonce } } : {}) });
+    const page = pageContext({
+      language,
+      brandName: this.brandName,
+      title: options.title,
+      ...(options.switchPath ? { switchPath: options.switchPath } : {}),
+      ...(nonce ? { script: { src: SCAN_SCRIPT_PATH, nonce } } : {}),
+    });
     return sendPage(reply, this.views.render(view, model, page), { status: options.status, language, scriptNonce: nonce, camera: options.scanner });
   }
 
-  /** A page that only says something (not found, sign in first, form expired). */
+  /**
+   * A page that only says something (not found, sign in first, form expired). With a way back, its
+   * language switch leads there too: it may answer a POST, whose URL has no page to GET.
+   */
   message(request: FastifyRequest, reply: FastifyReply, status: number, model: GatewayViews['message']): string {
-    return this.render(request, reply, 'message', model, { title: [model.heading], status });
+    return this.render(request, reply, 'message', model, { title: [model.heading], status, ...(model.link ? { switchPath: model.link.href } : {}) });
   }
 
   /** The same, sent at once: for POST handlers, which own the reply. */
@@ -64,8 +75,8 @@ export class HostedPages {
     void reply.send(this.message(request, reply, status, model));
   }
 
-  /** A form post without the right CSRF token. */
-  formExpired(request: FastifyRequest, reply: FastifyReply): void {
-    this.sendMessage(request, reply, 403, { heading: 'page.form_expired', text: 'page.form_expired_text' });
+  /** A form post without the right CSRF token; `back`: the form's page, shown again with a fresh token. */
+  formExpired(request: FastifyRequest, reply: FastifyReply, back: string): void {
+    this.sendMessage(request, reply, 403, { heading: 'page.form_expired', text: 'page.form_expired_text', link: { href: back, label: 'action.back_to_form' } });
   }
 }

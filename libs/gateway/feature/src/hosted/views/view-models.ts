@@ -22,8 +22,16 @@ export interface GatewayViews {
     step: 'sign_in' | 'confirm' | 'done';
     outcome: Outcome | null;
     returnUrl: string | null;
+    /** The signed-in customer's name (with a way to sign out), null before sign-in. */
+    signedInAs: string | null;
+    /** The phone typed before a refused sign-in, shown again. */
+    typedPhone: string;
+    /** A mobile number of the payment's country, written both ways: the phone field's hint. */
+    phoneExample: { national: string; international: string };
     csrf: string;
     error: ErrorMessage | null;
+    /** The fields the error is about: marked invalid, described by it, the last one focused. */
+    errorFields: string[];
   };
   approval: {
     payment: SupplierPaymentResource;
@@ -37,7 +45,16 @@ export interface GatewayViews {
     error: ErrorMessage | null;
   };
   'agent-sign-in': { csrf: string; error: ErrorMessage | null };
-  'agent-home': { agentName: string; roleKey: MessageKey; cashier: boolean; point: string; csrf: string; error: ErrorMessage | null };
+  'agent-home': {
+    agentName: string;
+    roleKey: MessageKey;
+    cashier: boolean;
+    point: string;
+    /** A cashier's expected deposits, the most urgent first: each opens its collection. */
+    deposits: { href: string; recipient: string; amount: number; currency: CollectionResource['currency']; dueAt: string }[];
+    csrf: string;
+    error: ErrorMessage | null;
+  };
   'agent-cash-payment': { payment: CashPaymentResource; reference: string; merchant: string; statusKey: MessageKey; csrf: string; error: ErrorMessage | null };
   'agent-collection': {
     collection: CollectionResource;
@@ -45,6 +62,10 @@ export interface GatewayViews {
     statusKey: MessageKey;
     canValidate: boolean;
     notice: MessageKey | null;
+    /** Where the carrier deposits the cash, once collected. */
+    depositPoint: { name: string; address: string } | null;
+    /** An amount received that differs from the expected one, typed and waiting for the cashier's confirmation (minor units). */
+    confirm: { minor: number; decimal: string } | null;
     csrf: string;
     error: ErrorMessage | null;
   };
