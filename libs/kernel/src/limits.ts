@@ -2,8 +2,8 @@
  * Every size, length, timeout, retry and concurrency bound of the platform, named once (TigerBeetle's
  * `constants` habit): a bound that two places must agree on is one constant, and the bounds that depend
  * on each other are checked below when this module loads, so a change that breaks a relation fails at
- * start-up and in every test, not in production. The README's figures are checked against this file
- * by a test (limits.unit.spec.ts).
+ * start-up and in every test, not in production. The figures of the README and docs/ are checked
+ * against this file by a test (limits.unit.spec.ts).
  */
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './clock';
 

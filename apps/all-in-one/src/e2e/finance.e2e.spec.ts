@@ -19,7 +19,20 @@ const SAMPLE_IDS: Record<string, string> = {
 };
 const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${SAMPLE_IDS[segment] ?? 'x1'}`);
 
-const FINANCE_READS = ['/admin/v1/balances/:owner', '/admin/v1/ledger/trial_balance', '/admin/v1/ledger/accounts', '/admin/v1/ledger/accounts/:id/statement', '/admin/v1/ledger/entries', '/admin/v1/ledger/fee_revenue', '/admin/v1/ledger/cash_in_transit'];
+const FINANCE_READS = [
+  '/admin/v1/balances/:owner',
+  '/admin/v1/ledger/trial_balance',
+  '/admin/v1/ledger/accounts',
+  '/admin/v1/ledger/accounts/:id/statement',
+  '/admin/v1/ledger/entries',
+  '/admin/v1/ledger/fee_revenue',
+  '/admin/v1/ledger/cash_in_transit',
+  // The hash chain's reads (contract section 17).
+  '/admin/v1/ledger/chain',
+  '/admin/v1/ledger/chain/head',
+  '/admin/v1/ledger/signing_keys',
+  '/admin/v1/ledger/chain/export',
+];
 
 describe('finance: read-only ledger access', () => {
   let service: TestService;
@@ -59,6 +72,10 @@ describe('finance: read-only ledger access', () => {
       `/admin/v1/ledger/entries?reference=${payments[0].id}`,
       `/admin/v1/ledger/fee_revenue?from=${start}&to=${to}`,
       '/admin/v1/ledger/cash_in_transit',
+      '/admin/v1/ledger/chain',
+      '/admin/v1/ledger/chain/head',
+      '/admin/v1/ledger/signing_keys',
+      '/admin/v1/ledger/chain/export',
     ]) {
       const response = await finance(path);
       expect({ path, status: response.status }).toEqual({ path, status: 200 });

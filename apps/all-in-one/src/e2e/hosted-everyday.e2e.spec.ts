@@ -224,7 +224,7 @@ describe('hosted pages as people use them every day', () => {
         await tab.context.close();
       });
 
-      it('the approval page’s large figure is what is debited: the amount and the fee', async () => {
+      it('the approval page’s large figure is what is debited: the amount and the fee; its sign-in is above the fold', async () => {
         const login = `approver${++counter}@atlas.example`;
         await service.admin('POST', '/admin/v1/business_users', { body: { business, name: 'Karim', login, password: PASSWORD } });
         const created = await post('/v1/supplier_payments', { payer_connection: business, beneficiary, amount: 5_000_000, currency: 'DZD', invoice_reference: `FAC-${counter}`, description: 'Fournitures' });
@@ -238,6 +238,8 @@ describe('hosted pages as people use them every day', () => {
         expect(plain(await page.locator('.amount').innerText())).toBe(plain(total));
         expect(plain(await page.locator('.breakdown').innerText())).toBe(plain(t('approval.total_breakdown', { amount, fee })));
         expect(await wordsSplit(page, '.details dd')).toEqual([]);
+        const loginBox = (await page.locator('#login').boundingBox())!;
+        expect(loginBox.y + loginBox.height).toBeLessThanOrEqual(SCREENS.small.height);
         await checkPage(tab, language, BRAND, `everyday-${language}-small-approval`);
         await tab.context.close();
       });

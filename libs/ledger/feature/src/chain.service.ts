@@ -46,13 +46,14 @@ export class LedgerChain {
 
   /** Entries without a sequence, chained after the head a transaction at a time. */
   async sealAll(): Promise<number> {
+    if (!(await hasUnchained(this.pool))) return 0;
     let sealed = 0;
-    while (await hasUnchained(this.pool)) {
-      const n = await inTransaction(this.pool, (client) => sealUnchained(client, LEDGER_CHAIN_SEAL_BATCH_MAX));
-      sealed += n;
-      if (n === 0) break;
+    for (let after = 0; ; ) {
+      const page = await inTransaction(this.pool, (client) => sealUnchained(client, LEDGER_CHAIN_SEAL_BATCH_MAX, after));
+      sealed += page.sealed;
+      after = page.lastPosition;
+      if (page.sealed < LEDGER_CHAIN_SEAL_BATCH_MAX) return sealed;
     }
-    return sealed;
   }
 
   async list({ fromSequence, limit }: { fromSequence: number; limit: number }): Promise<ListResource<ChainEntryResource>> {

@@ -87,32 +87,36 @@ export async function verifyStoredChain(pool: Pool, pageSize: number): Promise<{
 /**
  * Chains entries that have no sequence yet (written before the chain existed, or straight in SQL by a
  * tool), oldest first by position, after the head: at most `max` in one transaction that holds the
- * head's lock, so two ledger instances sealing at once give each entry one sequence. Returns how many.
+ * head's lock, so two ledger instances sealing at once give each entry one sequence. Returns how many,
+ * and the position to go on from.
  */
-export async function sealUnchained(client: PoolClient, max: number): Promise<number> {
+export async function sealUnchained(client: PoolClient, max: number, afterPosition = 0): Promise<{ sealed: number; lastPosition: number }> {
   const head = await lockChainHead(client);
-  const { rows } = await client.query<{ id: string; reference: string; created_at: Date; postings: ToChain['postings'] | null }>({
+  // From the last position sealed on: the partial index keeps the entries just sealed (dead to it) until
+  // a vacuum, and a scan from its start would step over all of them again at every page.
+  const { rows } = await client.query<{ id: string; position: number; reference: string; created_at: Date; postings: ToChain['postings'] | null }>({
     name: 'ledger.unchained',
     text: `
-      SELECT e.id, e.reference, e.created_at,
+      SELECT e.id, e.position, e.reference, e.created_at,
         (SELECT json_agg(json_build_object('account', p.account_id, 'direction', p.direction, 'amount', p.amount, 'currency', p.currency) ORDER BY p.seq)
          FROM ledger_postings p WHERE p.entry_id = e.id) AS postings
-      FROM ledger_entries e WHERE e.sequence IS NULL ORDER BY e.position LIMIT $1`,
-    values: [max],
+      FROM ledger_entries e WHERE e.sequence IS NULL AND e.position > $2 ORDER BY e.position LIMIT $1`,
+    values: [max, afterPosition],
   });
-  if (rows.length === 0) return 0;
+  if (rows.length === 0) return { sealed: 0, lastPosition: afterPosition };
   const chain = chainAfter(head, rows.map((r) => ({ id: r.id, reference: r.reference, createdAt: r.created_at, postings: r.postings ?? [] })));
   await client.query({
     name: 'ledger.seal',
     text: `
       WITH sealed AS (
+        -- = ANY finds the rows by the primary key (joined on the unnest alone, a generic plan hashes it and scans the table).
         UPDATE ledger_entries AS e SET sequence = s.sequence, hash = s.hash
-        FROM unnest($1::text[], $2::bigint[], $3::text[]) AS s (id, sequence, hash) WHERE e.id = s.id
+        FROM unnest($1::text[], $2::bigint[], $3::text[]) AS s (id, sequence, hash) WHERE e.id = ANY ($1::text[]) AND e.id = s.id
       )
       UPDATE ledger_chain_head SET sequence = $4, hash = $5`,
     values: [rows.map((r) => r.id), chain.links.map((l) => l.sequence), chain.links.map((l) => l.hash), chain.head.sequence, chain.head.hash],
   });
-  return rows.length;
+  return { sealed: rows.length, lastPosition: rows[rows.length - 1]!.position };
 }
 
 /** Whether any entry waits for a sequence: one look at a partial index that is empty in steady state. */
