@@ -3,7 +3,7 @@ import type { Currency } from '@pay/kernel';
 
 // ibantools' package is ESM with a CommonJS build for require (which Node and Jest load); its types
 // are declared as ESM, so the CommonJS build is required by hand.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports, @typescript-eslint/consistent-type-imports
 const { electronicFormatIBAN, validateIBAN } = require('ibantools') as typeof import('ibantools', { with: { 'resolution-mode': 'import' } });
 
 /** The countries whose accounts take each currency: Algeria, Morocco, Tunisia, and the eight XOF countries (UEMOA). */
