@@ -3,6 +3,7 @@ import { Payments, PaymentsError, type Currency } from '@pay/sdk';
 import { bootstrap, exportLines } from './bootstrap';
 import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
 import { ops } from './ops';
+import { adminClient, payouts } from './payouts';
 import { readSettings, requireApiKey, UsageError, type Settings } from './settings';
 import { trigger, TRIGGER_TYPES } from './trigger';
 
@@ -41,6 +42,12 @@ export const USAGE = `Usage: npx payments <command> [options]
   ops endpoints                 enabled endpoints failing now, oldest first; FLAGGED past an hour
       --admin-key KEY             (default PAY_ADMIN_KEY, or .data/admin-api-key)
 
+  payouts create                (API key) a payout from one of your connections to its bank account
+      --connection conn_… --bank-account ba_… --amount MINOR --currency CUR [--description TEXT]
+  payouts batch --currency CUR  (finance, admin key) every pending payout of the currency, now in transit
+  payouts file pob_… [--out F]  the batch's pain.001.001.09 file for the bank
+  payouts import-statement F    apply the bank's camt.053.001.08 statement (file F): paid, returned, unmatched
+
 Every command: --base-url URL (default PAY_BASE_URL or http://127.0.0.1:3000),
                --api-key sk_… (default PAY_API_KEY; not needed by bootstrap)`;
 
@@ -59,6 +66,11 @@ const OPTIONS = {
   event: { type: 'string' },
   endpoint: { type: 'string' },
   redeliver: { type: 'boolean' },
+  connection: { type: 'string' },
+  'bank-account': { type: 'string' },
+  amount: { type: 'string' },
+  description: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,6 +93,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         return await listenCommand(settings, values, io);
       case 'trigger':
         return await triggerCommand(settings, rest, io);
+      case 'payouts':
+        return await payouts(rest[0], rest.slice(1), values, settings, () => client(settings), io);
       case 'ops':
         if (rest.length > 1) throw new UsageError(`ops takes one of subscriptions, parked, deliveries, endpoints (got ${rest.join(' ')})`);
         return await ops(rest[0], values, settings, io);
@@ -151,7 +165,13 @@ async function triggerCommand(settings: Settings, types: string[], io: Io): Prom
   if (types.length === 0) throw new UsageError('trigger needs an event type');
   const unknown = types.filter((type) => !TRIGGER_TYPES.includes(type as never));
   if (unknown.length > 0) throw new UsageError(`unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; one of: ${TRIGGER_TYPES.join(', ')}`);
-  const context = { client: client(settings), env: io.env, currency: (io.env['PAY_CURRENCY'] ?? 'DZD') as Currency, note: (text: string) => io.err(`  ${text}`) };
+  const context = {
+    client: client(settings),
+    ...(settings.adminKey ? { admin: adminClient(settings) } : {}),
+    env: io.env,
+    currency: (io.env['PAY_CURRENCY'] ?? 'DZD') as Currency,
+    note: (text: string) => io.err(`  ${text}`),
+  };
   for (const type of types) {
     io.err(`Triggering ${type}…`);
     const { objectId, eventId } = await trigger(type, context);

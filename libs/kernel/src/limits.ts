@@ -65,6 +65,10 @@ export const STATEMENT_ENTRIES_MAX = 2_000;
 export const PAYOUT_BATCH_MAX = 1_000;
 /** A bank account's holder: the pain.001 file's `Cdtr/Nm` is ISO 20022 Max140Text. */
 export const ACCOUNT_HOLDER_LENGTH_MAX = 140;
+/** Payouts a batch moves in transit at once, and statement entries (of distinct payouts) applied at once. */
+export const PAYOUT_STEPS_CONCURRENCY = 16;
+/** A batch's creation and a statement's import answer once every payout is moved: longer than a bus request's usual bound. */
+export const PAYOUT_ADMIN_REQUEST_TIMEOUT_MS = 2 * MINUTE_MS;
 /** Nesting of a JSON body: deeper is refused before it is parsed (class-transformer recurses per level). */
 export const JSON_DEPTH_MAX = 64;
 /** A request value echoed in an error message is cut to this. */

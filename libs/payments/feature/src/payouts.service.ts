@@ -18,7 +18,7 @@ import {
   type UnmatchedStatementEntry,
 } from '@pay/contracts';
 import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
-import { CONTENDED_COMMAND_RETRIES_MAX, hasPrefix, PAYOUT_BATCH_MAX, type Clock, type Currency } from '@pay/kernel';
+import { CONTENDED_COMMAND_RETRIES_MAX, hasPrefix, PAYOUT_BATCH_MAX, PAYOUT_STEPS_CONCURRENCY, type Clock, type Currency } from '@pay/kernel';
 import {
   checkIban,
   isPayoutStepPending,
@@ -51,6 +51,21 @@ const DEBTOR_NAME = 'Payments platform payouts';
 const debtorAccount = (currency: Currency): string => `PAYOUTS-${currency}`;
 
 type Visible = Exclude<ExistingPayout, { status: 'rejected' }>;
+type EntryOutcome = { applied: 'paid' | 'failed' } | { unmatched: string };
+
+/** `work` on each item, at most `limit` at once; the results in the items' order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
 
 /**
  * Payouts: bank accounts, payouts and their ledger steps, batches and their files, bank statements.
@@ -240,11 +255,12 @@ export class PayoutsService {
   private async closeBatch(batchId: string, loaded: Loaded<PayoutBatch>): Promise<PayoutBatchResource> {
     const batch = this.batches.visible(loaded.state, batchId, null);
     if (batch.status === 'closed') return toPayoutBatchResource(batch);
-    const held: PayoutBatchItem[] = [];
-    for (const payoutId of batch.candidates) {
+    // Each payout is its own stream: moved a few at a time, the batch keeps the candidates' order.
+    const moved = await mapConcurrently(batch.candidates, PAYOUT_STEPS_CONCURRENCY, async (payoutId): Promise<PayoutBatchItem | null> => {
       const { state } = await this.payouts.execute(payoutId, { type: 'AddToBatch', payoutId, batchId, now: this.clock.now() }, CONTENDED);
-      if (state.status !== 'none' && 'batchId' in state && state.batchId === batchId) held.push({ payoutId, amount: state.terms.amount });
-    }
+      return state.status !== 'none' && 'batchId' in state && state.batchId === batchId ? { payoutId, amount: state.terms.amount } : null;
+    });
+    const held = moved.filter((item): item is PayoutBatchItem => item !== null);
     const { state } = await this.batches.execute(batchId, { type: 'CloseBatch', batchId, payouts: held, now: this.clock.now() }, { from: loaded });
     if (state.status !== 'closed') throw new Error(`payout batch ${batchId} did not close`);
     return toPayoutBatchResource(state);
@@ -292,17 +308,29 @@ export class PayoutsService {
     );
     const { import_id: importId, result } = claimed.rows[0]!;
     if (result) return { ...result, duplicate: true };
+    // An entry repeated within the statement is applied once, at its first place.
+    const firstOf = new Map<string, number>();
+    request.entries.forEach((entry, index) => firstOf.has(entry.entryRef) || firstOf.set(entry.entryRef, index));
+    // Entries of one payout in statement order; distinct payouts a few at a time.
+    const byPayout = new Map<string, number[]>();
+    request.entries.forEach((entry, index) => {
+      if (firstOf.get(entry.entryRef) !== index) return;
+      const key = entry.endToEndId ?? `#${index}`;
+      byPayout.set(key, [...(byPayout.get(key) ?? []), index]);
+    });
+    const outcomes: EntryOutcome[] = request.entries.map(() => ({ unmatched: 'duplicate_entry' }));
+    await mapConcurrently([...byPayout.values()], PAYOUT_STEPS_CONCURRENCY, async (indexes) => {
+      for (const index of indexes) outcomes[index] = await this.applyEntry(statementId, request.entries[index]!);
+    });
     const unmatched: UnmatchedStatementEntry[] = [];
     let paid = 0;
     let failed = 0;
-    const seen = new Set<string>();
-    for (const entry of request.entries) {
-      const outcome = seen.has(entry.entryRef) ? { unmatched: 'duplicate_entry' } : await this.applyEntry(statementId, entry);
-      seen.add(entry.entryRef);
+    outcomes.forEach((outcome, index) => {
+      const entry = request.entries[index]!;
       if ('unmatched' in outcome) unmatched.push({ end_to_end_id: entry.endToEndId, amount: entry.amount, currency: entry.currency, reason: outcome.unmatched });
       else if (outcome.applied === 'paid') paid += 1;
       else failed += 1;
-    }
+    });
     const resource: BankStatementImportResource = {
       object: 'bank_statement_import',
       id: importId,
@@ -317,7 +345,7 @@ export class PayoutsService {
     return resource;
   }
 
-  private async applyEntry(statementId: string, entry: StatementEntry): Promise<{ applied: 'paid' | 'failed' } | { unmatched: string }> {
+  private async applyEntry(statementId: string, entry: StatementEntry): Promise<EntryOutcome> {
     const recorded = await this.pool.query<{ statement_id: string; outcome: 'paid' | 'failed' }>('SELECT statement_id, outcome FROM bank_statement_entries WHERE entry_ref = $1', [entry.entryRef]);
     const before = recorded.rows[0];
     if (before) return before.statement_id === statementId ? { applied: before.outcome } : { unmatched: 'duplicate_entry' };

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { IsDefined, IsNotEmpty, IsString } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type BankStatementImportResource, type PayoutBatchResource } from '@pay/contracts';
-import { newId, type Currency } from '@pay/kernel';
+import { newId, PAYOUT_ADMIN_REQUEST_TIMEOUT_MS, type Currency } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsSupportedCurrency, validateBody } from '../http/validation';
@@ -37,14 +37,14 @@ export class PayoutsAdminController {
     const input = validateBody(PayoutBatchBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
     return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/payout_batches', objectKind: 'payoutBatch' }, request, (batchId) =>
-      this.bus.request('payments.payout-batches.create', { batchId, currency: input.currency }),
+      this.bus.request('payments.payout-batches.create', { batchId, currency: input.currency }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS }),
     );
   }
 
   /** The batch's pain.001.001.09 file, `application/xml`. */
   @Get('payout_batches/:id/file')
   async batchFile(@Param('id') batchId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    const { xml } = await this.bus.request('payments.payout-batches.file', { batchId });
+    const { xml } = await this.bus.request('payments.payout-batches.file', { batchId }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
     void reply.header('Content-Type', 'application/xml; charset=utf-8');
     void reply.header('Content-Disposition', `attachment; filename="${batchId}.xml"`);
     return xml;
@@ -61,6 +61,6 @@ export class PayoutsAdminController {
       throw new ServiceError('invalid_request', 'the statement must be sent as XML, with Content-Type: application/xml');
     }
     const { statementId, entries } = parseStatement(body);
-    return this.bus.request('payments.bank-statements.import', { importId: newId('bankStatementImport'), statementId, entries });
+    return this.bus.request('payments.bank-statements.import', { importId: newId('bankStatementImport'), statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
   }
 }
