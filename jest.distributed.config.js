@@ -29,6 +29,7 @@ module.exports = {
     '**/e2e/balances.e2e.spec.ts',
     '**/e2e/webhook-endpoints.e2e.spec.ts',
     '**/e2e/refunds.e2e.spec.ts',
+    '**/e2e/payouts.e2e.spec.ts',
     '**/e2e/finance.e2e.spec.ts',
     '**/e2e/openapi.e2e.spec.ts',
     '**/e2e/reconciliation.e2e.spec.ts',

@@ -5,6 +5,7 @@ import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
 import { ledger } from './ledger';
 import { ops } from './ops';
 import { addressHint, DEFAULT_BASE_URL, readSettings, requireApiKey, UsageError, type Settings } from './settings';
+import { adminClient, payouts } from './payouts';
 import { trigger, TRIGGER_TYPES } from './trigger';
 
 export interface Io {
@@ -47,6 +48,11 @@ export const USAGE = `Usage: npx payments <command> [options]
                                 sequence that does not hold
       --public-key PEM_FILE       check the signature with this key (one of GET /admin/v1/ledger/signing_keys
                                   kept apart), not the one the export carries
+  payouts create                (API key) a payout from one of your connections to its bank account
+      --connection conn_… --bank-account ba_… --amount MINOR --currency CUR [--description TEXT]
+  payouts batch --currency CUR  (finance, admin key) every pending payout of the currency, now in transit
+  payouts file pob_… [--out F]  the batch's pain.001.001.09 file for the bank
+  payouts import-statement F    apply the bank's camt.053.001.08 statement (file F): paid, returned, unmatched
 
 Every command: --base-url URL (default PAY_BASE_URL or http://127.0.0.1:3000),
                --api-key sk_… (default PAY_API_KEY; not needed by bootstrap)`;
@@ -67,6 +73,11 @@ const OPTIONS = {
   endpoint: { type: 'string' },
   redeliver: { type: 'boolean' },
   'public-key': { type: 'string' },
+  connection: { type: 'string' },
+  'bank-account': { type: 'string' },
+  amount: { type: 'string' },
+  description: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -93,6 +104,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         return await triggerCommand(settings, rest, io);
       case 'ledger':
         return await ledger(rest, values, { out: io.out, err: io.err, cwd: io.cwd });
+      case 'payouts':
+        return await payouts(rest[0], rest.slice(1), values, settings, () => client(settings), io);
       case 'ops':
         if (rest.length > 1) throw new UsageError(`ops takes one of subscriptions, parked, deliveries, endpoints (got ${rest.join(' ')})`);
         return await ops(rest[0], values, settings, io);
@@ -173,7 +186,13 @@ async function triggerCommand(settings: Settings, types: string[], io: Io): Prom
   if (types.length === 0) throw new UsageError('trigger needs an event type');
   const unknown = types.filter((type) => !TRIGGER_TYPES.includes(type as never));
   if (unknown.length > 0) throw new UsageError(`unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; one of: ${TRIGGER_TYPES.join(', ')}`);
-  const context = { client: client(settings), env: io.env, currency: (io.env['PAY_CURRENCY'] ?? 'DZD') as Currency, note: (text: string) => io.err(`  ${text}`) };
+  const context = {
+    client: client(settings),
+    ...(settings.adminKey ? { admin: adminClient(settings) } : {}),
+    env: io.env,
+    currency: (io.env['PAY_CURRENCY'] ?? 'DZD') as Currency,
+    note: (text: string) => io.err(`  ${text}`),
+  };
   for (const type of types) {
     io.err(`Triggering ${type}…`);
     const { objectId, eventId } = await trigger(type, context);

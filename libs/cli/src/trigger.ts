@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Currency, EventType, Payment, Payments } from '@pay/sdk';
+import type { Currency, EventType, Payment, Payments, PaymentsAdmin, Payout } from '@pay/sdk';
+import { majorUnits, sandboxIban, sandboxStatement } from './payouts';
 import { EVENT_WAIT_MS } from './limits';
 import { fixture, UsageError } from './settings';
 
@@ -12,6 +13,8 @@ const DAY_S = 24 * HOUR_S;
 
 export interface TriggerContext {
   client: Payments;
+  /** The admin API (PAY_ADMIN_KEY): finance's batches and statements, for the payouts' events. */
+  admin?: PaymentsAdmin;
   env: NodeJS.ProcessEnv;
   currency: Currency;
   /** A line for a person: what the trigger did on the way (a clock advance, a side effect). */
@@ -119,6 +122,36 @@ async function disabledEndpoint(context: TriggerContext): Promise<string> {
   return endpoint.id;
 }
 
+/** A payout of part of what a new payment paid the merchant, to a sandbox bank account of the merchant's. */
+async function payout(context: TriggerContext): Promise<Payout> {
+  const merchant = fixture(context.env, 'merchant');
+  const charged = await paid(context, merchant);
+  const account = await context.client.bankAccounts.create({ connection: merchant, account_holder: 'Sandbox merchant', iban: sandboxIban(context.currency) });
+  return context.client.payouts.create({ connection: merchant, bank_account: account.id, amount: (charged.net_amount ?? TRIGGER_AMOUNT / 2) - 1, currency: context.currency, description: 'sandbox payout' });
+}
+
+const requireAdmin = (context: TriggerContext): PaymentsAdmin => {
+  if (!context.admin) throw new UsageError('this event needs the admin API (a batch, the bank statement): set PAY_ADMIN_KEY or pass --admin-key');
+  return context.admin;
+};
+
+/** A payout in a batch: in transit. */
+async function inTransit(context: TriggerContext): Promise<Payout> {
+  const admin = requireAdmin(context);
+  const created = await payout(context);
+  const batch = await admin.payoutBatches.create({ currency: context.currency });
+  context.note(`batched every pending ${context.currency} payout of the sandbox in ${batch.id} (${batch.count})`);
+  return created;
+}
+
+/** A payout the bank's statement books (paid) or returns (failed, AC04). */
+async function settledPayout(context: TriggerContext, outcome: 'paid' | 'returned'): Promise<string> {
+  const created = await inTransit(context);
+  const result = await requireAdmin(context).bankStatements.import(sandboxStatement(created, outcome, majorUnits(created.amount, context.currency)));
+  context.note(`imported the sandbox statement ${result.statement_id}`);
+  return created.id;
+}
+
 /** Each event type, and how the sandbox makes it happen: the id of the object the event is about. */
 export const RECIPES: Record<EventType, Recipe> = {
   'payment.succeeded': async (context) => (await paid(context)).id,
@@ -169,6 +202,10 @@ export const RECIPES: Record<EventType, Recipe> = {
   'refund.succeeded': async (context) => (await context.client.refunds.create({ payment: (await paid(context)).id, amount: TRIGGER_AMOUNT / 2, reason: 'sandbox: refund.succeeded' })).id,
   'refund.failed': failedRefund,
   'webhook_endpoint.disabled': disabledEndpoint,
+  'payout.canceled': async (context) => (await context.client.payouts.cancel((await payout(context)).id)).id,
+  'payout.in_transit': async (context) => (await inTransit(context)).id,
+  'payout.paid': (context) => settledPayout(context, 'paid'),
+  'payout.failed': (context) => settledPayout(context, 'returned'),
 };
 
 export const TRIGGER_TYPES = Object.keys(RECIPES) as EventType[];

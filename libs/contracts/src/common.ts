@@ -40,7 +40,7 @@ export interface IntegratorObjectRef {
  * The ids of the objects with a stream of their own (an aggregate): a request that carries one is
  * about that object, and must be keyed by it (the compiler holds every declaration to this).
  */
-export type EntityIdField = 'paymentId' | 'cashPaymentId' | 'supplierPaymentId' | 'collectionId';
+export type EntityIdField = 'paymentId' | 'cashPaymentId' | 'supplierPaymentId' | 'collectionId' | 'payoutId' | 'batchId';
 
 /** The string-valued fields of a request (of each member, for a union): what can key its message. */
 export type StringField<R> = R extends unknown ? { [K in keyof R]-?: NonNullable<R[K]> extends string ? K : never }[keyof R] & string : never;

@@ -4,6 +4,8 @@ export const ERROR_STATUS = {
   invalid_amount: 400,
   unsupported_currency: 400,
   currency_mismatch: 400,
+  /** A payout above the connection's available balance: nothing moves. */
+  insufficient_balance: 400,
   authentication_required: 401,
   connection_not_authorized: 403,
   beneficiary_not_authorized: 403,

@@ -22,6 +22,10 @@ export const EVENT_TYPES = [
   'settlement.completed',
   'refund.succeeded',
   'refund.failed',
+  'payout.in_transit',
+  'payout.paid',
+  'payout.failed',
+  'payout.canceled',
   // Not a status change: emitted once, the first time a deposit is seen past due_at unvalidated.
   'collection.deposit_overdue',
   // Not an object's status change: an endpoint the service disabled after failing for 5 days.

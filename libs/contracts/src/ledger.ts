@@ -53,8 +53,19 @@ export type CashMovementKind = 'cash_handover' | 'cash_deposit' | 'cash_write_of
 /** Money returned: a refund moves the amount back from the merchant to the customer, never with a fee. */
 export type ReturnKind = 'refund';
 
+/**
+ * Money out to a bank: `payout` moves the amount from the connection to the platform's payouts in
+ * transit, `payout_reversal` back (canceled, returned by the bank), `payout_paid` from in transit to
+ * paid out (the bank booked it). Never a fee.
+ */
+export type PayoutKind = 'payout' | 'payout_reversal' | 'payout_paid';
+
 /** What a transfer is for: its journal entry's kind, and for a fee use case the fee rule. */
-export type TransferUseCase = FeeUseCase | CashMovementKind | ReturnKind;
+export type TransferUseCase = FeeUseCase | CashMovementKind | ReturnKind | PayoutKind;
+
+/** The platform's accounts of payouts, per currency: in transit (sent to the bank, not booked) and paid out. */
+export const payoutsInTransitAccount = (currency: Currency): string => `platform:payouts_in_transit:${currency}`;
+export const paidOutAccount = (currency: Currency): string => `platform:paid_out:${currency}`;
 
 /**
  * One balanced movement: `amount` leaves `debitOwner`; the fee of `useCase` goes to the platform.

@@ -1,6 +1,6 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type IntegratorObjectRef, type ListObjects, type MessageKeys } from './common';
-import type { ListResource, PaymentResource, RefundResource } from './resources';
+import type { BankAccountResource, BankStatementImportResource, ListResource, PaymentResource, PayoutBatchResource, PayoutResource, PayoutStatus, RefundResource } from './resources';
 
 /** The payments app: Pay (payments authorized by the customer) and their refunds. */
 
@@ -35,6 +35,56 @@ export interface CreateRefund {
   reason: string | null;
 }
 
+export interface CreateBankAccount {
+  /** Allocated by the gateway and kept with the idempotency key. */
+  bankAccountId: string;
+  integratorId: string;
+  /** The caller's connection (checked by the gateway) and the currency of its account. */
+  connection: string;
+  connectionCurrency: Currency;
+  accountHolder: string;
+  iban: string;
+}
+
+export interface CreatePayout {
+  /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same payout. */
+  payoutId: string;
+  integratorId: string;
+  /** The caller's connection (checked by the gateway). */
+  connection: string;
+  bankAccount: string;
+  amount: number;
+  currency: Currency;
+  description: string | null;
+}
+
+export interface PayoutRef {
+  integratorId: string;
+  payoutId: string;
+}
+
+/** One `Ntry` of a camt.053 statement, as the gateway read it (amounts in minor units, null when unreadable). */
+export interface StatementEntry {
+  /** What identifies the entry across statements: `AcctSvcrRef`, else `NtryRef`, else a digest of its fields. */
+  entryRef: string;
+  endToEndId: string | null;
+  amount: number | null;
+  currency: string | null;
+  creditDebit: 'CRDT' | 'DBIT' | null;
+  status: string | null;
+  /** ISO date or time of `BookgDt`. */
+  bookingDate: string | null;
+  /** `RtrInf/Rsn/Cd` of a return, else null. */
+  returnCode: string | null;
+  isReturn: boolean;
+}
+
+export interface ImportBankStatement {
+  importId: string;
+  statementId: string;
+  entries: StatementEntry[];
+}
+
 export interface PaymentsTopics {
   'payments.create': { request: CreatePaymentRequest; reply: PaymentResource };
   'payments.retrieve': { request: PaymentRef; reply: PaymentResource };
@@ -46,6 +96,17 @@ export interface PaymentsTopics {
   'payments.refunds.create': { request: CreateRefund; reply: RefundResource };
   'payments.refunds.retrieve': { request: IntegratorObjectRef; reply: RefundResource };
   'payments.refunds.list': { request: ListObjects<'payment'>; reply: ListResource<RefundResource> };
+  'payments.bank-accounts.create': { request: CreateBankAccount; reply: BankAccountResource };
+  'payments.bank-accounts.retrieve': { request: IntegratorObjectRef; reply: BankAccountResource };
+  'payments.bank-accounts.list': { request: ListObjects<'connection'>; reply: ListResource<BankAccountResource> };
+  'payments.payouts.create': { request: CreatePayout; reply: PayoutResource };
+  'payments.payouts.retrieve': { request: PayoutRef; reply: PayoutResource };
+  'payments.payouts.cancel': { request: PayoutRef; reply: PayoutResource };
+  'payments.payouts.list': { request: ListObjects<'connection' | 'status'> & { filters: { status?: PayoutStatus } }; reply: ListResource<PayoutResource> };
+  'payments.payout-batches.create': { request: { batchId: string; currency: Currency }; reply: PayoutBatchResource };
+  /** The batch's pain.001.001.09 file. */
+  'payments.payout-batches.file': { request: { batchId: string }; reply: { xml: string } };
+  'payments.bank-statements.import': { request: ImportBankStatement; reply: BankStatementImportResource };
 }
 
 /** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
@@ -61,6 +122,17 @@ export const PAYMENTS_MESSAGE_KEYS = {
   'payments.refunds.create': 'paymentId',
   'payments.refunds.retrieve': 'id',
   'payments.refunds.list': null,
+  'payments.bank-accounts.create': 'bankAccountId',
+  'payments.bank-accounts.retrieve': 'id',
+  'payments.bank-accounts.list': null,
+  'payments.payouts.create': 'payoutId',
+  'payments.payouts.retrieve': 'payoutId',
+  'payments.payouts.cancel': 'payoutId',
+  'payments.payouts.list': null,
+  'payments.payout-batches.create': 'batchId',
+  'payments.payout-batches.file': 'batchId',
+  /** By statement: a repeated import waits for the first. */
+  'payments.bank-statements.import': 'statementId',
 } as const satisfies MessageKeys<PaymentsTopics>;
 
 export const PAYMENTS_TOPICS = topicsOf(PAYMENTS_MESSAGE_KEYS);

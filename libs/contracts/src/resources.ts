@@ -40,6 +40,67 @@ export interface RefundResource {
   created_at: string;
 }
 
+/** A bank account registered for a connection's payouts; the full IBAN is answered only at creation. */
+export interface BankAccountResource {
+  id: string;
+  object: 'bank_account';
+  connection: string;
+  account_holder: string;
+  country: string;
+  iban_last4: string;
+  currency: Currency;
+  created_at: string;
+  /** Only in the answer to the create. */
+  iban?: string;
+}
+
+export const PAYOUT_STATUSES = ['pending', 'in_transit', 'paid', 'failed', 'canceled'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+export interface PayoutResource {
+  id: string;
+  object: 'payout';
+  connection: string;
+  bank_account: string;
+  amount: number;
+  currency: Currency;
+  description: string | null;
+  fee_amount: 0;
+  status: PayoutStatus;
+  failure_reason: 'returned_by_bank' | null;
+  failure_code: string | null;
+  batch: string | null;
+  created_at: string;
+  paid_at: string | null;
+}
+
+export interface PayoutBatchResource {
+  object: 'payout_batch';
+  id: string;
+  currency: Currency;
+  count: number;
+  total_amount: number;
+  created_at: string;
+}
+
+export interface UnmatchedStatementEntry {
+  end_to_end_id: string | null;
+  amount: number | null;
+  currency: string | null;
+  reason: string;
+}
+
+export interface BankStatementImportResource {
+  object: 'bank_statement_import';
+  id: string;
+  statement_id: string;
+  entries: number;
+  paid: number;
+  failed: number;
+  unmatched: UnmatchedStatementEntry[];
+  duplicate: boolean;
+}
+
 export type ConnectionKind = 'merchant' | 'business' | 'wholesaler';
 
 export interface IntegratorResource {
@@ -75,7 +136,7 @@ export interface BalanceResource {
   available: number;
 }
 
-export const BALANCE_TRANSACTION_TYPES = ['payment', 'cash_payment', 'supplier_payment', 'settlement', 'refund', 'topup', 'adjustment'] as const;
+export const BALANCE_TRANSACTION_TYPES = ['payment', 'cash_payment', 'supplier_payment', 'settlement', 'refund', 'topup', 'payout', 'payout_reversal', 'adjustment'] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
 /** One movement of one connection's account: a posting, seen from the connection. */

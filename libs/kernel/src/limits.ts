@@ -51,6 +51,24 @@ export const PASSWORD_LENGTH_MAX = 200;
 /** A JSON body; a form posted by a hosted page is far smaller. */
 export const BODY_LIMIT_BYTES = 1_048_576;
 export const FORM_BODY_LIMIT_BYTES = 16_384;
+/** A bank statement (camt.053, XML) posted to the admin API: the one body allowed above BODY_LIMIT_BYTES. */
+export const STATEMENT_BODY_LIMIT_BYTES = 10 * 1_048_576;
+/**
+ * Entries of one imported statement: the parsed entries cross the bus in one message (Kafka's default
+ * limit is 1 MB; an entry is at most ~400 bytes there). A longer statement is split by the bank or by finance.
+ */
+export const STATEMENT_ENTRIES_MAX = 2_000;
+/**
+ * Payouts one batch takes (the oldest first; the next batch takes the rest): its file crosses the bus
+ * in one reply (~700 bytes a payout) and stays a size banks accept in one upload.
+ */
+export const PAYOUT_BATCH_MAX = 1_000;
+/** A bank account's holder: the pain.001 file's `Cdtr/Nm` is ISO 20022 Max140Text. */
+export const ACCOUNT_HOLDER_LENGTH_MAX = 140;
+/** Payouts a batch moves in transit at once, and statement entries (of distinct payouts) applied at once. */
+export const PAYOUT_STEPS_CONCURRENCY = 16;
+/** A batch's creation and a statement's import answer once every payout is moved: longer than a bus request's usual bound. */
+export const PAYOUT_ADMIN_REQUEST_TIMEOUT_MS = 2 * MINUTE_MS;
 /** Nesting of a JSON body: deeper is refused before it is parsed (class-transformer recurses per level). */
 export const JSON_DEPTH_MAX = 64;
 /** A request value echoed in an error message is cut to this. */

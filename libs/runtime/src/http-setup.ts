@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
-import { BODY_LIMIT_BYTES, FORM_BODY_LIMIT_BYTES, HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, newId } from '@pay/kernel';
+import { BODY_LIMIT_BYTES, FORM_BODY_LIMIT_BYTES, STATEMENT_BODY_LIMIT_BYTES, HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, newId } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
 import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
 import { observeRequests } from './request-observability';
@@ -72,11 +72,34 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
       done(error instanceof ServiceError ? error : new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)'), undefined);
     }
   });
+  acceptXmlOnStatementRoute(fastify);
   endConnectionsOnceClosing(fastify);
   // Path ids that cannot exist and query values that cannot be stored never reach a handler.
   fastify.addHook('preValidation', checkRequestShape);
   app.useGlobalFilters(new ContractErrorFilter());
 }
+
+/** The one route that takes XML: a bank's statement (camt.053), up to 10 MB. */
+export const XML_BODY_ROUTE = { method: 'POST', url: '/admin/v1/bank_statements' } as const;
+const XML_MEDIA_TYPE = /^\s*(application|text)\/xml\s*(;|$)/i;
+
+/**
+ * XML bodies are accepted on XML_BODY_ROUTE only, and there up to STATEMENT_BODY_LIMIT_BYTES: any other
+ * route refuses one before reading it. The body reaches the handler as the raw text (parsed there, with
+ * entities off and a DOCTYPE refused).
+ */
+function acceptXmlOnStatementRoute(fastify: FastifyInstance): void {
+  fastify.addHook('preParsing', async (request: FastifyRequest) => {
+    if (!XML_MEDIA_TYPE.test(String(request.headers['content-type'] ?? ''))) return;
+    if (request.method !== XML_BODY_ROUTE.method || request.routeOptions.url !== XML_BODY_ROUTE.url) {
+      throw new ServiceError('invalid_request', `the request body must be JSON, sent with Content-Type: application/json (XML is accepted by ${XML_BODY_ROUTE.method} ${XML_BODY_ROUTE.url} only)`);
+    }
+    if (Number(request.headers['content-length'] ?? 0) > STATEMENT_BODY_LIMIT_BYTES) throw statementTooLarge();
+  });
+  fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: STATEMENT_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, String(body)));
+}
+
+const statementTooLarge = (): ServiceError => new ServiceError('invalid_request', 'the statement is larger than 10 MB (10,485,760 bytes)', undefined, 413);
 
 /**
  * Once close has begun, every response ends its connection (`Connection: close`), those of requests

@@ -1,6 +1,8 @@
 import { HttpClient, type ClientOptions, type RequestOptions } from './http';
 import { ListCall } from './pagination';
 import type {
+  BankStatementImport,
+  PayoutBatch,
   EndpointHealth,
   FailedDelivery,
   FailedDeliveryListParams,
@@ -44,6 +46,30 @@ export class OperationsResource {
   }
 }
 
+/** Finance's side of payouts: batches, their pain.001 file for the bank, the bank's camt.053 statements. */
+export class PayoutBatchesResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Every pending payout of the currency, now in transit (`count` 0 when there is none). */
+  create(params: { currency: PayoutBatch['currency'] }, options?: RequestOptions): Promise<PayoutBatch> {
+    return this.http.request({ method: 'POST', path: '/admin/v1/payout_batches', body: params, idempotent: true }, options);
+  }
+  /** The batch's pain.001.001.09 credit-transfer file, as its XML text. */
+  file(batchId: string, options?: RequestOptions): Promise<string> {
+    return this.http.request({ method: 'GET', path: `/admin/v1/payout_batches/${encodeURIComponent(batchId)}/file`, textAnswer: true }, options);
+  }
+}
+
+export class BankStatementsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Imports a camt.053.001.08 statement (its XML text): payouts paid or returned, what did not match, `duplicate` for a statement seen before. */
+  import(xml: string, options?: RequestOptions): Promise<BankStatementImport> {
+    // Safe to repeat: a statement already imported applies nothing.
+    return this.http.request({ method: 'POST', path: '/admin/v1/bank_statements', xmlBody: xml, idempotent: true }, options);
+  }
+}
+
 export type PaymentsAdminOptions = Omit<ClientOptions, 'apiKey'> & {
   /** The service's admin key (`ADMIN_API_KEY`): never an integrator's. */
   adminKey: string;
@@ -59,10 +85,15 @@ export type PaymentsAdminOptions = Omit<ClientOptions, 'apiKey'> & {
  */
 export class PaymentsAdmin {
   readonly operations: OperationsResource;
+  readonly payoutBatches: PayoutBatchesResource;
+  readonly bankStatements: BankStatementsResource;
 
   constructor(options: PaymentsAdminOptions) {
     if (!options.adminKey) throw new TypeError('adminKey is required');
     const { adminKey, ...rest } = options;
-    this.operations = new OperationsResource(new HttpClient({ ...rest, apiKey: adminKey }));
+    const http = new HttpClient({ ...rest, apiKey: adminKey });
+    this.operations = new OperationsResource(http);
+    this.payoutBatches = new PayoutBatchesResource(http);
+    this.bankStatements = new BankStatementsResource(http);
   }
 }

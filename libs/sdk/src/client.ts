@@ -2,6 +2,12 @@ import { HttpClient, type ClientOptions, type RequestOptions } from './http';
 import { ListCall } from './pagination';
 import { webhooks } from './webhooks';
 import type {
+  BankAccount,
+  BankAccountCreateParams,
+  BankAccountListParams,
+  Payout,
+  PayoutCreateParams,
+  PayoutListParams,
   Balance,
   BalanceTransaction,
   BalanceTransactionListParams,
@@ -46,6 +52,35 @@ const id = (value: string): string => {
 
 abstract class Resource {
   constructor(protected readonly http: HttpClient) {}
+}
+
+/** Bank accounts for payouts: the full IBAN is answered by `create` only. */
+export class BankAccountsResource extends Resource {
+  create(params: BankAccountCreateParams, options?: RequestOptions): Promise<BankAccount> {
+    return this.http.request({ method: 'POST', path: '/v1/bank_accounts', body: params, idempotent: true }, options);
+  }
+  retrieve(bankAccountId: string, options?: RequestOptions): Promise<BankAccount> {
+    return this.http.request({ method: 'GET', path: `/v1/bank_accounts/${id(bankAccountId)}` }, options);
+  }
+  list(params: BankAccountListParams = {}, options?: RequestOptions): ListCall<BankAccount, BankAccountListParams> {
+    return new ListCall(this.http, '/v1/bank_accounts', params, options);
+  }
+}
+
+/** Payouts to a bank account: `pending` at once (the balance debited), cancel while pending. */
+export class PayoutsResource extends Resource {
+  create(params: PayoutCreateParams, options?: RequestOptions): Promise<Payout> {
+    return this.http.request({ method: 'POST', path: '/v1/payouts', body: params, idempotent: true }, options);
+  }
+  retrieve(payoutId: string, options?: RequestOptions): Promise<Payout> {
+    return this.http.request({ method: 'GET', path: `/v1/payouts/${id(payoutId)}` }, options);
+  }
+  list(params: PayoutListParams = {}, options?: RequestOptions): ListCall<Payout, PayoutListParams> {
+    return new ListCall(this.http, '/v1/payouts', params, options);
+  }
+  cancel(payoutId: string, options?: RequestOptions): Promise<Payout> {
+    return this.http.request({ method: 'POST', path: `/v1/payouts/${id(payoutId)}/cancel` }, options);
+  }
 }
 
 /** Pay: `POST /v1/payments` (Idempotency-Key required: the SDK always sends one), retrieve, list, cancel. */
@@ -244,6 +279,8 @@ export class Payments {
   readonly beneficiaries: BeneficiariesResource;
   readonly collections: CollectionsResource;
   readonly refunds: RefundsResource;
+  readonly bankAccounts: BankAccountsResource;
+  readonly payouts: PayoutsResource;
   readonly balances: BalancesResource;
   readonly balanceTransactions: BalanceTransactionsResource;
   readonly events: EventsResource;
@@ -260,6 +297,8 @@ export class Payments {
     this.beneficiaries = new BeneficiariesResource(http);
     this.collections = new CollectionsResource(http);
     this.refunds = new RefundsResource(http);
+    this.bankAccounts = new BankAccountsResource(http);
+    this.payouts = new PayoutsResource(http);
     this.balances = new BalancesResource(http);
     this.balanceTransactions = new BalanceTransactionsResource(http);
     this.events = new EventsResource(http);

@@ -33,6 +33,10 @@ export interface HttpRequest {
   path: string;
   query?: Query;
   body?: object;
+  /** An XML document sent as is (`application/xml`), instead of a JSON body. */
+  xmlBody?: string;
+  /** The answer is a document (XML), answered as its text rather than parsed as JSON. */
+  textAnswer?: boolean;
   /** A create: sends an Idempotency-Key (the caller's, or a generated one), the same on every retry. */
   idempotent?: boolean;
 }
@@ -91,9 +95,10 @@ export class HttpClient {
       'User-Agent': `pay-sdk-node/${SDK_VERSION}`,
     };
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (request.xmlBody !== undefined) headers['Content-Type'] = 'application/xml';
     // One key per logical call, generated before the first attempt: every retry sends the same one.
     if (request.idempotent) headers['Idempotency-Key'] = options.idempotencyKey ?? `sdk-${randomUUID()}`;
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const body = request.xmlBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
     const repeatable = request.method !== 'POST' || request.idempotent === true;
     const maxRetries = options.maxRetries ?? this.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -128,6 +133,7 @@ export class HttpClient {
         parsed = undefined;
       }
       if (response.ok) {
+        if (request.textAnswer) return text as T;
         if (parsed === undefined) {
           throw new PaymentsError({ status: response.status, code: 'invalid_response', message: 'the answer is not JSON', requestId: response.headers.get('request-id') ?? undefined, headers: response.headers });
         }

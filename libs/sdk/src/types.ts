@@ -90,6 +90,83 @@ export interface RefundListParams extends ListParams {
   payment?: string;
 }
 
+// ---- bank accounts and payouts ----
+export interface BankAccount {
+  id: string;
+  object: 'bank_account';
+  connection: string;
+  account_holder: string;
+  country: string;
+  iban_last4: string;
+  currency: Currency;
+  created_at: string;
+  /** Only in the answer to the create. */
+  iban?: string;
+}
+
+export interface BankAccountCreateParams {
+  connection: string;
+  account_holder: string;
+  /** Spaces ignored; its country must use the connection's currency. */
+  iban: string;
+}
+
+export interface BankAccountListParams extends ListParams {
+  connection?: string;
+}
+
+export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed' | 'canceled';
+
+export interface Payout {
+  id: string;
+  object: 'payout';
+  connection: string;
+  bank_account: string;
+  amount: number;
+  currency: Currency;
+  description: string | null;
+  fee_amount: 0;
+  status: PayoutStatus;
+  failure_reason: 'returned_by_bank' | null;
+  failure_code: string | null;
+  batch: string | null;
+  created_at: string;
+  paid_at: string | null;
+}
+
+export interface PayoutCreateParams {
+  connection: string;
+  bank_account: string;
+  amount: number;
+  currency: Currency;
+  description?: string;
+}
+
+export interface PayoutListParams extends ListParams, CreatedRange {
+  connection?: string;
+  status?: PayoutStatus;
+}
+
+export interface PayoutBatch {
+  object: 'payout_batch';
+  id: string;
+  currency: Currency;
+  count: number;
+  total_amount: number;
+  created_at: string;
+}
+
+export interface BankStatementImport {
+  object: 'bank_statement_import';
+  id: string;
+  statement_id: string;
+  entries: number;
+  paid: number;
+  failed: number;
+  unmatched: { end_to_end_id: string | null; amount: number | null; currency: string | null; reason: string }[];
+  duplicate: boolean;
+}
+
 // ---- cash payments ----
 export type CashPaymentStatus = 'awaiting_payment' | 'succeeded' | 'expired' | 'canceled';
 
@@ -230,7 +307,7 @@ export interface Balance {
   available: number;
 }
 
-export type BalanceTransactionType = 'payment' | 'cash_payment' | 'supplier_payment' | 'settlement' | 'refund' | 'topup' | 'adjustment';
+export type BalanceTransactionType = 'payment' | 'cash_payment' | 'supplier_payment' | 'settlement' | 'refund' | 'topup' | 'payout' | 'payout_reversal' | 'adjustment';
 
 export interface BalanceTransaction {
   id: string;
@@ -272,6 +349,10 @@ export type EventType =
   | 'settlement.completed'
   | 'refund.succeeded'
   | 'refund.failed'
+  | 'payout.in_transit'
+  | 'payout.paid'
+  | 'payout.failed'
+  | 'payout.canceled'
   | 'collection.deposit_overdue'
   | 'webhook_endpoint.disabled';
 

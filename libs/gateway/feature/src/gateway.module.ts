@@ -14,6 +14,8 @@ import { CashPaymentsHostedController } from './hosted/cash-payment-pages.contro
 import { CollectionsController, CollectionsTestHelpersController } from './api/collections.controller';
 import { SupplierPaymentsController, SupplierPaymentsTestHelpersController } from './api/supplier-payments.controller';
 import { RefundsController } from './api/refunds.controller';
+import { BankAccountsController, PayoutsController } from './api/payouts.controller';
+import { PayoutsAdminController } from './admin/payouts-admin.controller';
 import { TestHelpersController } from './api/test-helpers.controller';
 import { EventsController, WebhookEndpointsController } from './api/webhooks.controller';
 import type { GatewayConfig } from './gateway.config';
@@ -36,6 +38,8 @@ export class GatewayModule {
     const controllers = [
       PaymentsController,
       RefundsController,
+      BankAccountsController,
+      PayoutsController,
       CashPaymentsController,
       CashPaymentsHostedController,
       SupplierPaymentsController,
@@ -56,6 +60,7 @@ export class GatewayModule {
       ReconciliationController,
       PeopleController,
       OperationsController,
+      PayoutsAdminController,
       ...(config.sandbox
         ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
         : []),

@@ -6,9 +6,10 @@ import { cashPointAccount, type LedgerAccountKind, type OpenAccount, ServiceErro
  * cash point holds one account per currency, `cp_…:<CUR>`; the platform's own accounts are
  * `platform:<kind>:<CUR>`.
  */
-export type PlatformAccountKind = 'fees' | 'funding' | 'cash' | 'cash_in_transit';
+/** payouts_in_transit: payouts sent to the bank and not yet booked; paid_out: what the bank booked (money out of the ledger). */
+export type PlatformAccountKind = 'fees' | 'funding' | 'cash' | 'cash_in_transit' | 'payouts_in_transit' | 'paid_out';
 
-export const PLATFORM_ACCOUNT_KINDS = ['fees', 'funding', 'cash', 'cash_in_transit'] as const satisfies readonly PlatformAccountKind[];
+export const PLATFORM_ACCOUNT_KINDS = ['fees', 'funding', 'cash', 'cash_in_transit', 'payouts_in_transit', 'paid_out'] as const satisfies readonly PlatformAccountKind[];
 export type AccountKind = LedgerAccountKind | `platform_${PlatformAccountKind}`;
 
 export const platformAccount = (kind: PlatformAccountKind, currency: Currency): string => `platform:${kind}:${currency}`;

@@ -1,5 +1,5 @@
 import { computeFee, isCurrency, isValidAmount, LEDGER_ID_LENGTH_MAX } from '@pay/kernel';
-import { type CashMovementKind, type CreateTopup, type ExecuteTransfer, type FeeUseCase, ServiceError, type TransferUseCase } from '@pay/contracts';
+import { type CashMovementKind, type CreateTopup, type ExecuteTransfer, type FeeUseCase, type PayoutKind, ServiceError, type TransferUseCase } from '@pay/contracts';
 import { isPlatformAccount, platformAccount } from './accounts';
 import { FEE_USE_CASES, type FeeSchedule } from './fee-schedule';
 import { assertBalanced, type Posting } from './postings';
@@ -31,8 +31,10 @@ export const CASH_MOVEMENT_KINDS = ['cash_handover', 'cash_deposit', 'cash_write
 
 const isFeeUseCase = (useCase: TransferUseCase): useCase is FeeUseCase => (FEE_USE_CASES as readonly string[]).includes(useCase);
 const isCashMovement = (useCase: TransferUseCase): useCase is CashMovementKind => (CASH_MOVEMENT_KINDS as readonly string[]).includes(useCase);
+export const PAYOUT_KINDS = ['payout', 'payout_reversal', 'payout_paid'] as const satisfies readonly PayoutKind[];
+const isPayout = (useCase: TransferUseCase): useCase is PayoutKind => (PAYOUT_KINDS as readonly string[]).includes(useCase);
 /** Movements without a fee rule of their own: they take feeMode none. */
-const isFeeless = (useCase: TransferUseCase): boolean => isCashMovement(useCase) || useCase === 'refund';
+const isFeeless = (useCase: TransferUseCase): boolean => isCashMovement(useCase) || useCase === 'refund' || isPayout(useCase);
 
 const checkTransfer = (request: ExecuteTransfer): void => {
   for (const param of ['operationId', 'reference', 'debitOwner', 'creditOwner'] as const) requireId(request[param], param);

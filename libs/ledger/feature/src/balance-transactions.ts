@@ -10,7 +10,7 @@ import {
 import { iso, type Currency } from '@pay/kernel';
 
 /** Journal entry kinds that are a balance transaction type of their own; any other kind is an adjustment. */
-const TYPED_KINDS: ReadonlySet<string> = new Set<BalanceTransactionType>(['payment', 'cash_payment', 'supplier_payment', 'settlement', 'refund', 'topup']);
+const TYPED_KINDS: ReadonlySet<string> = new Set<BalanceTransactionType>(['payment', 'cash_payment', 'supplier_payment', 'settlement', 'refund', 'topup', 'payout', 'payout_reversal']);
 
 export const balanceTransactionType = (entryKind: string): BalanceTransactionType =>
   TYPED_KINDS.has(entryKind) ? (entryKind as BalanceTransactionType) : 'adjustment';

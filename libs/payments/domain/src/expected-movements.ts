@@ -1,4 +1,5 @@
-import { movement, type ExpectedMovements } from '@pay/contracts';
+import { movement, paidOutAccount, payoutsInTransitAccount, type ExpectedMovements } from '@pay/contracts';
+import type { Payout } from './payout';
 import type { Payment } from './payment';
 import type { Refund } from './refund';
 
@@ -17,4 +18,25 @@ export const expectedRefundMovements = (state: Exclude<Refund, { status: 'none' 
   const { terms } = state;
   if (state.status !== 'succeeded') return { objectId: terms.refundId, byReference: {} };
   return { objectId: terms.refundId, byReference: { [terms.refundId]: movement(terms.merchantConnection, terms.customerId, terms.amount, terms.amount, 0, terms.currency) } };
+};
+
+/**
+ * A payout's ledger steps all carry its id: the debit moved the amount from the connection into the
+ * payouts in transit; a cancel or a return moved it back (nothing left, net); the bank's booking moved
+ * it on from in transit to paid out. A refused payout moved nothing.
+ */
+export const expectedPayoutMovements = (state: Exclude<Payout, { status: 'none' }>): ExpectedMovements => {
+  const { terms } = state;
+  const inTransit = payoutsInTransitAccount(terms.currency);
+  switch (state.status) {
+    case 'requested':
+    case 'rejected':
+    case 'canceled':
+    case 'failed':
+      return { objectId: terms.payoutId, byReference: {} };
+    case 'paid':
+      return { objectId: terms.payoutId, byReference: { [terms.payoutId]: movement(terms.connection, paidOutAccount(terms.currency), terms.amount, terms.amount, 0, terms.currency) } };
+    default:
+      return { objectId: terms.payoutId, byReference: { [terms.payoutId]: movement(terms.connection, inTransit, terms.amount, terms.amount, 0, terms.currency) } };
+  }
 };

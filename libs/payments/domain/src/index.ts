@@ -11,3 +11,5 @@ export const paymentDecider: Decider<PaymentCommand, PaymentEvent, Payment> = { 
 export const paymentStreamId = (paymentId: string): string => `payment-${paymentId}`;
 export * from './refund';
 export * from './expected-movements';
+export * from './payout';
+export * from './bank-account';

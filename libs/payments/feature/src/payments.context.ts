@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
+import { hasPrefix } from '@pay/kernel';
 import { statesAfter } from '@pay/platform';
 import { expectedPaymentMovements, expectedRefundMovements, type Payment, type Refund } from '@pay/payments-domain';
 import { paymentAggregate } from './payment-events';
@@ -8,15 +9,42 @@ import { PaymentsService, type PaymentsConfig } from './payments.service';
 import { refundAggregate } from './refund-events';
 import { listRefunds, projectRefundEvents, REFUND_EVENT_PREFIX } from './refund-projection';
 import { RefundsService } from './refunds.service';
+import { payoutAggregate, payoutBatchAggregate } from './payout-events';
+import {
+  listBankAccounts,
+  listPayouts,
+  PAYOUT_BATCH_EVENT_PREFIX,
+  PAYOUT_EVENT_PREFIX,
+  payoutExpectedMovements,
+  projectPayoutBatchEvents,
+  projectPayoutEvents,
+  stalledPayoutWork,
+} from './payout-projection';
+import { PayoutsService } from './payouts.service';
 
 const PAYMENT_VIEWS = 'payments.payment-views';
 const REFUND_VIEWS = 'payments.refund-views';
+const PAYOUT_VIEWS = 'payments.payout-views';
+const PAYOUTS_CURSOR = 'payouts:';
+const PAYOUT_BATCH_VIEWS = 'payments.payout-batch-views';
 
-/** The payments app: payments and their refunds, their projections and relays, the sweeps (deadlines, stalled authorizations and refunds). */
+/** The payments app: payments and their refunds, payouts to bank accounts, their projections and relays, the sweeps (deadlines, stalled authorizations, refunds and payouts). */
 export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructure, config: PaymentsConfig): ContextDeclaration {
   const payments = new AggregateRepository(store, paymentAggregate, recordWith(bus));
   const service = new PaymentsService(payments, bus, clock, config);
   const refunds = new RefundsService(payments, new AggregateRepository(store, refundAggregate, recordWith(bus)), bus, clock, config.ledgerTimeoutMs);
+  // The payout views' catch-up is the runtime's, known once it has started the subscriptions.
+  let catchUpPayouts: () => Promise<void> = () => Promise.reject(new Error('the payout views are not started yet'));
+  const payouts = new PayoutsService(
+    new AggregateRepository(store, payoutAggregate, recordWith(bus)),
+    new AggregateRepository(store, payoutBatchAggregate, recordWith(bus)),
+    bus,
+    pool,
+    clock,
+    config.ledgerTimeoutMs,
+    () => catchUpPayouts(),
+  );
+  const paymentSweep = expirySweep(pool, PAYMENT_SWEEPS, payments, clock);
   return {
     app: 'payments',
     subscriptions: [
@@ -24,12 +52,17 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       relayOf('payments.integration-events', paymentAggregate),
       { kind: 'projection', id: REFUND_VIEWS, typePrefixes: [REFUND_EVENT_PREFIX], handle: projectRefundEvents },
       relayOf('payments.refund-events', refundAggregate),
+      { kind: 'projection', id: PAYOUT_VIEWS, typePrefixes: [PAYOUT_EVENT_PREFIX], handle: projectPayoutEvents },
+      relayOf('payments.payout-events', payoutAggregate),
+      { kind: 'projection', id: PAYOUT_BATCH_VIEWS, typePrefixes: [PAYOUT_BATCH_EVENT_PREFIX], handle: projectPayoutBatchEvents },
     ],
     sweeper: {
       tasks: {
-        // Stalled: a payment's authorization, or its refunds reserved and not settled.
-        ...expirySweep(pool, PAYMENT_SWEEPS, payments, clock),
+        // Stalled: a payment's authorization, its refunds reserved and not settled, a payout's ledger step, a batch left open.
+        ...paymentSweep,
+        stalled: async (olderThanMs, limit) => [...(await paymentSweep.stalled(olderThanMs, limit)), ...(await stalledPayoutWork(pool, olderThanMs, limit))],
         resume: async (id) => {
+          if (hasPrefix(id, 'payout') || hasPrefix(id, 'payoutBatch')) return payouts.resume(id);
           const payment = await service.finishAuthorization(id);
           await refunds.finishPending(id);
           return payment;
@@ -38,7 +71,9 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       caughtUpOn: PAYMENT_VIEWS,
       options: { process: 'authorization' },
     },
-    handlers: (caughtUp) => ({
+    handlers: (caughtUp) => {
+      catchUpPayouts = () => caughtUp(PAYOUT_VIEWS);
+      return {
       'payments.create': (m) => service.create(m),
       'payments.retrieve': (m) => service.retrieve(m),
       'payments.cancel': (m) => service.cancel(m),
@@ -56,12 +91,34 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
         return listRefunds(pool, m);
       },
       // Reconciliation: what each payment's and each refund's history says moved.
+      'payments.bank-accounts.create': (m) => payouts.createBankAccount(m),
+      'payments.bank-accounts.retrieve': ({ integratorId, id }) => payouts.retrieveBankAccount(integratorId, id),
+      'payments.bank-accounts.list': (m) => listBankAccounts(pool, m),
+      'payments.payouts.create': (m) => payouts.create(m),
+      'payments.payouts.retrieve': (m) => payouts.retrieve(m),
+      'payments.payouts.cancel': (m) => payouts.cancel(m),
+      'payments.payouts.list': async (m) => {
+        await caughtUp(PAYOUT_VIEWS);
+        return listPayouts(pool, m);
+      },
+      'payments.payout-batches.create': (m) => payouts.createBatch(m),
+      'payments.payout-batches.file': ({ batchId }) => payouts.batchFile(batchId),
+      'payments.bank-statements.import': (m) => payouts.importStatement(m),
+      // Reconciliation: what each payment's, refund's and payout's history says moved.
       'payments.expected-movements': async ({ afterSeq, limit }) => {
         await caughtUp(PAYMENT_VIEWS);
         await caughtUp(REFUND_VIEWS);
-        return expectedMovements(pool, afterSeq, limit);
+        await caughtUp(PAYOUT_VIEWS);
+        // Payments (with their refunds) first, then payouts: a cursor `payouts:<seq>` is in the payouts' pages.
+        if (afterSeq?.startsWith(PAYOUTS_CURSOR)) {
+          const page = await payoutExpectedMovements(pool, afterSeq.slice(PAYOUTS_CURSOR.length) || null, limit);
+          return { items: page.items, nextAfterSeq: page.nextAfterSeq === null ? null : `${PAYOUTS_CURSOR}${page.nextAfterSeq}` };
+        }
+        const movements = await expectedMovements(pool, afterSeq, limit);
+        return { ...movements, nextAfterSeq: movements.nextAfterSeq ?? PAYOUTS_CURSOR };
       },
-    }),
+    };
+    },
   };
 }
 

@@ -1,0 +1,385 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { balanceOf, createIntegrator, expectBalancedTrialBalance, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+/** Contract section 15: bank accounts, payouts, batches and their pain.001 file, camt.053 statements. */
+
+/** An IBAN with valid check digits (ISO 13616: mod 97 remainder 1) for a country and its BBAN. */
+export const iban = (country: string, bban: string): string => {
+  const digits = `${bban}${country}00`.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+  const check = 98 - Number(BigInt(digits) % 97n);
+  return `${country}${String(check).padStart(2, '0')}${bban}`;
+};
+const DZ_IBAN = iban('DZ', '0002100001113000000570');
+
+interface Entry {
+  e2e: string | null;
+  amount: string;
+  currency: string;
+  indicator: 'DBIT' | 'CRDT';
+  status?: string;
+  ref?: string;
+  returnCode?: string;
+  bookingDate?: string;
+}
+
+/** A camt.053.001.08 statement with these entries. */
+export const statement = (id: string, entries: Entry[]): string => `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>MSG-${id}</MsgId><CreDtTm>2026-11-28T10:00:00Z</CreDtTm></GrpHdr>
+    <Stmt>
+      <Id>${id}</Id>
+      <CreDtTm>2026-11-28T10:00:00Z</CreDtTm>
+      <Acct><Id><Othr><Id>PAYOUTS</Id></Othr></Id></Acct>
+${entries
+  .map(
+    (e) => `      <Ntry>
+        ${e.ref ? `<NtryRef>${e.ref}</NtryRef>` : ''}
+        <Amt Ccy="${e.currency}">${e.amount}</Amt>
+        <CdtDbtInd>${e.indicator}</CdtDbtInd>
+        <Sts><Cd>${e.status ?? 'BOOK'}</Cd></Sts>
+        <BookgDt><Dt>${e.bookingDate ?? '2026-11-28'}</Dt></BookgDt>
+        <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
+        <NtryDtls><TxDtls>
+          ${e.e2e ? `<Refs><EndToEndId>${e.e2e}</EndToEndId></Refs>` : ''}
+          ${e.returnCode ? `<RtrInf><Rsn><Cd>${e.returnCode}</Cd></Rsn></RtrInf>` : ''}
+        </TxDtls></NtryDtls>
+      </Ntry>`,
+  )
+  .join('\n')}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>`;
+
+/** The XSD of pain.001.001.09 (tools/fetch-pain001-xsd.sh) and xmllint, or why the schema check cannot run. */
+const schemaCheck = ((): { xsd: string } | { reason: string } => {
+  if (spawnSync('xmllint', ['--version']).error) return { reason: 'xmllint is not installed (Debian: apt-get install libxml2-utils)' };
+  try {
+    const root = resolve(__dirname, '../../../..');
+    const xsd = execFileSync(join(root, 'tools/fetch-pain001-xsd.sh'), [join(root, '.data/xsd')], { encoding: 'utf8', timeout: 120_000 }).trim();
+    return { xsd };
+  } catch (error) {
+    return { reason: `the pain.001.001.09 XSD could not be fetched (tools/fetch-pain001-xsd.sh): ${String(error).slice(0, 300)}` };
+  }
+})();
+if ('reason' in schemaCheck) console.warn(`\n*** SKIPPING the pain.001 XSD validation: ${schemaCheck.reason} ***\n`);
+
+describe('payouts', () => {
+  let service: TestService;
+  let shop: Integrator;
+  let bankAccount: string;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    shop = await createIntegrator(service);
+    const created = await bankAccountOf(shop, DZ_IBAN);
+    bankAccount = created.body.id;
+  }, 120_000);
+  afterAll(() => service.stop());
+
+  const bankAccountOf = (integrator: Integrator, ibanText: string, connection = integrator.merchant) =>
+    service.http('POST', '/v1/bank_accounts', {
+      key: integrator.apiKey,
+      body: { connection, account_holder: 'Atlas Trading SARL', iban: ibanText },
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+  const fund = async (connection: string, amount: number, currency = 'DZD') =>
+    expect((await service.admin('POST', '/admin/v1/topups', { body: { account: connection, amount, currency }, headers: { 'Idempotency-Key': idempotencyKey() } })).status).toBe(201);
+  const payout = (body: Record<string, unknown>, integrator = shop, key = idempotencyKey()) =>
+    service.http('POST', '/v1/payouts', { key: integrator.apiKey, body: { connection: integrator.merchant, bank_account: bankAccount, currency: 'DZD', ...body }, headers: { 'Idempotency-Key': key } });
+  const batch = (currency = 'DZD') => service.admin('POST', '/admin/v1/payout_batches', { body: { currency }, headers: { 'Idempotency-Key': idempotencyKey() } });
+  const importStatement = (xml: string) => service.admin('POST', '/admin/v1/bank_statements', { rawBody: xml, headers: { 'Content-Type': 'application/xml' } });
+  const retrieve = async (id: string, integrator = shop) => (await service.http('GET', `/v1/payouts/${id}`, { key: integrator.apiKey })).body;
+
+  describe('bank accounts', () => {
+    it('answers the full IBAN only at creation, iban_last4 after; spaces are ignored', async () => {
+      const printed = DZ_IBAN.replace(/(.{4})/g, '$1 ').trim().toLowerCase();
+      const created = await bankAccountOf(shop, printed);
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.stringMatching(/^ba_[A-Za-z0-9]{20,}$/),
+        object: 'bank_account',
+        connection: shop.merchant,
+        account_holder: 'Atlas Trading SARL',
+        country: 'DZ',
+        iban_last4: DZ_IBAN.slice(-4),
+        iban: DZ_IBAN,
+        currency: 'DZD',
+        created_at: expect.any(String),
+      });
+      const { iban: _full, ...rest } = created.body;
+      const retrieved = await service.http('GET', `/v1/bank_accounts/${created.body.id}`, { key: shop.apiKey });
+      expect(retrieved.body).toEqual(rest);
+      expect(JSON.stringify(retrieved.body)).not.toContain(DZ_IBAN);
+      const listed = await service.http('GET', `/v1/bank_accounts?connection=${shop.merchant}`, { key: shop.apiKey });
+      expect(listed.body).toMatchObject({ object: 'list', has_more: false });
+      expect(listed.body.data[0]).toEqual(rest);
+      expect(JSON.stringify(listed.body)).not.toContain(DZ_IBAN);
+    });
+
+    it.each([
+      ['a wrong check digit', DZ_IBAN.slice(0, 2) + (DZ_IBAN[2] === '9' ? '1' : '9') + DZ_IBAN.slice(3)],
+      ['a wrong length', `${DZ_IBAN}1`],
+      ['not an IBAN', 'hello'],
+      ['a country of another currency (MA for a DZD connection)', iban('MA', '011519000001205000534921')],
+      ['a country outside the four currencies (FR)', iban('FR', '20041010050500013M02606')],
+    ])('refuses %s with 400 invalid_request, param iban', async (_what, value) => {
+      const response = await bankAccountOf(shop, value);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'iban' });
+    });
+
+    it('takes the XOF countries for an XOF connection; another integrator sees neither the account nor the connection', async () => {
+      const xof = await createIntegrator(service, 'XOF');
+      for (const account of [iban('SN', 'SA0100152000004563452001'), iban('CI', 'A12345678901234567890123')]) {
+        const created = await bankAccountOf(xof, account);
+        expect(created.status).toBe(201);
+        expect(created.body.currency).toBe('XOF');
+      }
+      expect((await bankAccountOf(xof, DZ_IBAN)).body.error).toMatchObject({ code: 'invalid_request', param: 'iban' });
+      const other = await createIntegrator(service);
+      expect((await service.http('GET', `/v1/bank_accounts/${bankAccount}`, { key: other.apiKey })).status).toBe(404);
+      expect((await bankAccountOf(other, DZ_IBAN, shop.merchant)).status).toBe(403);
+    });
+  });
+
+  describe('payouts', () => {
+    it('creation debits the available balance at once (balance transaction payout, -amount), pending', async () => {
+      await fund(shop.merchant, 5_000_000);
+      const before = await balanceOf(service, shop.merchant);
+      const created = await payout({ amount: 1_250_000, description: 'November earnings' });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.stringMatching(/^po_[A-Za-z0-9]{20,}$/),
+        object: 'payout',
+        connection: shop.merchant,
+        bank_account: bankAccount,
+        amount: 1_250_000,
+        currency: 'DZD',
+        description: 'November earnings',
+        fee_amount: 0,
+        status: 'pending',
+        failure_reason: null,
+        failure_code: null,
+        batch: null,
+        created_at: expect.any(String),
+        paid_at: null,
+      });
+      expect(await balanceOf(service, shop.merchant)).toBe(before - 1_250_000);
+      const txns = await service.http('GET', `/v1/balance_transactions?connection=${shop.merchant}&source=${created.body.id}`, { key: shop.apiKey });
+      expect(txns.body.data).toEqual([expect.objectContaining({ type: 'payout', amount: -1_250_000, source: created.body.id, fee_amount: 0 })]);
+      expect(await retrieve(created.body.id)).toEqual(created.body);
+      await expectBalancedTrialBalance(service);
+    });
+
+    it('an amount above the available balance is 400 insufficient_balance and nothing moves', async () => {
+      const poor = await createIntegrator(service);
+      const account = (await bankAccountOf(poor, DZ_IBAN)).body.id;
+      await fund(poor.merchant, 100_000);
+      const response = await payout({ amount: 100_001, bank_account: account }, poor);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('insufficient_balance');
+      expect(await balanceOf(service, poor.merchant)).toBe(100_000);
+      expect((await service.http('GET', '/v1/payouts', { key: poor.apiKey })).body.data).toEqual([]);
+    });
+
+    it('validation: currency_mismatch, another connection 403, another bank account 404, amount and currency', async () => {
+      expect((await payout({ amount: 1000, currency: 'MAD' })).body.error).toMatchObject({ code: 'currency_mismatch' });
+      expect((await payout({ amount: 1000, currency: 'EUR' })).body.error).toMatchObject({ code: 'unsupported_currency' });
+      expect((await payout({ amount: 0 })).body.error).toMatchObject({ code: 'invalid_amount' });
+      expect((await payout({ amount: 1000, bank_account: undefined })).body.error).toMatchObject({ code: 'invalid_request', param: 'bank_account' });
+      const other = await createIntegrator(service);
+      expect((await payout({ amount: 1000, connection: other.merchant })).status).toBe(403);
+      const othersAccount = (await bankAccountOf(other, DZ_IBAN)).body.id;
+      const foreign = await payout({ amount: 1000, bank_account: othersAccount });
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.error.code).toBe('resource_not_found');
+      const mine = (await payout({ amount: 1000 })).body.id;
+      expect((await service.http('GET', `/v1/payouts/${mine}`, { key: other.apiKey })).status).toBe(404);
+      expect((await service.http('POST', `/v1/payouts/${mine}/cancel`, { key: other.apiKey })).status).toBe(404);
+    });
+
+    it('a retried create (same Idempotency-Key) answers the same payout and debits once', async () => {
+      await fund(shop.merchant, 300_000);
+      const before = await balanceOf(service, shop.merchant);
+      const key = idempotencyKey();
+      const first = await payout({ amount: 300_000 }, shop, key);
+      const again = await payout({ amount: 300_000 }, shop, key);
+      expect(again.body).toEqual(first.body);
+      expect(await balanceOf(service, shop.merchant)).toBe(before - 300_000);
+    });
+
+    it('cancel: only from pending (the amount back, payout_reversal +amount, payout.canceled); again is 409', async () => {
+      await fund(shop.merchant, 200_000);
+      const created = (await payout({ amount: 200_000 })).body;
+      const before = await balanceOf(service, shop.merchant);
+      const canceled = await service.http('POST', `/v1/payouts/${created.id}/cancel`, { key: shop.apiKey });
+      expect(canceled.status).toBe(200);
+      expect(canceled.body).toMatchObject({ id: created.id, status: 'canceled' });
+      expect(await balanceOf(service, shop.merchant)).toBe(before + 200_000);
+      const txns = await service.http('GET', `/v1/balance_transactions?connection=${shop.merchant}&source=${created.id}`, { key: shop.apiKey });
+      expect(txns.body.data.map((t: { type: string; amount: number }) => [t.type, t.amount])).toEqual([
+        ['payout_reversal', 200_000],
+        ['payout', -200_000],
+      ]);
+      const again = await service.http('POST', `/v1/payouts/${created.id}/cancel`, { key: shop.apiKey });
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('invalid_status');
+      const events = await service.http('GET', '/v1/events?type=payout.canceled&limit=100', { key: shop.apiKey });
+      expect(events.body.data.find((e: { data: { id: string } }) => e.data.id === created.id)?.data).toMatchObject({ object: 'payout', status: 'canceled' });
+    });
+
+    it('20 parallel payouts on a balance covering 10: exactly 10 created, the rest insufficient_balance', async () => {
+      const racer = await createIntegrator(service);
+      const account = (await bankAccountOf(racer, DZ_IBAN)).body.id;
+      await fund(racer.merchant, 10 * 50_000);
+      const responses = await Promise.all(Array.from({ length: 20 }, () => payout({ amount: 50_000, bank_account: account }, racer)));
+      expect(responses.filter((r) => r.status === 201)).toHaveLength(10);
+      expect(responses.filter((r) => r.status === 400 && r.body.error.code === 'insufficient_balance')).toHaveLength(10);
+      expect(await balanceOf(service, racer.merchant)).toBe(0);
+      await expectBalancedTrialBalance(service);
+    }, 120_000);
+  });
+
+  describe('batches, the file and the statement', () => {
+    it('a batch takes every pending payout of its currency (in_transit, payout.in_transit); count 0 is allowed', async () => {
+      const empty = await batch('TND');
+      expect(empty.status).toBe(201);
+      expect(empty.body).toMatchObject({ object: 'payout_batch', id: expect.stringMatching(/^pob_/), currency: 'TND', count: 0, total_amount: 0 });
+    });
+
+    it('the file is pain.001.001.09 (amounts in major units, CtrlSum, EndToEndId = payout id) and validates against the XSD; the statement pays, returns, lists the rest, applies nothing twice', async () => {
+      const finance = await createIntegrator(service);
+      const account = (await bankAccountOf(finance, DZ_IBAN)).body.id;
+      await fund(finance.merchant, 10_000_000);
+      const mk = async (amount: number) => (await payout({ amount, bank_account: account }, finance)).body.id as string;
+      const [paid, returned, wrongAmount, repeated] = [await mk(1_250_000), await mk(500_000), await mk(300_001), await mk(10_050)];
+      const canceledBefore = await mk(1_000);
+      await service.http('POST', `/v1/payouts/${canceledBefore}/cancel`, { key: finance.apiKey });
+      const made = await batch('DZD');
+      expect(made.status).toBe(201);
+      expect(made.body.count).toBeGreaterThanOrEqual(4);
+      for (const id of [paid, returned, wrongAmount, repeated]) expect(await retrieve(id, finance)).toMatchObject({ status: 'in_transit', batch: made.body.id });
+      expect(await retrieve(canceledBefore, finance)).toMatchObject({ status: 'canceled', batch: null });
+      // Cancel after batching: the payout is at the bank.
+      expect((await service.http('POST', `/v1/payouts/${paid}/cancel`, { key: finance.apiKey })).status).toBe(409);
+      const inTransit = await service.http('GET', '/v1/events?type=payout.in_transit&limit=100', { key: finance.apiKey });
+      expect(inTransit.body.data.map((e: { data: { id: string } }) => e.data.id)).toEqual(expect.arrayContaining([paid, returned]));
+
+      const file = await service.admin('GET', `/admin/v1/payout_batches/${made.body.id}/file`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-type')).toMatch(/^application\/xml/);
+      const xml = file.body as string;
+      expect(xml).toContain('xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"');
+      expect(xml.match(/<PmtInf>/g)).toHaveLength(1);
+      expect(xml).toContain(`<NbOfTxs>${made.body.count}</NbOfTxs>`);
+      expect(xml).toContain(`<CtrlSum>${(made.body.total_amount / 100).toFixed(2)}</CtrlSum>`);
+      expect(xml).toMatch(new RegExp(`<EndToEndId>${paid}</EndToEndId>\\s*</PmtId>\\s*<Amt>\\s*<InstdAmt Ccy="DZD">12500.00</InstdAmt>`));
+      expect(xml).toContain('<InstdAmt Ccy="DZD">100.50</InstdAmt>');
+      expect(xml).toContain(`<IBAN>${DZ_IBAN}</IBAN>`);
+      expect(xml).toContain('<Nm>Atlas Trading SARL</Nm>');
+      if ('xsd' in schemaCheck) {
+        const dir = mkdtempSync(join(tmpdir(), 'pain001-'));
+        writeFileSync(join(dir, 'file.xml'), xml);
+        const lint = spawnSync('xmllint', ['--noout', '--schema', schemaCheck.xsd, join(dir, 'file.xml')], { encoding: 'utf8' });
+        expect(lint.stderr).toContain('validates');
+        expect(lint.status).toBe(0);
+      }
+
+      const merchantBefore = await balanceOf(service, finance.merchant);
+      const body = statement(`STMT-${made.body.id}`, [
+        { e2e: paid, amount: '12500.00', currency: 'DZD', indicator: 'DBIT', ref: `R1-${paid}`, bookingDate: '2026-11-28' },
+        { e2e: returned, amount: '5000.00', currency: 'DZD', indicator: 'CRDT', ref: `R2-${returned}`, returnCode: 'AC04' },
+        { e2e: 'po_doesnotexist000000000000', amount: '1.00', currency: 'DZD', indicator: 'DBIT', ref: `R3-${paid}` },
+        { e2e: wrongAmount, amount: '3000.00', currency: 'DZD', indicator: 'DBIT', ref: `R4-${wrongAmount}` },
+        { e2e: repeated, amount: '100.50', currency: 'DZD', indicator: 'DBIT', ref: `R5-${repeated}` },
+        { e2e: repeated, amount: '100.50', currency: 'DZD', indicator: 'DBIT', ref: `R5-${repeated}` },
+      ]);
+      const imported = await importStatement(body);
+      expect(imported.status).toBe(201);
+      expect(imported.body).toEqual({
+        object: 'bank_statement_import',
+        id: expect.any(String),
+        statement_id: `STMT-${made.body.id}`,
+        entries: 6,
+        paid: 2,
+        failed: 1,
+        unmatched: [
+          { end_to_end_id: 'po_doesnotexist000000000000', amount: 100, currency: 'DZD', reason: expect.any(String) },
+          { end_to_end_id: wrongAmount, amount: 300_000, currency: 'DZD', reason: expect.any(String) },
+          { end_to_end_id: repeated, amount: 10_050, currency: 'DZD', reason: expect.any(String) },
+        ],
+        duplicate: false,
+      });
+      expect(await retrieve(paid, finance)).toMatchObject({ status: 'paid', paid_at: '2026-11-28T00:00:00.000Z', failure_reason: null });
+      expect(await retrieve(returned, finance)).toMatchObject({ status: 'failed', failure_reason: 'returned_by_bank', failure_code: 'AC04', paid_at: null });
+      expect(await retrieve(wrongAmount, finance)).toMatchObject({ status: 'in_transit' });
+      expect(await balanceOf(service, finance.merchant)).toBe(merchantBefore + 500_000);
+      const events = await service.http('GET', '/v1/events?limit=100', { key: finance.apiKey });
+      const types = (id: string) => events.body.data.filter((e: { data: { id: string } }) => e.data.id === id).map((e: { type: string }) => e.type);
+      expect(types(paid)).toEqual(['payout.paid', 'payout.in_transit']);
+      expect(types(returned)).toEqual(['payout.failed', 'payout.in_transit']);
+
+      // The same statement again: nothing applied, duplicate.
+      const again = await importStatement(body);
+      expect(again.status).toBe(201);
+      expect(again.body).toMatchObject({ statement_id: `STMT-${made.body.id}`, duplicate: true, paid: 2, failed: 1 });
+      expect(await balanceOf(service, finance.merchant)).toBe(merchantBefore + 500_000);
+      // An entry already applied, in another statement; a return after paid: unmatched, nothing changes.
+      const later = await importStatement(
+        statement(`STMT2-${made.body.id}`, [
+          { e2e: paid, amount: '12500.00', currency: 'DZD', indicator: 'DBIT', ref: `R1-${paid}` },
+          { e2e: paid, amount: '12500.00', currency: 'DZD', indicator: 'CRDT', ref: `R9-${paid}`, returnCode: 'AC04' },
+        ]),
+      );
+      expect(later.body).toMatchObject({ entries: 2, paid: 0, failed: 0, duplicate: false });
+      expect(later.body.unmatched).toHaveLength(2);
+      expect(await retrieve(paid, finance)).toMatchObject({ status: 'paid' });
+      expect(await balanceOf(service, finance.merchant)).toBe(merchantBefore + 500_000);
+
+      // The ledger: paid out moved from in transit, the return back to the connection; reconciled.
+      const entries = await service.admin('GET', `/admin/v1/ledger/entries?reference=${paid}`);
+      expect(entries.body.data.map((e: { kind: string }) => e.kind)).toEqual(['payout', 'payout_paid']);
+      const accounts = await service.admin('GET', '/admin/v1/ledger/accounts?kind=platform_payouts_in_transit&currency=DZD');
+      expect(accounts.body.data).toEqual([expect.objectContaining({ id: 'platform:payouts_in_transit:DZD', balance: expect.any(Number) })]);
+      await expectBalancedTrialBalance(service);
+      const reconciliation = await service.admin('POST', '/admin/v1/ledger/reconciliations');
+      expect(reconciliation.body).toMatchObject({ status: 'balanced' });
+
+      const listed = await service.http('GET', `/v1/payouts?status=paid&connection=${finance.merchant}`, { key: finance.apiKey });
+      expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([repeated, paid]);
+      const all = await service.http('GET', '/v1/payouts?limit=100', { key: finance.apiKey });
+      expect(all.body.data.map((p: { id: string }) => p.id)).toEqual([canceledBefore, repeated, wrongAmount, returned, paid]);
+      const none = await service.http('GET', `/v1/payouts?created_gte=2000-01-01T00:00:00Z&created_lt=2000-01-02T00:00:00Z`, { key: finance.apiKey });
+      expect(none.body.data).toEqual([]);
+    }, 120_000);
+
+    it('hostile statements: XXE and billion laughs refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
+      await fund(shop.merchant, 100_000);
+      const target = (await payout({ amount: 100_000 })).body.id;
+      await batch('DZD');
+      const genuine = statement('STMT-HOSTILE', [{ e2e: target, amount: '1000.00', currency: 'DZD', indicator: 'DBIT', ref: `H-${target}` }]);
+      const xxe = genuine.replace('<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>').replace('<Id>STMT-HOSTILE</Id>', '<Id>&x;</Id>');
+      const laughs = `<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>\n${genuine.split('\n').slice(1).join('\n').replace('<Id>STMT-HOSTILE</Id>', '<Id>&lol3;</Id>')}`;
+      for (const hostile of [xxe, laughs, '<not-closed>', 'plain text', '<Document xmlns="urn:other"/>']) {
+        const response = await importStatement(hostile);
+        expect(response.status).toBe(400);
+        expect(response.body.error.code).toBe('invalid_request');
+        expect(JSON.stringify(response.body)).not.toContain('root:');
+      }
+      const json = await service.admin('POST', '/admin/v1/bank_statements', { body: { statement: genuine } });
+      expect(json.status).toBe(400);
+      const big = await importStatement(`${genuine}<!--${'x'.repeat(10 * 1_048_576)}-->`);
+      expect(big.status).toBe(413);
+      // XML on any other route is refused.
+      const elsewhere = await service.http('POST', '/v1/payouts', { key: shop.apiKey, rawBody: genuine, headers: { 'Content-Type': 'application/xml', 'Idempotency-Key': idempotencyKey() } });
+      expect(elsewhere.status).toBe(400);
+      expect(await retrieve(target)).toMatchObject({ status: 'in_transit' });
+      // The genuine statement is still new.
+      expect((await importStatement(genuine)).body).toMatchObject({ paid: 1, duplicate: false });
+    }, 120_000);
+  });
+});

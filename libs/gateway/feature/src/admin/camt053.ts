@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ServiceError, type StatementEntry } from '@pay/contracts';
+import { CURRENCY_SCALE, isCurrency, STATEMENT_ENTRIES_MAX } from '@pay/kernel';
+
+/** ISO 20022 bank-to-customer statement, version 8. */
+export const CAMT_053_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
+
+export interface ParsedStatement {
+  statementId: string;
+  entries: StatementEntry[];
+}
+
+const invalid = (message: string): ServiceError => new ServiceError('invalid_request', message);
+
+/**
+ * A DOCTYPE (where external entities and entity bombs are declared) is refused outright: a statement
+ * never has one. The parser itself resolves no entity either (processEntities off).
+ */
+const DOCTYPE = /<!DOCTYPE/i;
+const ENTITY = /<!ENTITY/i;
+/** The root element, `Document` (prefixed or not), declaring the camt.053.001.08 namespace. */
+const ROOT_IN_NAMESPACE = new RegExp(`^(?:\\s|<\\?[^>]*\\?>|<!--[\\s\\S]*?-->)*<(?:[A-Za-z_][\\w.-]*:)?Document\\b[^>]*\\sxmlns(?::[A-Za-z_][\\w.-]*)?=["']${CAMT_053_NAMESPACE.replace(/\./g, '\\.')}["']`);
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: true,
+  processEntities: false,
+  htmlEntities: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  isArray: (name) => name === 'Stmt' || name === 'Ntry' || name === 'NtryDtls' || name === 'TxDtls',
+});
+
+type Node = Record<string, unknown>;
+
+const child = (node: unknown, name: string): unknown => (node !== null && typeof node === 'object' ? (node as Node)[name] : undefined);
+const path = (node: unknown, ...names: string[]): unknown => names.reduce((at, name) => child(Array.isArray(at) ? at[0] : at, name), node);
+/** An element's text (an element with attributes is `{#text, @attr}`). */
+const text = (node: unknown): string | null => {
+  const value = Array.isArray(node) ? node[0] : node;
+  if (typeof value === 'string') return value;
+  const inner = child(value, '#text');
+  return typeof inner === 'string' ? inner : null;
+};
+
+/** A decimal amount in major units as minor units at the currency's decimals; null when it is not one. */
+export function minorUnits(amount: string | null, currency: string | null): number | null {
+  if (amount === null || currency === null || !isCurrency(currency)) return null;
+  const match = /^(\d{1,15})(?:\.(\d{1,5}))?$/.exec(amount);
+  if (!match) return null;
+  const scale = CURRENCY_SCALE[currency];
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > scale) return null;
+  const minor = Number(match[1]) * 10 ** scale + Number(fraction.padEnd(scale, '0') || '0');
+  return Number.isSafeInteger(minor) ? minor : null;
+}
+
+/** `BookgDt` (`Dt` or `DtTm`) as an ISO time: a date alone is midnight UTC. */
+const bookingTime = (entry: unknown): string | null => {
+  const date = text(path(entry, 'BookgDt', 'Dt'));
+  const dateTime = text(path(entry, 'BookgDt', 'DtTm'));
+  const value = dateTime ?? (date === null ? null : `${date}T00:00:00Z`);
+  if (value === null || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return null;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? null : time.toISOString();
+};
+
+/**
+ * Reads a camt.053.001.08 statement: its `Stmt/Id` and each `Ntry` (amount, currency, credit or debit,
+ * status, booking date, the transaction's `EndToEndId`, a return's reason). Anything that is not such
+ * a statement is `400 invalid_request` naming what is wrong, before anything is applied.
+ */
+export function parseStatement(xml: string): ParsedStatement {
+  if (DOCTYPE.test(xml) || ENTITY.test(xml)) throw invalid('the statement has a DOCTYPE or an entity declaration: refused (a camt.053 statement has neither)');
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw invalid(`the body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
+  let document: unknown;
+  try {
+    document = parser.parse(xml);
+  } catch (error) {
+    throw invalid(`the body is not well-formed XML: ${(error as Error).message.slice(0, 200)}`);
+  }
+  const root = child(document, 'Document');
+  if (root === undefined) throw invalid('the body is not an ISO 20022 Document');
+  // Prefixes are removed by the parser, and with them the declarations: the root's is read from the text.
+  if (!ROOT_IN_NAMESPACE.test(xml)) throw invalid(`the Document's namespace must be ${CAMT_053_NAMESPACE}`);
+  const statements = path(root, 'BkToCstmrStmt', 'Stmt');
+  if (!Array.isArray(statements) || statements.length !== 1) throw invalid('the Document must hold BkToCstmrStmt with exactly one Stmt');
+  const statement = statements[0] as Node;
+  const statementId = text(statement['Id']);
+  if (statementId === null || statementId === '' || statementId.length > 35) throw invalid('Stmt/Id is missing or longer than 35 characters');
+  const rawEntries = (statement['Ntry'] ?? []) as unknown[];
+  if (rawEntries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${rawEntries.length} entries: at most ${STATEMENT_ENTRIES_MAX} per import`);
+  const entries = rawEntries.map((entry): StatementEntry => {
+    const amountNode = path(entry, 'Amt');
+    const currency = typeof child(Array.isArray(amountNode) ? amountNode[0] : amountNode, '@Ccy') === 'string' ? (child(Array.isArray(amountNode) ? amountNode[0] : amountNode, '@Ccy') as string) : null;
+    const indicator = text(path(entry, 'CdtDbtInd'));
+    const tx = path(entry, 'NtryDtls', 'TxDtls');
+    const endToEndId = text(path(tx, 'Refs', 'EndToEndId'));
+    const returnInfo = path(tx, 'RtrInf');
+    const status = text(path(entry, 'Sts', 'Cd')) ?? text(path(entry, 'Sts'));
+    const fields = {
+      endToEndId,
+      amount: minorUnits(text(amountNode), currency),
+      currency,
+      creditDebit: indicator === 'CRDT' || indicator === 'DBIT' ? indicator : null,
+      status,
+      bookingDate: bookingTime(entry),
+      returnCode: text(path(returnInfo, 'Rsn', 'Cd')),
+      isReturn: returnInfo !== undefined,
+    } satisfies Omit<StatementEntry, 'entryRef'>;
+    const bankRef = text(path(entry, 'AcctSvcrRef')) ?? text(path(entry, 'NtryRef'));
+    // Without the bank's own reference, the entry is known by what it says.
+    const entryRef = bankRef ?? `sha256:${createHash('sha256').update(JSON.stringify(fields)).digest('hex')}`;
+    return { entryRef: entryRef.slice(0, 200), ...fields };
+  });
+  return { statementId, entries };
+}
