@@ -26,6 +26,8 @@ import { HostedAssetsController } from './hosted/assets.controller';
 import { ApprovalPageController } from './hosted/approval-page.controller';
 import { HandoverCodeController } from './hosted/handover.controller';
 import { PaymentPageController } from './hosted/payment-page.controller';
+import { ApiKeysController } from './api/api-keys.controller';
+import { AdminAuditEventsController, AuditEventsController } from './api/audit-events.controller';
 import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
@@ -44,6 +46,8 @@ export class GatewayModule {
       CollectionsController,
       WebhookEndpointsController,
       EventsController,
+      ApiKeysController,
+      AuditEventsController,
       PaymentPageController,
       ApprovalPageController,
       AgentAppController,
@@ -56,6 +60,7 @@ export class GatewayModule {
       ReconciliationController,
       PeopleController,
       OperationsController,
+      AdminAuditEventsController,
       ...(config.sandbox
         ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
         : []),
