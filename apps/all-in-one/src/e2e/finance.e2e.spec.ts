@@ -19,7 +19,7 @@ const SAMPLE_IDS: Record<string, string> = {
 };
 const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${SAMPLE_IDS[segment] ?? 'x1'}`);
 
-const FINANCE_READS = ['/admin/v1/balances/:owner', '/admin/v1/ledger/trial_balance', '/admin/v1/ledger/accounts', '/admin/v1/ledger/accounts/:id/statement', '/admin/v1/ledger/entries', '/admin/v1/ledger/fee_revenue', '/admin/v1/ledger/cash_in_transit'];
+const FINANCE_READS = ['/admin/v1/balances/:owner', '/admin/v1/ledger/trial_balance', '/admin/v1/ledger/accounts', '/admin/v1/ledger/accounts/:id/statement', '/admin/v1/ledger/entries', '/admin/v1/ledger/fee_revenue', '/admin/v1/ledger/cash_in_transit', '/admin/v1/audit_events'];
 
 describe('finance: read-only ledger access', () => {
   let service: TestService;
