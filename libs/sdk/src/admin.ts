@@ -1,6 +1,8 @@
 import { HttpClient, type ClientOptions, type RequestOptions } from './http';
 import { ListCall } from './pagination';
 import type {
+  AdminAuditEventListParams,
+  AuditEvent,
   EndpointHealth,
   FailedDelivery,
   FailedDeliveryListParams,
@@ -44,6 +46,15 @@ export class OperationsResource {
   }
 }
 
+/** Every integrator's audit trail (the admin key or a finance key), newest first. */
+export class AdminAuditEventsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  list(params: AdminAuditEventListParams = {}, options?: RequestOptions): ListCall<AuditEvent, AdminAuditEventListParams> {
+    return new ListCall(this.http, '/admin/v1/audit_events', params, options);
+  }
+}
+
 export type PaymentsAdminOptions = Omit<ClientOptions, 'apiKey'> & {
   /** The service's admin key (`ADMIN_API_KEY`): never an integrator's. */
   adminKey: string;
@@ -59,10 +70,13 @@ export type PaymentsAdminOptions = Omit<ClientOptions, 'apiKey'> & {
  */
 export class PaymentsAdmin {
   readonly operations: OperationsResource;
+  readonly auditEvents: AdminAuditEventsResource;
 
   constructor(options: PaymentsAdminOptions) {
     if (!options.adminKey) throw new TypeError('adminKey is required');
     const { adminKey, ...rest } = options;
-    this.operations = new OperationsResource(new HttpClient({ ...rest, apiKey: adminKey }));
+    const http = new HttpClient({ ...rest, apiKey: adminKey });
+    this.operations = new OperationsResource(http);
+    this.auditEvents = new AdminAuditEventsResource(http);
   }
 }
