@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Payments, PaymentsError, type Currency } from '@pay/sdk';
 import { bootstrap, exportLines } from './bootstrap';
 import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
+import { audit, keys } from './keys';
 import { ops } from './ops';
 import { readSettings, requireApiKey, UsageError, type Settings } from './settings';
 import { trigger, TRIGGER_TYPES } from './trigger';
@@ -33,6 +34,14 @@ export const USAGE = `Usage: npx payments <command> [options]
   trigger <type> [<type>…]      make an event happen in the sandbox and wait until it is listed:
                                 ${TRIGGER_TYPES.join(', ')}
 
+  keys list                     your API keys: scopes, redacted secret, status, expiry, last use
+  keys create --name N --scopes payments:write,refunds:read [--expires-at T]
+                                a restricted key (--scopes "*": every scope); prints its secret once
+  keys roll key_… [--expires-in S]  a new secret; the old one works S seconds more (default 0)
+  keys revoke key_…             the key gets 401 from now on
+  audit [--action A] [--since T]  your audit trail, newest first (keys, endpoints, refunds, …)
+      --all [--integrator int_…]  every integrator's, with the admin key
+
   ops subscriptions             (operators, admin key) every app's subscriptions: checkpoint, lag, parked
   ops parked                    parked (poison) events and their error
       --replay [--subscription ID [--event ID]]   replay all, one subscription's, or one event
@@ -59,6 +68,13 @@ const OPTIONS = {
   event: { type: 'string' },
   endpoint: { type: 'string' },
   redeliver: { type: 'boolean' },
+  scopes: { type: 'string' },
+  'expires-at': { type: 'string' },
+  'expires-in': { type: 'string' },
+  action: { type: 'string' },
+  since: { type: 'string' },
+  integrator: { type: 'string' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,6 +97,11 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         return await listenCommand(settings, values, io);
       case 'trigger':
         return await triggerCommand(settings, rest, io);
+      case 'keys':
+        return await keys(rest, values, settings, io);
+      case 'audit':
+        if (rest.length > 0) throw new UsageError(`audit takes no argument (got ${rest.join(' ')})`);
+        return await audit(values, settings, io);
       case 'ops':
         if (rest.length > 1) throw new UsageError(`ops takes one of subscriptions, parked, deliveries, endpoints (got ${rest.join(' ')})`);
         return await ops(rest[0], values, settings, io);
