@@ -108,6 +108,8 @@ export const API_KEY_LAST_USED_FLUSH_MS = 10 * SECOND_MS;
 export const API_KEY_ROLL_OVERLAP_MAX_SECONDS = 604_800;
 /** Scopes one restricted key may list. */
 export const API_KEY_SCOPES_MAX = 50;
+/** Attempts to record a done change in the audit trail before the failure is logged (the answer stands). */
+export const AUDIT_RECORD_ATTEMPTS = 3;
 export const API_KEY_CACHE_MAX = 10_000;
 export const CONNECTION_CACHE_MAX = 10_000;
 /** Customers a gateway remembers (id and currency, which never change); past it the cache starts over. */

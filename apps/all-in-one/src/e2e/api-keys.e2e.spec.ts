@@ -242,6 +242,21 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(Date.parse(lastUsed!)).toBeLessThanOrEqual(usedUntil + 5);
   }, 90_000);
 
+  it('the API description names the scope of every /v1 operation', async () => {
+    const document = (await service.http('GET', '/openapi.json')).body;
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => path.startsWith('/v1/'))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+    expect(operations.length).toBeGreaterThan(40);
+    for (const { path, method, operation } of operations) {
+      const scope = operation['x-required-scope'];
+      expect({ path, method, scope }).toEqual({ path, method, scope: expect.stringMatching(method === 'get' ? /^(\*|[a-z_]+:read)$/ : /^(\*|[a-z_]+:write)$/) });
+      expect(operation.security).toEqual([{ apiKey: [scope] }]);
+    }
+    expect(document.paths['/v1/payments'].post['x-required-scope']).toBe('payments:write');
+    expect(document.paths['/v1/api_keys'].get['x-required-scope']).toBe('*');
+  });
+
   it('stores no secret: only a SHA-256 of each', async () => {
     const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
     await db.connect();

@@ -1,5 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import type { ListResource } from '@pay/contracts';
+import { ID_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { FinanceGuard } from '../auth/admin.guard';
 import { FULL_ACCESS, RequiresScope } from '../auth/scopes';
@@ -8,7 +9,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { LIST_QUERY, QueryParams } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
-const AUDIT_ID = /^aud_[0-9A-Za-z]{1,64}$/;
+const AUDIT_ID = new RegExp(`^aud_[0-9A-Za-z]{1,${ID_LENGTH_MAX}}$`);
 
 /** The integrator's audit trail (contract section 16), newest first; only a `["*"]` key reads it. */
 @Controller('v1/audit_events')

@@ -2,7 +2,7 @@ import { applyDecorators, Inject, Injectable, Logger, SetMetadata, UseIntercepto
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable } from 'rxjs';
-import { hasPrefix, type Clock } from '@pay/kernel';
+import { AUDIT_RECORD_ATTEMPTS, hasPrefix, type Clock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { authenticatedKey } from '../auth/api-key.guard';
 import { AuditLog } from '../directory/audit-log';
@@ -25,8 +25,6 @@ interface Answer {
   account?: unknown;
   owner?: unknown;
 }
-
-const RECORD_ATTEMPTS = 3;
 
 @Injectable()
 export class AuditInterceptor implements NestInterceptor {
@@ -76,7 +74,7 @@ export class AuditInterceptor implements NestInterceptor {
         await this.audit.record(entry);
         return;
       } catch (error) {
-        if (attempt >= RECORD_ATTEMPTS) {
+        if (attempt >= AUDIT_RECORD_ATTEMPTS) {
           this.logger.error(`${action} of ${answer.id} not recorded (request ${request.id}): ${String(error)}`);
           return;
         }
