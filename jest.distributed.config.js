@@ -38,6 +38,8 @@ module.exports = {
     '**/e2e/metrics.e2e.spec.ts',
     '**/e2e/ready.e2e.spec.ts',
     '**/e2e/operations.e2e.spec.ts',
+    '**/e2e/api-keys.e2e.spec.ts',
+    '**/e2e/audit.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

@@ -3,6 +3,7 @@ import { Payments, PaymentsError, type Currency } from '@pay/sdk';
 import { bootstrap, exportLines } from './bootstrap';
 import { EventForwarder, newLocalSecret, type Forwarded } from './listen';
 import { ledger } from './ledger';
+import { audit, keys } from './keys';
 import { ops } from './ops';
 import { addressHint, DEFAULT_BASE_URL, readSettings, requireApiKey, UsageError, type Settings } from './settings';
 import { adminClient, payouts } from './payouts';
@@ -34,6 +35,14 @@ export const USAGE = `Usage: npx payments <command> [options]
 
   trigger <type> [<type>…]      make an event happen in the sandbox and wait until it is listed:
                                 ${TRIGGER_TYPES.join(', ')}
+
+  keys list                     your API keys: scopes, redacted secret, status, expiry, last use
+  keys create --name N --scopes payments:write,refunds:read [--expires-at T]
+                                a restricted key (--scopes "*": every scope); prints its secret once
+  keys roll key_… [--expires-in S]  a new secret; the old one works S seconds more (default 0)
+  keys revoke key_…             the key gets 401 from now on
+  audit [--action A] [--since T]  your audit trail, newest first (keys, endpoints, refunds, …)
+      --all [--integrator int_…]  every integrator's, with the admin key
 
   ops subscriptions             (operators, admin key) every app's subscriptions: checkpoint, lag, parked
   ops parked                    parked (poison) events and their error
@@ -78,6 +87,13 @@ const OPTIONS = {
   amount: { type: 'string' },
   description: { type: 'string' },
   out: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-at': { type: 'string' },
+  'expires-in': { type: 'string' },
+  action: { type: 'string' },
+  since: { type: 'string' },
+  integrator: { type: 'string' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -106,6 +122,11 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         return await ledger(rest, values, { out: io.out, err: io.err, cwd: io.cwd });
       case 'payouts':
         return await payouts(rest[0], rest.slice(1), values, settings, () => client(settings), io);
+      case 'keys':
+        return await keys(rest, values, settings, io);
+      case 'audit':
+        if (rest.length > 0) throw new UsageError(`audit takes no argument (got ${rest.join(' ')})`);
+        return await audit(values, settings, io);
       case 'ops':
         if (rest.length > 1) throw new UsageError(`ops takes one of subscriptions, parked, deliveries, endpoints (got ${rest.join(' ')})`);
         return await ops(rest[0], values, settings, io);

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   beneficiary_not_authorized: 403,
   /** A valid key without the right to this route (a finance key on anything but the ledger's reads). */
   forbidden: 403,
+  /** A restricted API key without the scope the route needs (the scope in `param`). */
+  insufficient_scope: 403,
   resource_not_found: 404,
   invalid_status: 409,
   idempotency_key_reused: 409,

@@ -38,6 +38,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   integrator: 'int',
   apiKey: 'key',
+  auditEvent: 'aud',
   connection: 'conn',
   customer: 'cus',
   cashPoint: 'cp',

@@ -117,8 +117,19 @@ export const ADMIN_API_KEY_RANDOM_LENGTH = 40;
 /** A secret an operator configures (ADMIN_API_KEY, METRICS_TOKEN). */
 export const CONFIGURED_SECRET_LENGTH_MIN = 16;
 export const CONFIGURED_SECRET_LENGTH_MAX = 200;
-/** A revoked key is refused at most this long after its revocation by another gateway's cache. */
-export const API_KEY_CACHE_TTL_MS = 2 * SECOND_MS;
+/**
+ * A key revoked or rolled through another gateway is refused at most this long after (contract section
+ * 16: within a second on every instance).
+ */
+export const API_KEY_CACHE_TTL_MS = SECOND_MS / 2;
+/** How often a gateway writes its keys' last uses (`last_used_at` at most 60 s behind). */
+export const API_KEY_LAST_USED_FLUSH_MS = 10 * SECOND_MS;
+/** The longest overlap of a rolled key (`expires_in`, seconds): one week. */
+export const API_KEY_ROLL_OVERLAP_MAX_SECONDS = 604_800;
+/** Scopes one restricted key may list. */
+export const API_KEY_SCOPES_MAX = 50;
+/** Attempts to record a done change in the audit trail before the failure is logged (the answer stands). */
+export const AUDIT_RECORD_ATTEMPTS = 3;
 export const API_KEY_CACHE_MAX = 10_000;
 export const CONNECTION_CACHE_MAX = 10_000;
 /** Customers a gateway remembers (id and currency, which never change); past it the cache starts over. */
@@ -495,6 +506,7 @@ check(HANDOVER_CODE_DIGITS <= TYPED_CODE_LENGTH_MAX, 'a typed handover code must
 check(PAYMENT_REFERENCE_LENGTH < PAYMENT_REFERENCE_INPUT_LENGTH_MAX && PAYMENT_REFERENCE_INPUT_LENGTH_MAX <= TYPED_REFERENCE_LENGTH_MAX, 'a typed payment reference (with its check digit and separators) must not be cut');
 check(RATE_LIMIT_PER_SECOND_DEFAULT <= RATE_LIMIT_PER_SECOND_MAX && RATE_LIMIT_BURST_FACTOR >= 1, 'rate limit bounds');
 check(CONFIGURED_SECRET_LENGTH_MIN <= CONFIGURED_SECRET_LENGTH_MAX, 'configured secret bounds inverted');
+check(API_KEY_CACHE_TTL_MS < SECOND_MS && API_KEY_LAST_USED_FLUSH_MS < 60 * SECOND_MS, 'a revocation must hold within a second, last_used_at within 60 s');
 check(CONFIGURED_SECRET_LENGTH_MAX <= API_KEY_LENGTH_MAX, 'a configured admin key must pass as a bearer token');
 check('admin_'.length + ADMIN_API_KEY_RANDOM_LENGTH <= CONFIGURED_SECRET_LENGTH_MAX && 'sk_'.length + API_KEY_RANDOM_LENGTH <= API_KEY_LENGTH_MAX, 'a generated key must pass as a bearer token');
 check(BUS_REQUEST_TIMEOUT_MS <= SETTLEMENT_REQUEST_TIMEOUT_MS && BUS_REQUEST_TIMEOUT_MS <= CLOCK_ADVANCE_REQUEST_TIMEOUT_MS && BUS_REQUEST_TIMEOUT_MS <= OPERATIONS_REPLAY_TIMEOUT_MS, 'a longer bus request cannot be shorter than the default');

@@ -3,6 +3,8 @@ import { ListCall } from './pagination';
 import type {
   BankStatementImport,
   PayoutBatch,
+  AdminAuditEventListParams,
+  AuditEvent,
   EndpointHealth,
   FailedDelivery,
   FailedDeliveryListParams,
@@ -70,6 +72,15 @@ export class BankStatementsResource {
   }
 }
 
+/** Every integrator's audit trail (the admin key or a finance key), newest first. */
+export class AdminAuditEventsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  list(params: AdminAuditEventListParams = {}, options?: RequestOptions): ListCall<AuditEvent, AdminAuditEventListParams> {
+    return new ListCall(this.http, '/admin/v1/audit_events', params, options);
+  }
+}
+
 export type PaymentsAdminOptions = Omit<ClientOptions, 'apiKey'> & {
   /** The service's admin key (`ADMIN_API_KEY`): never an integrator's. */
   adminKey: string;
@@ -87,6 +98,10 @@ export class PaymentsAdmin {
   readonly operations: OperationsResource;
   readonly payoutBatches: PayoutBatchesResource;
   readonly bankStatements: BankStatementsResource;
+  }
+}
+
+  readonly auditEvents: AdminAuditEventsResource;
 
   constructor(options: PaymentsAdminOptions) {
     if (!options.adminKey) throw new TypeError('adminKey is required');
@@ -95,5 +110,9 @@ export class PaymentsAdmin {
     this.operations = new OperationsResource(http);
     this.payoutBatches = new PayoutBatchesResource(http);
     this.bankStatements = new BankStatementsResource(http);
+  }
+}
+
+    this.auditEvents = new AdminAuditEventsResource(http);
   }
 }

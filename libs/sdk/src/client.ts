@@ -8,6 +8,12 @@ import type {
   Payout,
   PayoutCreateParams,
   PayoutListParams,
+  ApiKey,
+  ApiKeyCreateParams,
+  ApiKeyRollParams,
+  ApiKeyWithSecret,
+  AuditEvent,
+  AuditEventListParams,
   Balance,
   BalanceTransaction,
   BalanceTransactionListParams,
@@ -228,6 +234,33 @@ export class WebhookEndpointsResource extends Resource {
 }
 
 /** Sandbox only (SANDBOX=true): what the customer, the approver or the cash agent would do. */
+/** The integrator's API keys (a `["*"]` key only). Creating and rolling answer the secret once; neither is idempotent. */
+export class ApiKeysResource extends Resource {
+  create(params: ApiKeyCreateParams, options?: RequestOptions): Promise<ApiKeyWithSecret> {
+    return this.http.request({ method: 'POST', path: '/v1/api_keys', body: params }, options);
+  }
+  retrieve(keyId: string, options?: RequestOptions): Promise<ApiKey> {
+    return this.http.request({ method: 'GET', path: `/v1/api_keys/${id(keyId)}` }, options);
+  }
+  list(params: ListParams = {}, options?: RequestOptions): ListCall<ApiKey> {
+    return new ListCall(this.http, '/v1/api_keys', params, options);
+  }
+  /** A new key with the same name and scopes; the old one works `expires_in` seconds more. */
+  roll(keyId: string, params: ApiKeyRollParams = {}, options?: RequestOptions): Promise<ApiKeyWithSecret> {
+    return this.http.request({ method: 'POST', path: `/v1/api_keys/${id(keyId)}/roll`, body: params }, options);
+  }
+  revoke(keyId: string, options?: RequestOptions): Promise<ApiKey> {
+    return this.http.request({ method: 'POST', path: `/v1/api_keys/${id(keyId)}/revoke` }, options);
+  }
+}
+
+/** The integrator's audit trail (a `["*"]` key only), newest first. */
+export class AuditEventsResource extends Resource {
+  list(params: AuditEventListParams = {}, options?: RequestOptions): ListCall<AuditEvent, AuditEventListParams> {
+    return new ListCall(this.http, '/v1/audit_events', params, options);
+  }
+}
+
 export class TestHelpers extends Resource {
   readonly payments = {
     /** The customer authorizes: `succeeded`, or `declined` (insufficient_balance). */
@@ -285,6 +318,8 @@ export class Payments {
   readonly balanceTransactions: BalanceTransactionsResource;
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
+  readonly apiKeys: ApiKeysResource;
+  readonly auditEvents: AuditEventsResource;
   readonly testHelpers: TestHelpers;
   /** Signature verification of the deliveries your endpoint receives (no API call). */
   readonly webhooks = webhooks;
@@ -303,6 +338,8 @@ export class Payments {
     this.balanceTransactions = new BalanceTransactionsResource(http);
     this.events = new EventsResource(http);
     this.webhookEndpoints = new WebhookEndpointsResource(http);
+    this.apiKeys = new ApiKeysResource(http);
+    this.auditEvents = new AuditEventsResource(http);
     this.testHelpers = new TestHelpers(http);
   }
 }

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'connection_not_authorized'
   | 'beneficiary_not_authorized'
   | 'forbidden'
+  | 'insufficient_scope'
   | 'resource_not_found'
   | 'invalid_status'
   | 'idempotency_key_reused'
@@ -57,7 +58,7 @@ export class PaymentsError extends Error {
 export class InvalidRequestError extends PaymentsError {}
 /** 401 authentication_required. */
 export class AuthenticationError extends PaymentsError {}
-/** 403: connection_not_authorized, beneficiary_not_authorized, forbidden. */
+/** 403: connection_not_authorized, beneficiary_not_authorized, forbidden, insufficient_scope (the missing scope in `param`). */
 export class PermissionError extends PaymentsError {}
 /** 404 resource_not_found. */
 export class NotFoundError extends PaymentsError {}

@@ -536,3 +536,57 @@ export interface EndpointHealth {
   /** Failing for more than an hour. */
   flagged: boolean;
 }
+
+/** A scope of a restricted key: `<resource>:read` or `<resource>:write` (write includes read). */
+export type ApiKeyScope = `${'payments' | 'cash_payments' | 'supplier_payments' | 'beneficiaries' | 'collections' | 'refunds' | 'payouts' | 'bank_accounts' | 'balances' | 'events' | 'webhook_endpoints'}:${'read' | 'write'}`;
+
+/** An API key, never with its secret (`redacted`: the secret's first 3 and last 4 characters). */
+export interface ApiKey {
+  id: string;
+  object: 'api_key';
+  name: string | null;
+  scopes: ['*'] | ApiKeyScope[];
+  redacted: string | null;
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+/** A key just created or rolled: its secret `api_key`, shown only in this answer. */
+export interface ApiKeyWithSecret extends ApiKey {
+  api_key: string;
+}
+
+export interface ApiKeyCreateParams {
+  name: string;
+  /** `['*']` for every /v1 route (an `sk_` key), or restricted scopes (an `rk_` key). */
+  scopes: ['*'] | ApiKeyScope[];
+  expires_at?: Time;
+}
+
+export interface ApiKeyRollParams {
+  /** Seconds the old key keeps working, 0 to 604800 (default 0). */
+  expires_in?: number;
+}
+
+export interface AuditEvent {
+  id: string;
+  object: 'audit_event';
+  /** `<object>.<verb>`: `api_key.created`, `webhook_endpoint.secret_rotated`, `refund.created`, … */
+  action: string;
+  actor: { type: 'api_key' | 'admin' | 'finance_key'; id: string | null };
+  integrator: string | null;
+  target: { object: string; id: string };
+  /** The Request-Id of the request that made the change. */
+  request_id: string | null;
+  created_at: string;
+}
+
+export interface AuditEventListParams extends ListParams, CreatedRange {
+  action?: string;
+}
+
+export interface AdminAuditEventListParams extends AuditEventListParams {
+  integrator?: string;
+}

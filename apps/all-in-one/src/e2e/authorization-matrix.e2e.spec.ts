@@ -1,6 +1,7 @@
 import { CATALOGUES } from '@pay/hosted-ui';
 import { randomBase62 } from '@pay/kernel';
 import { idempotencyKey, startTestService, type Response, type TestService } from './harness';
+import { SCOPE_RESOURCES } from '@pay/gateway-feature';
 import { audienceOf, fillPath, gatewayRoutes, openApiPath, pathParams, type GatewayRoute } from './route-table';
 import { bodySchema, changedPaths, createWorld, ownedIds, queryParameters, sampleFromSchema, snapshot, trialBalance, type World } from './world';
 
@@ -13,7 +14,9 @@ import { bodySchema, changedPaths, createWorld, ownedIds, queryParameters, sampl
  *      404 resource_not_found (or what the contract says for a connection or a beneficiary named in a
  *      body), no id of A in the answer, and nothing of A, nor the ledger, changed;
  *  (c) an integrator key on the admin API: 401;
- *  (d) a finance key: 403 forbidden on every admin route but the ledger's reads, 401 on /v1.
+ *  (d) a finance key: 403 forbidden on every admin route but the ledger's reads, 401 on /v1;
+ *  (e) a restricted key lacking the scope a /v1 route declares: 403 insufficient_scope, the scope in
+ *      `param`, nothing changes; a key with exactly that scope passes the check.
  * Each path parameter gets the id of the collection named by the segment before it (`payments` in
  * `/v1/payments/:id/cancel`); a route whose segment names no known collection fails the test, asking
  * for its ids in world.ts.
@@ -32,6 +35,7 @@ const FINANCE_READS = new Set([
   'GET /admin/v1/ledger/chain/head',
   'GET /admin/v1/ledger/signing_keys',
   'GET /admin/v1/ledger/chain/export',
+  'GET /admin/v1/audit_events',
 ]);
 
 /**
@@ -275,6 +279,52 @@ describe('authorization matrix: every route of the route table, every kind of ca
     expect(routes.length).toBeGreaterThan(80);
     for (const route of routes) for (const param of pathParams(route.path)) expect(() => idsFor(A, param.segment)).not.toThrow();
     expect(routes.filter((r) => FINANCE_READS.has(key(r))).map(key).sort()).toEqual([...FINANCE_READS].sort());
+    // Every /v1 route declares its scope (the guard refuses a route that does not: it could not ship).
+    expect(routes.filter((r) => audienceOf(r) === 'integrator' && r.scope === undefined).map(key)).toEqual([]);
+    for (const route of routes.filter((r) => audienceOf(r) === 'integrator')) {
+      expect({ route: key(route), scope: route.scope }).toEqual({ route: key(route), scope: route.scope === '*' ? '*' : expect.stringMatching(route.method === 'GET' ? /^[a-z_]+:read$/ : /^[a-z_]+:write$/) });
+    }
+  });
+
+  it('(e) a restricted key lacking the scope a /v1 route declares: 403 insufficient_scope naming the scope, nothing changes; the scope alone passes the check', async () => {
+    const resources = SCOPE_RESOURCES as readonly string[];
+    const keys = new Map<string, string>();
+    /** A restricted key of A's with `scopes` (created once per set). */
+    const keyWith = async (scopes: string[]): Promise<string> => {
+      const name = scopes.join(' ');
+      if (!keys.has(name)) {
+        const created = await service.http('POST', '/v1/api_keys', { key: A.key, body: { name: `matrix ${keys.size}`, scopes } });
+        expect(created.status).toBe(201);
+        keys.set(name, created.body.api_key);
+      }
+      return keys.get(name)!;
+    };
+    /** The most a key may hold while lacking `scope`: every other resource's write, and read of its own for a write. */
+    const lacking = (scope: string): string[] => {
+      const [resource, access] = scope.split(':');
+      return [...resources.filter((r) => r !== resource).map((r) => `${r}:write`), ...(access === 'write' ? [`${resource}:read`] : [])];
+    };
+    const before = await stateOfA();
+    const problems: unknown[] = [];
+    let checked = 0;
+    for (const route of routes.filter((r) => audienceOf(r) === 'integrator')) {
+      const scope = route.scope!;
+      const call = callFor(route, A);
+      const refused = await send(call, `Bearer ${await keyWith(lacking(scope))}`);
+      checked++;
+      const found = errorProblems(refused, 403, 'insufficient_scope');
+      if (refused.body?.error?.param !== scope) found.push(`param ${refused.body?.error?.param}, expected ${scope}`);
+      if (found.length > 0) problems.push({ route: key(route), lacking: lacking(scope).length, problems: found });
+    }
+    expect(checked).toBeGreaterThan(40);
+    expect(problems).toEqual([]);
+    expectUnchanged(before, await stateOfA(), 'after (e) refusals');
+    // Control: the scope alone passes the check (reads only: the answer is A's, nothing changes).
+    for (const route of routes.filter((r) => audienceOf(r) === 'integrator' && r.method === 'GET' && r.scope !== '*')) {
+      const response = await send(callFor(route, A), `Bearer ${await keyWith([route.scope!])}`);
+      if (response.status === 403 || response.status === 401) problems.push({ route: key(route), status: response.status, body: response.body });
+    }
+    expect(problems).toEqual([]);
   });
 
   it('(a) no key or a wrong key: 401 in the error shape on /v1 and /admin/v1; hosted pages answer their own sign-in; the API description is public', async () => {

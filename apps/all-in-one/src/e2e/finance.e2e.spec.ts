@@ -32,6 +32,7 @@ const FINANCE_READS = [
   '/admin/v1/ledger/chain/head',
   '/admin/v1/ledger/signing_keys',
   '/admin/v1/ledger/chain/export',
+  '/admin/v1/audit_events',
 ];
 
 describe('finance: read-only ledger access', () => {

@@ -101,6 +101,30 @@ describe('the integrator kit: CLI and quick starts', () => {
     }, 180_000);
   });
 
+  it('keys: create a restricted key, list it, roll it, revoke it; audit lists what was done', async () => {
+    const created = await cli(['keys', 'create', '--name', 'Reporting job', '--scopes', 'events:read,balances:read']);
+    const secret = created.stdout.trim();
+    expect(secret).toMatch(/^rk_[A-Za-z0-9]{24,}$/);
+    const keyId = /Created (key_\w+)/.exec(created.stderr)![1]!;
+    expect((await service.http('GET', '/v1/events?limit=1', { key: secret })).status).toBe(200);
+    const listed = await cli(['keys', 'list']);
+    expect(listed.stdout).toMatch(new RegExp(`${keyId}\\s+Reporting job\\s+events:read,balances:read\\s+${secret.slice(0, 3)}${secret.slice(-4)}\\s+active`));
+    expect(listed.stdout).not.toContain(secret);
+    const rolled = await cli(['keys', 'roll', keyId, '--expires-in', '0']);
+    const newSecret = rolled.stdout.trim();
+    expect(newSecret).toMatch(/^rk_/);
+    expect((await service.http('GET', '/v1/events?limit=1', { key: secret })).status).toBe(401);
+    const newId = /into (key_\w+)/.exec(rolled.stderr)![1]!;
+    expect((await cli(['keys', 'revoke', newId])).stdout.trim()).toBe(`${newId} revoked`);
+    expect((await service.http('GET', '/v1/events?limit=1', { key: newSecret })).status).toBe(401);
+    const audit = await cli(['audit', '--action', 'api_key.rolled']);
+    expect(audit.stdout).toMatch(new RegExp(`api_key\\.rolled\\s+api_key ${newId}\\s+api_key key_\\w+`));
+    const all = await cli(['audit', '--all', '--action', 'api_key.revoked'], { PAY_ADMIN_KEY: service.adminKey });
+    expect(all.stdout).toContain(`api_key ${newId}`);
+    const bad = await cli(['keys', 'create', '--name', 'x', '--scopes', 'ledger:read']).catch((error: { code: number; stderr: string }) => error);
+    expect(bad).toMatchObject({ code: 1, stderr: expect.stringMatching(/unknown scope 'ledger:read'.*invalid_request, scopes/) });
+  }, 180_000);
+
   it('trigger makes each event type happen and names the event', async () => {
     // Last: several recipes move the sandbox clock forward by days.
     const types = [

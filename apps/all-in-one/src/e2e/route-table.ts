@@ -1,5 +1,5 @@
 import { RequestMethod, type Type } from '@nestjs/common';
-import { GatewayModule } from '@pay/gateway-feature';
+import { GatewayModule, REQUIRED_SCOPE, scopeFor, type RouteScope } from '@pay/gateway-feature';
 import { DEFAULT_BRAND } from '@pay/hosted-ui';
 
 /** One route the gateway registers, as Nest hands it to Fastify. */
@@ -9,6 +9,8 @@ export interface GatewayRoute {
   path: string;
   controller: string;
   handler: string;
+  /** The scope an API key needs, as the route declares it (`@RequiresScope`, on the handler or its controller). */
+  scope?: string;
 }
 
 /**
@@ -26,7 +28,9 @@ export function gatewayRoutes({ sandbox = true }: { sandbox?: boolean } = {}): G
       const path = Reflect.getMetadata('path', handler);
       const method = Reflect.getMetadata('method', handler);
       if (path === undefined || method === undefined) continue;
+      const resource = (Reflect.getMetadata(REQUIRED_SCOPE, handler) ?? Reflect.getMetadata(REQUIRED_SCOPE, controller)) as RouteScope | undefined;
       routes.push({
+        ...(resource === undefined ? {} : { scope: scopeFor(resource, RequestMethod[method as RequestMethod]!) }),
         method: RequestMethod[method as RequestMethod]!,
         path: `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/'),
         controller: controller.name,

@@ -118,6 +118,8 @@ describe('@pay/sdk against the service', () => {
         helpers.supplierPayments.approve(x), helpers.supplierPayments.reject(x),
         helpers.collections.confirmHandover(x), helpers.collections.validateDeposit(x, { amount_received: 0 }),
         helpers.clock.retrieve(), helpers.clock.advance({ seconds: 1 }),
+        sdk.apiKeys.create(body), sdk.apiKeys.retrieve(x), sdk.apiKeys.list().page(), sdk.apiKeys.roll(x), sdk.apiKeys.revoke(x),
+        sdk.auditEvents.list().page(),
       ]);
     } finally {
       recorder.closeAllConnections();

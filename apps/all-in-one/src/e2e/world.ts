@@ -98,7 +98,8 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     webhook_endpoints: [endpoint],
     events: [events[0]!.id],
     integrators: [integrator.id],
-    api_keys: [integrator.apiKeyId],
+    // A revoked key: rolling or revoking it again (the matrix's controls) leaves the world's own key working.
+    api_keys: [extraKey.id],
     // Ledger accounts (admin statements) are named by their owner's id.
     accounts: [integrator.merchant],
   });

@@ -28,6 +28,8 @@ import { HostedAssetsController } from './hosted/assets.controller';
 import { ApprovalPageController } from './hosted/approval-page.controller';
 import { HandoverCodeController } from './hosted/handover.controller';
 import { PaymentPageController } from './hosted/payment-page.controller';
+import { ApiKeysController } from './api/api-keys.controller';
+import { AdminAuditEventsController, AuditEventsController } from './api/audit-events.controller';
 import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
@@ -48,6 +50,8 @@ export class GatewayModule {
       CollectionsController,
       WebhookEndpointsController,
       EventsController,
+      ApiKeysController,
+      AuditEventsController,
       PaymentPageController,
       ApprovalPageController,
       AgentAppController,
@@ -61,6 +65,7 @@ export class GatewayModule {
       PeopleController,
       OperationsController,
       PayoutsAdminController,
+      AdminAuditEventsController,
       ...(config.sandbox
         ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
         : []),

@@ -1,7 +1,11 @@
 import { Logger, type Provider, type Type } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
-import { AdminAuthenticator, ApiKeyAuthenticator } from './auth/auth';
+import type { Clock } from '@pay/kernel';
+import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, ServiceClockStore } from '@pay/platform';
+import { AuditInterceptor } from './audit/audited';
+import { ApiKeysRepository } from './directory/api-keys.repository';
+import { AuditLog } from './directory/audit-log';
+import { AdminAuthenticator, ApiKeyAuthenticator, LastUses } from './auth/auth';
 import { PostgresBuckets, RateLimiter } from './auth/rate-limiter';
 import { ConnectionAuthorization } from './directory/connection-authorization';
 import { DirectoryRepository } from './directory/directory.repository';
@@ -43,15 +47,28 @@ export const gatewayProviders = (config: GatewayConfig): Provider[] => [
    */
   {
     provide: ApiKeyAuthenticator,
-    useFactory: (directory: DirectoryRepository, pool: Pool) => {
+    useFactory: (directory: DirectoryRepository, pool: Pool, clock: Clock, lastUses: LastUses) => {
       const logger = new Logger('rate-limit');
       const limiter = new RateLimiter(config.rateLimitPerSecond, undefined, new PostgresBuckets(pool), (error) =>
         logger.warn(`shared rate-limit bucket not debited (this gateway's count stands): ${String(error)}`),
       );
-      return new ApiKeyAuthenticator(directory, limiter);
+      return new ApiKeyAuthenticator(directory, limiter, clock, lastUses);
     },
-    inject: [DirectoryRepository, PG_POOL_ASYNC_COMMIT],
+    inject: [DirectoryRepository, PG_POOL_ASYNC_COMMIT, CLOCK, LastUses],
   },
+  onPool(ApiKeysRepository),
+  onPool(AuditLog),
+  /** Keys' last uses, written in batches on the asynchronous-commit pool: a crash loses at most one batch of a timestamp. */
+  {
+    provide: LastUses,
+    useFactory: (pool: Pool) => {
+      const logger = new Logger('api-keys');
+      const writer = new ApiKeysRepository(pool);
+      return new LastUses((uses) => writer.recordLastUses(uses), (error) => logger.warn(`last uses of API keys not written yet: ${String(error)}`));
+    },
+    inject: [PG_POOL_ASYNC_COMMIT],
+  },
+  AuditInterceptor,
   { provide: AdminAuthenticator, useFactory: (directory: DirectoryRepository) => new AdminAuthenticator(config.adminApiKey, directory), inject: [DirectoryRepository] },
   ConnectionAuthorization,
   HostedPages,

@@ -19,6 +19,7 @@ import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idemp
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody } from '../openapi/describe';
+import { Audited } from '../audit/audited';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -87,6 +88,7 @@ export class AdminController {
   @JsonBody(NameBody)
   @Post('integrators')
   @HttpCode(201)
+  @Audited('integrator.created')
   async createIntegrator(@Body() body: unknown) {
     const { name } = validateBody(NameBody, body);
     const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now());
@@ -97,6 +99,7 @@ export class AdminController {
   @JsonBody(NameBody)
   @Post('finance_keys')
   @HttpCode(201)
+  @Audited('api_key.created')
   async createFinanceKey(@Body() body: unknown) {
     const { name } = validateBody(NameBody, body);
     const { keyId, secret } = await this.directory.createFinanceKey(name, this.now());
@@ -105,15 +108,17 @@ export class AdminController {
 
   @Post('integrators/:id/api_keys')
   @HttpCode(201)
+  @Audited('api_key.created')
   async createApiKey(@Param('id') integratorId: string, @Body() body: unknown) {
     requireEmptyBody(body);
     if (!(await this.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
     const { keyId, secret } = await this.directory.createApiKey(integratorId, this.now());
-    return { id: keyId, object: 'api_key', integrator: integratorId, api_key: secret, status: 'active' };
+    return { id: keyId, object: 'api_key', integrator: integratorId, scopes: ['*'], api_key: secret, status: 'active' };
   }
 
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
+  @Audited('api_key.revoked')
   async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown) {
     requireEmptyBody(body);
     const revoked = await this.directory.revokeKey(keyId, this.now());
@@ -125,6 +130,7 @@ export class AdminController {
   @JsonBody(ConnectionBody)
   @Post('connections')
   @HttpCode(201)
+  @Audited('connection.created')
   async createConnection(@Body() body: unknown): Promise<ConnectionResource> {
     const input = validateBody(ConnectionBody, body);
     if (!(await this.directory.integratorExists(input.integrator))) {
@@ -139,6 +145,7 @@ export class AdminController {
   @JsonBody(CustomerBody)
   @Post('customers')
   @HttpCode(201)
+  @Audited('customer.created')
   async createCustomer(@Body() body: unknown): Promise<CustomerResource> {
     const input = validateBody(CustomerBody, body);
     const id = newId('customer');
@@ -149,6 +156,7 @@ export class AdminController {
   @JsonBody(BeneficiaryBody)
   @Post('beneficiaries')
   @HttpCode(201)
+  @Audited('beneficiary.created')
   async createBeneficiary(@Body() body: unknown) {
     const input = validateBody(BeneficiaryBody, body);
     const business = await this.directory.findConnection(input.business);
@@ -164,6 +172,7 @@ export class AdminController {
 
   @Post('beneficiaries/:id/revoke')
   @HttpCode(200)
+  @Audited('beneficiary.revoked')
   async revokeBeneficiary(@Param('id') id: string, @Body() body: unknown) {
     requireEmptyBody(body);
     return this.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
@@ -172,6 +181,7 @@ export class AdminController {
   @JsonBody(CashPointBody)
   @Post('cash_points')
   @HttpCode(201)
+  @Audited('cash_point.created')
   async createCashPoint(@Body() body: unknown) {
     const input = validateBody(CashPointBody, body);
     return this.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
@@ -180,6 +190,7 @@ export class AdminController {
   @JsonBody(TopupBody)
   @Post('topups')
   @HttpCode(201)
+  @Audited('topup.created')
   async createTopup(@Creation() request: CreateRequest): Promise<TopupResource> {
     const input = validateBody(TopupBody, request.body);
     if (!LEDGER_OWNER.test(input.account)) throw new ServiceError('invalid_request', 'account must be a cus_, conn_ or ben_ id', 'account');

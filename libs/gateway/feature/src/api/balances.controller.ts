@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound, ServiceError, type BalanceResource, type BalanceTransactionResource, type ListResource } from '@pay/contracts';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
 import { LIST_QUERY, QueryParams } from '../openapi/describe';
@@ -10,6 +11,7 @@ import { parseListQuery } from './list-query';
 /** An integrator reads the accounts of its own connections: balances and the movements behind them. */
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('balances')
 export class BalancesController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,

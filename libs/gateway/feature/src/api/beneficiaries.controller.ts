@@ -4,6 +4,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { BeneficiaryResource } from '@pay/contracts';
 import { STRING_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { validateQuery } from '../http/validation';
@@ -19,6 +20,7 @@ class BeneficiaryQuery {
  */
 @Controller('v1/beneficiaries')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('beneficiaries')
 export class BeneficiariesController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,

@@ -5,6 +5,7 @@ import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type Lis
 import { CASH_EXPIRES_AT_MAX_AHEAD_MS, CASH_EXPIRES_AT_MIN_AHEAD_MS, DAY_MS, MINUTE_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
@@ -60,6 +61,7 @@ export const checkExpiresAt = (body: unknown, now: Date): void => {
 
 @Controller('v1/cash_payments')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('cash_payments')
 export class CashPaymentsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -115,6 +117,7 @@ export class CashPaymentsController {
 /** Sandbox test helpers of cash_payments: registered only when SANDBOX=true. */
 @Controller('v1/test_helpers/cash_payments')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('cash_payments')
 export class CashPaymentsTestHelpersController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 

@@ -4,6 +4,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { COLLECTION_STATUSES, ServiceError, type CollectionResource, type ListResource } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
@@ -31,6 +32,7 @@ export class ValidateDepositBody {
 /** The collections API: marketplace cash reconciliation (contract sections 2 to 4). */
 @Controller('v1/collections')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('collections')
 export class CollectionsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -86,6 +88,7 @@ export class CollectionsController {
  */
 @Controller('v1/test_helpers/collections')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('collections')
 export class CollectionsTestHelpersController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 

@@ -4,6 +4,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { PAYMENT_STATUSES, type ListResource, type PaymentResource } from '@pay/contracts';
 import { STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization, requireCurrency } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { Creation, requireIdempotencyKey, type CreateRequest } from '../http/idempotency-key';
@@ -22,6 +23,7 @@ export class CreatePaymentBody {
 
 @Controller('v1/payments')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('payments')
 export class PaymentsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,

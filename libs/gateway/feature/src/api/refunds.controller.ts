@@ -4,12 +4,14 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type ListResource, type RefundResource } from '@pay/contracts';
 import { hasPrefix, STRING_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 import { parseListQuery } from './list-query';
+import { Audited } from '../audit/audited';
 
 export class CreateRefundBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payment!: string;
@@ -20,6 +22,7 @@ export class CreateRefundBody {
 /** Refunds of succeeded payments (Pay), wholly or in parts, to the customer's balance. */
 @Controller('v1/refunds')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('refunds')
 export class RefundsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -30,6 +33,7 @@ export class RefundsController {
   @JsonBody(CreateRefundBody)
   @Post()
   @HttpCode(201)
+  @Audited('refund.created')
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<RefundResource> {
     const input = validateBody(CreateRefundBody, request.body);
     if (!hasPrefix(input.payment, 'payment')) {

@@ -4,6 +4,7 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { SUPPLIER_PAYMENT_STATUSES, type ListResource, type SupplierPaymentResource, type SupplierPaymentStatus } from '@pay/contracts';
 import { DESCRIPTION_LENGTH_MAX, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
@@ -28,6 +29,7 @@ export class CreateSupplierPaymentBody {
  */
 @Controller('v1/supplier_payments')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('supplier_payments')
 export class SupplierPaymentsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -92,6 +94,7 @@ export class SupplierPaymentsController {
  */
 @Controller('v1/test_helpers/supplier_payments')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('supplier_payments')
 export class SupplierPaymentsTestHelpersController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 

@@ -5,6 +5,7 @@ import { DEADLINE_TOPICS, ServiceError, type ClockResource, type PaymentResource
 import { CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, CLOCK_ADVANCE_SECONDS_MAX, iso, SERVICE_CLOCK_FOLLOW_MS, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK, ServiceClockStore } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { FULL_ACCESS, RequiresScope } from '../auth/scopes';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { JsonBody } from '../openapi/describe';
@@ -23,6 +24,7 @@ class AdvanceBody {
  */
 @Controller('v1/test_helpers')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('payments')
 export class TestHelpersController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -48,12 +50,14 @@ export class TestHelpersController {
     return this.bus.request('payments.decline', { integratorId, paymentId });
   }
 
+  @RequiresScope(FULL_ACCESS)
   @Get('clock')
   clock(): ClockResource {
     return { object: 'clock', now: iso(this.serviceClock.now()) };
   }
 
   /** Moves the service clock forward, then has every app apply the deadlines now passed, before answering. */
+  @RequiresScope(FULL_ACCESS)
   @JsonBody(AdvanceBody)
   @Post('clock/advance')
   @HttpCode(200)

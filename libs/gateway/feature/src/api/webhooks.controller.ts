@@ -4,12 +4,14 @@ import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { EVENT_TYPES, type DeliveryResource, type EndpointDeliveryResource, type EventResource, type ListResource, type WebhookEndpointResource } from '@pay/contracts';
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 import { parseListQuery } from './list-query';
+import { Audited } from '../audit/audited';
 
 class CreateEndpointBody {
   @IsDefined() @IsString() @MaxLength(URL_LENGTH_MAX) url!: string;
@@ -31,6 +33,7 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 /** Webhook endpoints: created, listed, updated, disabled, given a new secret, deleted; their deliveries. The URL is checked against SSRF by the webhooks app. */
 @Controller('v1/webhook_endpoints')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('webhook_endpoints')
 export class WebhookEndpointsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -40,6 +43,7 @@ export class WebhookEndpointsController {
   @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
+  @Audited('webhook_endpoint.created')
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<WebhookEndpointResource> {
     const input = validateBody(CreateEndpointBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
@@ -64,6 +68,7 @@ export class WebhookEndpointsController {
   @JsonBody(UpdateEndpointBody)
   @Post(':id')
   @HttpCode(200)
+  @Audited('webhook_endpoint.updated')
   async update(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
     const input = validateBody(UpdateEndpointBody, body);
     return this.bus.request('webhooks.endpoints.update', {
@@ -78,6 +83,7 @@ export class WebhookEndpointsController {
   /** A new secret, shown once here; for 24 hours deliveries are signed with the old one too. */
   @Post(':id/rotate_secret')
   @HttpCode(200)
+  @Audited('webhook_endpoint.secret_rotated')
   async rotateSecret(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
     requireEmptyBody(body);
     return this.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
@@ -106,6 +112,7 @@ export class WebhookEndpointsController {
   }
 
   @Delete(':id')
+  @Audited('webhook_endpoint.deleted')
   async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string) {
     return this.bus.request('webhooks.endpoints.delete', { integratorId, id });
   }
@@ -114,6 +121,7 @@ export class WebhookEndpointsController {
 /** Events (contract section 6): listed newest first, retrieved, redelivered, and their delivery attempts. */
 @Controller('v1/events')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('events')
 export class EventsController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
 import { noteIntegrator } from '@pay/observability';
-import { API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS, API_KEY_LENGTH_MAX } from '@pay/kernel';
+import { API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS, API_KEY_LAST_USED_FLUSH_MS, API_KEY_LENGTH_MAX, systemClock, type Clock } from '@pay/kernel';
 import { FINANCE_KEY_PREFIX, type ApiKeyRecord, type DirectoryRepository } from '../directory/directory.repository';
 import type { RateLimiter } from './rate-limiter';
 
@@ -19,8 +19,10 @@ export const bearerToken = (request: FastifyRequest): string => {
 };
 
 /**
- * Integrator API keys. A key found active is remembered for 2 s (one lookup, not one per request);
- * a revocation through this gateway forgets it at once.
+ * Integrator API keys (`sk_…` full access, `rk_…` restricted). A key found unrevoked is remembered for
+ * API_KEY_CACHE_TTL_MS (one lookup, not one per request): a revocation or a roll through another gateway
+ * takes effect here within that time, through this gateway at once. Expiry is checked at every request,
+ * on the service clock, so a rolled key stops at the instant its overlap ends.
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, { record: ApiKeyRecord; until: number }>();
@@ -28,15 +30,20 @@ export class ApiKeyAuthenticator {
   constructor(
     private readonly directory: DirectoryRepository,
     private readonly limiter: RateLimiter,
+    private readonly clock: Clock = systemClock,
+    private readonly lastUses?: LastUses,
   ) {}
 
   async authenticate(request: FastifyRequest, reply: FastifyReply): Promise<ApiKeyRecord> {
     const secret = bearerToken(request);
-    if (!secret.startsWith('sk_')) throw unauthenticated('this is not an integrator API key');
+    if (!secret.startsWith('sk_') && !secret.startsWith('rk_')) throw unauthenticated('this is not an integrator API key');
     const record = await this.lookup(secret);
     if (!record) throw unauthenticated('the API key is unknown or revoked');
+    const now = this.clock.now();
+    if (record.expiresAt !== null && record.expiresAt <= now.getTime()) throw unauthenticated('the API key has expired');
     // The request's log line, and the lines it causes, name the integrator (never the key).
     noteIntegrator(record.integratorId);
+    this.lastUses?.note(record.keyId, now);
     const waitSeconds = this.limiter.take(record.keyId);
     if (waitSeconds > 0) {
       void reply.header('Retry-After', String(waitSeconds));
@@ -61,6 +68,57 @@ export class ApiKeyAuthenticator {
       this.cache.delete(secret);
     }
     return record;
+  }
+}
+
+/**
+ * Each key's last authenticated request, written in batches (every API_KEY_LAST_USED_FLUSH_MS, and
+ * before a list of keys is read here), not on every request: `last_used_at` is at most that far behind.
+ */
+export class LastUses {
+  private pending = new Map<string, Date>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly write: (uses: ReadonlyMap<string, Date>) => Promise<void>,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  note(keyId: string, at: Date): void {
+    const known = this.pending.get(keyId);
+    if (!known || known < at) this.pending.set(keyId, at);
+  }
+
+  start(intervalMs = API_KEY_LAST_USED_FLUSH_MS): void {
+    this.timer ??= setInterval(() => void this.flush().catch(this.onError), intervalMs);
+    this.timer.unref();
+  }
+
+  onModuleInit(): void {
+    this.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush().catch(this.onError);
+  }
+
+  /** Writes the uses noted so far; uses noted meanwhile wait for the next flush. A failed write keeps them. */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await this.write(batch);
+    } catch (error) {
+      for (const [keyId, at] of batch) this.note(keyId, at);
+      throw error;
+    }
   }
 }
 

@@ -33,9 +33,16 @@ export const newApiKeySecret = (): string => `sk_${randomBase62(API_KEY_RANDOM_L
 export const FINANCE_KEY_PREFIX = 'fk_';
 const newFinanceKeySecret = (): string => `${FINANCE_KEY_PREFIX}${randomBase62(API_KEY_RANDOM_LENGTH)}`;
 
+/** What the gateway shows of a secret: its first 3 and last 4 characters. */
+export const redact = (secret: string): string => `${secret.slice(0, 3)}${secret.slice(-4)}`;
+
 export interface ApiKeyRecord {
   keyId: string;
   integratorId: string;
+  /** `['*']` (every /v1 route) or `<resource>:read|write` scopes. */
+  scopes: readonly string[];
+  /** Epoch milliseconds on the service clock after which the key is refused; null: never. */
+  expiresAt: number | null;
 }
 
 export interface Connection {
@@ -72,25 +79,29 @@ export class DirectoryRepository {
     return this.insertKey(this.pool, integratorId, now);
   }
 
+  /** An unrevoked integrator key (the caller checks `expiresAt` on its clock), its stored hash compared in constant time. */
   async findActiveKey(secret: string): Promise<ApiKeyRecord | undefined> {
-    const { rows } = await this.pool.query<{ id: string; integrator_id: string }>({
-      name: 'gw-find-active-key',
-      text: `SELECT id, integrator_id FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active' AND role = 'integrator'`,
-      values: [sha256(secret)],
+    const hash = sha256(secret);
+    const { rows } = await this.pool.query<{ id: string; integrator_id: string; secret_sha256: string; scopes: string[]; expires_at: Date | null }>({
+      name: 'gw-find-active-key-scoped',
+      text: `SELECT id, integrator_id, secret_sha256, scopes, expires_at FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active' AND role = 'integrator'`,
+      values: [hash],
     });
     const row = rows[0];
-    return row && { keyId: row.id, integratorId: row.integrator_id };
+    if (!row || !timingSafeEqual(Buffer.from(row.secret_sha256), Buffer.from(hash))) return undefined;
+    return { keyId: row.id, integratorId: row.integrator_id, scopes: row.scopes, expiresAt: row.expires_at?.getTime() ?? null };
   }
 
   /** A read-only key for finance (the ledger's reads); the secret is shown once, by the caller. */
   async createFinanceKey(name: string, now: Date): Promise<{ keyId: string; secret: string }> {
     const keyId = newId('apiKey');
     const secret = newFinanceKeySecret();
-    await this.pool.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4)`, [
+    await this.pool.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name, redacted) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4, $5)`, [
       keyId,
       sha256(secret),
       now,
       name,
+      redact(secret),
     ]);
     return { keyId, secret };
   }
@@ -199,11 +210,12 @@ export class DirectoryRepository {
   private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
     const keyId = newId('apiKey');
     const secret = newApiKeySecret();
-    await db.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at) VALUES ($1, $2, $3, 'active', $4)`, [
+    await db.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, redacted) VALUES ($1, $2, $3, 'active', $4, $5)`, [
       keyId,
       integratorId,
       sha256(secret),
       now,
+      redact(secret),
     ]);
     return { keyId, secret };
   }

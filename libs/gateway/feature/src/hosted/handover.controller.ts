@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { HandoverCodes } from './stores/handover-codes';
 
@@ -12,6 +13,7 @@ import { HandoverCodes } from './stores/handover-codes';
  */
 @Controller('v1/collections')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('collections')
 export class HandoverCodeController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,

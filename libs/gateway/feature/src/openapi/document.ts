@@ -3,6 +3,7 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ERROR_STATUS } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, IDEMPOTENCY_KEY_LENGTH_MAX, PATH_PARAM_LENGTH_MAX } from '@pay/kernel';
+import { REQUIRED_SCOPE, scopeFor, type RouteScope } from '../auth/scopes';
 import { BODY_DTO, QUERY_PARAMS } from './describe';
 
 export interface DescribedRoute {
@@ -14,6 +15,8 @@ export interface DescribedRoute {
   successStatus: number;
   bodyDto?: string;
   query: string[];
+  /** The scope an API key needs (`payments:read`, `*`, …): /v1 routes only. */
+  scope?: string;
 }
 
 /** Every route the controllers declare, read from Nest's own metadata (what Fastify is given). */
@@ -28,6 +31,7 @@ export function describeRoutes(controllers: readonly Type[]): DescribedRoute[] {
       if (typeof path !== 'string' || typeof method !== 'number') continue;
       const verb = RequestMethod[method]!;
       const dto = Reflect.getMetadata(BODY_DTO, handler) as Type | undefined;
+      const resource = (Reflect.getMetadata(REQUIRED_SCOPE, handler) ?? Reflect.getMetadata(REQUIRED_SCOPE, controller)) as RouteScope | undefined;
       routes.push({
         method: verb,
         path: `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/'),
@@ -36,6 +40,7 @@ export function describeRoutes(controllers: readonly Type[]): DescribedRoute[] {
         successStatus: (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'POST' ? 201 : 200),
         ...(dto ? { bodyDto: dto.name } : {}),
         query: (Reflect.getMetadata(QUERY_PARAMS, handler) as string[] | undefined) ?? [],
+        ...(resource ? { scope: scopeFor(resource, verb) } : {}),
       });
     }
   }
@@ -85,7 +90,8 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
     const operation: Record<string, unknown> = {
       operationId: `${route.controller.replace(/Controller$/, '')}_${route.handler}`,
       tags: [route.path.split('/')[admin ? 3 : 2] ?? 'root'],
-      security: [{ [admin ? 'adminKey' : 'apiKey']: [] }],
+      security: [{ [admin ? 'adminKey' : 'apiKey']: route.scope ? [route.scope] : [] }],
+      ...(route.scope ? { 'x-required-scope': route.scope } : {}),
       parameters: [
         ...pathParams,
         ...queryParams,
@@ -95,7 +101,9 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
         [String(route.successStatus)]: { description: 'the object, a list envelope or the result of the action', content: { 'application/json': { schema: { type: 'object' } } } },
         '400': errorResponse('invalid_request, invalid_amount, unsupported_currency or currency_mismatch'),
         '401': errorResponse('authentication_required'),
-        '403': errorResponse(admin ? 'forbidden (a finance key outside the ledger reads)' : 'connection_not_authorized or beneficiary_not_authorized'),
+        '403': errorResponse(
+          admin ? 'forbidden (a finance key outside the ledger reads)' : `insufficient_scope (the key lacks ${route.scope ?? 'the route\'s scope'}), connection_not_authorized or beneficiary_not_authorized`,
+        ),
         '404': errorResponse('resource_not_found'),
         ...(route.method === 'POST' ? { '409': errorResponse('invalid_status, idempotency_key_reused or idempotency_key_in_use') } : {}),
         '429': errorResponse('rate_limited (Retry-After)'),
@@ -112,7 +120,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
     paths,
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'an integrator key, sk_…' },
+        apiKey: { type: 'http', scheme: 'bearer', description: 'an integrator key: sk_… (every scope) or rk_… (restricted: each operation names the scope it needs)' },
         adminKey: { type: 'http', scheme: 'bearer', description: 'the admin key, or a finance key (fk_…) on the ledger reads' },
       },
       schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(Object.entries(dtoSchemas).filter(([name]) => used.has(name))) },

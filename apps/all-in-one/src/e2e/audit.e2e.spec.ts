@@ -1,0 +1,208 @@
+import { Client as PgClient } from 'pg';
+import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type Response, type TestService } from './harness';
+import { Receiver } from './receiver';
+
+/**
+ * The audit trail (contract section 16): every successful change the contract lists, recorded once
+ * with its actor, integrator, target and Request-Id; reads and failures are not; lists for the
+ * integrator (a ["*"] key) and for the back office; append-only in the database; no secret anywhere.
+ */
+describe('audit trail', () => {
+  let service: TestService;
+  let shop: Integrator;
+  let other: Integrator;
+  let receiver: Receiver;
+  const secrets: string[] = [];
+
+  beforeAll(async () => {
+    service = await startTestService({ LOG_LEVEL: 'debug' }, { captureLogs: true });
+    shop = await createIntegrator(service);
+    other = await createIntegrator(service);
+    secrets.push(service.adminKey, shop.apiKey, other.apiKey);
+    receiver = await new Receiver().start();
+  }, 180_000);
+  afterAll(async () => {
+    await service?.stop();
+    await receiver?.stop();
+  });
+
+  const adminEvents = async (query: string): Promise<any[]> => {
+    const response = await service.admin('GET', `/admin/v1/audit_events?limit=100&${query}`);
+    expect(response.status).toBe(200);
+    return response.body.data;
+  };
+  /** The audit events of one target, oldest first. */
+  const eventsOf = async (targetId: string): Promise<any[]> => (await adminEvents('')).filter((e) => e.target.id === targetId).reverse();
+  const requestId = (response: Response) => response.headers.get('request-id');
+
+  /** Checks that `response` (a success) was recorded once, as `action` on its own object, by `actor`. */
+  const expectRecorded = async (response: Response, action: string, actor: { type: string; id: string | null }, integrator: string | null) => {
+    expect(response.status).toBeLessThan(300);
+    const events = await eventsOf(response.body.id);
+    const matching = events.filter((e) => e.action === action);
+    expect({ action, count: matching.length }).toEqual({ action, count: 1 });
+    expect(matching[0]).toEqual({
+      id: expect.stringMatching(/^aud_[A-Za-z0-9]{20,}$/),
+      object: 'audit_event',
+      action,
+      actor,
+      integrator,
+      target: { object: response.body.object, id: response.body.id },
+      request_id: requestId(response),
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+    return matching[0];
+  };
+  const ADMIN = { type: 'admin', id: null };
+
+  it('admin changes: integrator, key, connection, customer, beneficiary, cash point, top-up, each recorded once by the admin', async () => {
+    const integrator = await service.admin('POST', '/admin/v1/integrators', { body: { name: 'Audited shop' } });
+    secrets.push(integrator.body.api_key);
+    await expectRecorded(integrator, 'integrator.created', ADMIN, integrator.body.id);
+    const key = await service.admin('POST', `/admin/v1/integrators/${integrator.body.id}/api_keys`);
+    secrets.push(key.body.api_key);
+    await expectRecorded(key, 'api_key.created', ADMIN, integrator.body.id);
+    await expectRecorded(await service.admin('POST', `/admin/v1/api_keys/${key.body.id}/revoke`), 'api_key.revoked', ADMIN, integrator.body.id);
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Audit finance' } });
+    secrets.push(finance.body.api_key);
+    await expectRecorded(finance, 'api_key.created', ADMIN, null);
+    const business = await service.admin('POST', '/admin/v1/connections', { body: { integrator: integrator.body.id, kind: 'business', name: 'B', currency: 'DZD' } });
+    await expectRecorded(business, 'connection.created', ADMIN, integrator.body.id);
+    const customer = await service.admin('POST', '/admin/v1/customers', { body: { name: 'Amina', phone: '+213555000111', pin: '4321', currency: 'DZD' } });
+    await expectRecorded(customer, 'customer.created', ADMIN, null);
+    const beneficiary = await service.admin('POST', '/admin/v1/beneficiaries', { body: { business: business.body.id, account_name: 'Supplies', currency: 'DZD' } });
+    await expectRecorded(beneficiary, 'beneficiary.created', ADMIN, integrator.body.id);
+    await expectRecorded(await service.admin('POST', `/admin/v1/beneficiaries/${beneficiary.body.id}/revoke`), 'beneficiary.revoked', ADMIN, integrator.body.id);
+    await expectRecorded(await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Point', address: '1 rue' } }), 'cash_point.created', ADMIN, null);
+    const key1 = idempotencyKey();
+    const topup = await service.admin('POST', '/admin/v1/topups', { body: { account: business.body.id, amount: 1_000, currency: 'DZD' }, headers: { 'Idempotency-Key': key1 } });
+    await expectRecorded(topup, 'topup.created', ADMIN, integrator.body.id);
+    // An idempotent replay answers the same top-up and is not recorded again.
+    const replay = await service.admin('POST', '/admin/v1/topups', { body: { account: business.body.id, amount: 1_000, currency: 'DZD' }, headers: { 'Idempotency-Key': key1 } });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(topup.body.id);
+    expect((await eventsOf(topup.body.id)).filter((e) => e.action === 'topup.created')).toHaveLength(1);
+    // A top-up of a customer's account belongs to no integrator.
+    await expectRecorded(await service.admin('POST', '/admin/v1/topups', { body: { account: customer.body.id, amount: 1_000, currency: 'DZD' } }), 'topup.created', ADMIN, null);
+  });
+
+  it('integrator changes: keys, webhook endpoints, refunds, each recorded once by the key that made it', async () => {
+    const actor = { type: 'api_key', id: shop.apiKeyId };
+    const created = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Reporting', scopes: ['balances:read', 'events:read'] } });
+    secrets.push(created.body.api_key);
+    await expectRecorded(created, 'api_key.created', actor, shop.id);
+    const rolled = await service.http('POST', `/v1/api_keys/${created.body.id}/roll`, { key: shop.apiKey, body: { expires_in: 60 } });
+    secrets.push(rolled.body.api_key);
+    await expectRecorded(rolled, 'api_key.rolled', actor, shop.id);
+    await expectRecorded(await service.http('POST', `/v1/api_keys/${rolled.body.id}/revoke`, { key: shop.apiKey }), 'api_key.revoked', actor, shop.id);
+
+    // A webhook endpoint's life, by a restricted key: its actor is that key.
+    const hooks = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Hooks', scopes: ['webhook_endpoints:write'] } });
+    secrets.push(hooks.body.api_key);
+    const hooksActor = { type: 'api_key', id: hooks.body.id };
+    const endpoint = await service.http('POST', '/v1/webhook_endpoints', { key: hooks.body.api_key, body: { url: receiver.url, enabled_events: ['*'] } });
+    secrets.push(endpoint.body.secret);
+    await expectRecorded(endpoint, 'webhook_endpoint.created', hooksActor, shop.id);
+    await expectRecorded(await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}`, { key: hooks.body.api_key, body: { enabled_events: ['payment.succeeded'] } }), 'webhook_endpoint.updated', hooksActor, shop.id);
+    const rotated = await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}/rotate_secret`, { key: hooks.body.api_key });
+    secrets.push(rotated.body.secret);
+    await expectRecorded(rotated, 'webhook_endpoint.secret_rotated', hooksActor, shop.id);
+    await expectRecorded(await service.http('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`, { key: hooks.body.api_key }), 'webhook_endpoint.deleted', hooksActor, shop.id);
+
+    // A refund, and its replay (not recorded twice).
+    const customer = await createCustomer(service, 100_000);
+    const payment = await createPayment(service, shop, { amount: 100_000 });
+    expect((await service.http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: shop.apiKey, body: { customer } })).status).toBe(200);
+    const key = idempotencyKey();
+    const refund = await service.http('POST', '/v1/refunds', { key: shop.apiKey, body: { payment: payment.id, amount: 10_000 }, headers: { 'Idempotency-Key': key } });
+    await expectRecorded(refund, 'refund.created', actor, shop.id);
+    const replay = await service.http('POST', '/v1/refunds', { key: shop.apiKey, body: { payment: payment.id, amount: 10_000 }, headers: { 'Idempotency-Key': key } });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await eventsOf(refund.body.id)).toHaveLength(1);
+  });
+
+  it('reads and failed requests are not recorded', async () => {
+    const before = (await adminEvents('')).length;
+    await service.http('GET', '/v1/api_keys', { key: shop.apiKey });
+    await service.http('GET', '/v1/payments', { key: shop.apiKey });
+    await service.http('GET', '/v1/audit_events', { key: shop.apiKey });
+    await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'bad', scopes: ['nope:read'] } });
+    await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url: 'ftp://x' } });
+    await service.admin('POST', '/admin/v1/connections', { body: { integrator: 'int_unknown000000000000000', kind: 'merchant', name: 'x', currency: 'DZD' } });
+    await service.admin('POST', '/admin/v1/api_keys/key_unknown000000000000000/revoke');
+    expect((await adminEvents('')).length).toBe(before);
+  });
+
+  it('lists: an integrator sees its own events only (a ["*"] key), newest first, with filters and pages; the back office sees all', async () => {
+    const mine = await service.http('GET', '/v1/audit_events?limit=100', { key: shop.apiKey });
+    expect(mine.status).toBe(200);
+    expect(mine.body.object).toBe('list');
+    const data = mine.body.data as any[];
+    expect(data.length).toBeGreaterThan(3);
+    expect(data.every((e) => e.integrator === shop.id)).toBe(true);
+    const times = data.map((e) => e.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect((await service.http('GET', '/v1/audit_events?limit=100', { key: other.apiKey })).body.data.every((e: any) => e.integrator === other.id)).toBe(true);
+    // Filters.
+    const created = await service.http('GET', '/v1/audit_events?action=api_key.created&limit=100', { key: shop.apiKey });
+    expect(created.body.data.length).toBeGreaterThan(0);
+    expect(created.body.data.every((e: any) => e.action === 'api_key.created')).toBe(true);
+    const middle = data[Math.floor(data.length / 2)];
+    const since = await service.http('GET', `/v1/audit_events?created_gte=${encodeURIComponent(middle.created_at)}&limit=100`, { key: shop.apiKey });
+    expect(since.body.data.every((e: any) => e.created_at >= middle.created_at)).toBe(true);
+    const until = await service.http('GET', `/v1/audit_events?created_lt=${encodeURIComponent(middle.created_at)}&limit=100`, { key: shop.apiKey });
+    expect(until.body.data.every((e: any) => e.created_at < middle.created_at)).toBe(true);
+    expect(since.body.data.length + until.body.data.length).toBe(data.length);
+    // Pages.
+    const first = await service.http('GET', '/v1/audit_events?limit=2', { key: shop.apiKey });
+    expect(first.body).toMatchObject({ has_more: true });
+    const next = await service.http('GET', `/v1/audit_events?limit=2&starting_after=${first.body.data[1].id}`, { key: shop.apiKey });
+    expect(next.body.data.map((e: any) => e.id)).toEqual(data.slice(2, 4).map((e) => e.id));
+    const foreign = (await service.http('GET', '/v1/audit_events?limit=1', { key: other.apiKey })).body.data[0].id;
+    expect((await service.http('GET', `/v1/audit_events?starting_after=${foreign}`, { key: shop.apiKey })).status).toBe(400);
+    expect((await service.http('GET', '/v1/audit_events?integrator=x', { key: shop.apiKey })).status).toBe(400);
+    expect((await service.http('GET', '/v1/audit_events?created_gte=yesterday', { key: shop.apiKey })).status).toBe(400);
+    // The back office: every integrator's, filtered by integrator; a finance key too; an integrator key is 401.
+    const all = await adminEvents('');
+    expect(all.some((e) => e.integrator === shop.id) && all.some((e) => e.integrator === other.id)).toBe(true);
+    expect((await adminEvents(`integrator=${shop.id}`)).every((e) => e.integrator === shop.id)).toBe(true);
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Auditors' } });
+    secrets.push(finance.body.api_key);
+    expect((await service.http('GET', '/admin/v1/audit_events', { key: finance.body.api_key })).status).toBe(200);
+    expect((await service.http('GET', '/admin/v1/audit_events', { key: shop.apiKey })).status).toBe(401);
+  });
+
+  it('the database refuses an UPDATE, DELETE or TRUNCATE of an audit event on the service\'s own connection', async () => {
+    const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ id: string; action: string }>('SELECT id, action FROM gw_audit_events ORDER BY seq LIMIT 1');
+      const row = rows[0]!;
+      await expect(db.query(`UPDATE gw_audit_events SET action = 'forged.action' WHERE id = $1`, [row.id])).rejects.toThrow(/append-only|permission denied/);
+      await expect(db.query('DELETE FROM gw_audit_events WHERE id = $1', [row.id])).rejects.toThrow(/append-only|permission denied/);
+      await expect(db.query('TRUNCATE gw_audit_events')).rejects.toThrow(/append-only|permission denied/);
+      const after = await db.query<{ action: string }>('SELECT action FROM gw_audit_events WHERE id = $1', [row.id]);
+      expect(after.rows[0]?.action).toBe(row.action);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('no secret in any audit row, nor in any log line', async () => {
+    const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
+    await db.connect();
+    let rows: string;
+    try {
+      rows = (await db.query<{ row: string }>('SELECT row_to_json(a)::text AS row FROM gw_audit_events a')).rows.map((r) => r.row).join('\n');
+    } finally {
+      await db.end();
+    }
+    expect(rows.length).toBeGreaterThan(100);
+    const logs = service.logs();
+    expect(logs.length).toBeGreaterThan(100);
+    expect(secrets.length).toBeGreaterThan(10);
+    for (const secret of secrets) {
+      expect({ secret: secret.slice(0, 3), inRows: rows.includes(secret), inLogs: logs.includes(secret) }).toEqual({ secret: secret.slice(0, 3), inRows: false, inLogs: false });
+    }
+  });
+});

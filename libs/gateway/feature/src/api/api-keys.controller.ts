@@ -1,0 +1,112 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ServiceError, type ListResource } from '@pay/contracts';
+import { API_KEY_ROLL_OVERLAP_MAX_SECONDS, API_KEY_SCOPES_MAX, STRING_LENGTH_MAX, type Clock } from '@pay/kernel';
+import { CLOCK } from '@pay/platform';
+import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { ApiKeyAuthenticator, LastUses } from '../auth/auth';
+import { FULL_ACCESS, isScope, RequiresScope, SCOPE_RESOURCES } from '../auth/scopes';
+import { Audited } from '../audit/audited';
+import { ApiKeysRepository, type ApiKeyResource } from '../directory/api-keys.repository';
+import type { ApiKeyRecord } from '../directory/directory.repository';
+import { requireEmptyBody, validateBody } from '../http/validation';
+import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { parseIsoInstant } from './cash-payments.controller';
+import { parseListQuery } from './list-query';
+
+export class CreateApiKeyBody {
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(API_KEY_SCOPES_MAX) @IsString({ each: true }) scopes!: string[];
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) expires_at?: string | null;
+}
+
+export class RollApiKeyBody {
+  @IsOptional() @IsInt() @Min(0) @Max(API_KEY_ROLL_OVERLAP_MAX_SECONDS) expires_in?: number | null;
+}
+
+/** `["*"]`, or known `<resource>:read|write` scopes (duplicates dropped, in the order given). */
+const checkScopes = (scopes: string[]): string[] => {
+  if (scopes.includes(FULL_ACCESS)) {
+    if (scopes.some((s) => s !== FULL_ACCESS)) throw new ServiceError('invalid_request', 'scopes is either ["*"] or a list of <resource>:read|write scopes', 'scopes');
+    return [FULL_ACCESS];
+  }
+  const unknown = scopes.find((s) => !isScope(s));
+  if (unknown !== undefined) {
+    throw new ServiceError('invalid_request', `unknown scope '${unknown}': a scope is <resource>:read or <resource>:write, resource one of ${SCOPE_RESOURCES.join(', ')}`, 'scopes');
+  }
+  return [...new Set(scopes)];
+};
+
+/**
+ * An integrator's own API keys (contract section 16): restricted keys, rolling with an overlap,
+ * revocation. Only a `["*"]` key may manage keys. A key's secret is in the answer of its creation or
+ * roll only; neither replays on an Idempotency-Key (a replay would need the secret stored).
+ */
+@Controller('v1/api_keys')
+@UseGuards(ApiKeyGuard)
+@RequiresScope(FULL_ACCESS)
+export class ApiKeysController {
+  constructor(
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly keys: ApiKeysRepository,
+    private readonly authenticator: ApiKeyAuthenticator,
+    private readonly lastUses: LastUses,
+  ) {}
+
+  /** `201` the key with its secret `api_key` (shown only here): `sk_…` for `["*"]`, `rk_…` otherwise. */
+  @JsonBody(CreateApiKeyBody)
+  @Post()
+  @HttpCode(201)
+  @Audited('api_key.created')
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Body() body: unknown): Promise<ApiKeyResource & { api_key: string }> {
+    const input = validateBody(CreateApiKeyBody, body);
+    const scopes = checkScopes(input.scopes);
+    const now = this.clock.now();
+    let expiresAt: Date | null = null;
+    if (input.expires_at != null) {
+      const instant = parseIsoInstant(input.expires_at);
+      if (instant === undefined || instant <= now.getTime()) throw new ServiceError('invalid_request', 'expires_at must be an ISO 8601 time in the future', 'expires_at');
+      expiresAt = new Date(instant);
+    }
+    const { key, secret } = await this.keys.create(integratorId, { name: input.name, scopes, expiresAt }, now);
+    return { ...key, api_key: secret };
+  }
+
+  @QueryParams(...LIST_QUERY)
+  @Get()
+  async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<ApiKeyResource>> {
+    const { limit, startingAfter } = parseListQuery(query);
+    // This gateway's uses not written yet: the list shows them.
+    await this.lastUses.flush();
+    const { data, hasMore } = await this.keys.list(integratorId, { limit, ...(startingAfter ? { startingAfter } : {}) }, this.clock.now());
+    return { object: 'list', data, has_more: hasMore };
+  }
+
+  @Get(':id')
+  async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ApiKeyResource> {
+    await this.lastUses.flush();
+    return this.keys.find(integratorId, id, this.clock.now());
+  }
+
+  /** `201` a new key (same name and scopes) with its secret; the old one works `expires_in` seconds more (default 0). */
+  @JsonBody(RollApiKeyBody)
+  @Post(':id/roll')
+  @HttpCode(201)
+  @Audited('api_key.rolled')
+  async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<ApiKeyResource & { api_key: string }> {
+    const input = validateBody(RollApiKeyBody, body ?? {});
+    const { key, secret } = await this.keys.roll(integratorId, id, input.expires_in ?? 0, this.clock.now());
+    this.authenticator.forget(id);
+    return { ...key, api_key: secret };
+  }
+
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @Audited('api_key.revoked')
+  async revoke(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<ApiKeyResource> {
+    requireEmptyBody(body);
+    const key = await this.keys.revoke(integratorId, id, this.clock.now());
+    this.authenticator.forget(id);
+    return key;
+  }
+}
