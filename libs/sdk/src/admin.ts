@@ -98,9 +98,6 @@ export class PaymentsAdmin {
   readonly operations: OperationsResource;
   readonly payoutBatches: PayoutBatchesResource;
   readonly bankStatements: BankStatementsResource;
-  }
-}
-
   readonly auditEvents: AdminAuditEventsResource;
 
   constructor(options: PaymentsAdminOptions) {
@@ -110,9 +107,6 @@ export class PaymentsAdmin {
     this.operations = new OperationsResource(http);
     this.payoutBatches = new PayoutBatchesResource(http);
     this.bankStatements = new BankStatementsResource(http);
-  }
-}
-
     this.auditEvents = new AdminAuditEventsResource(http);
   }
 }

@@ -1,3 +1,4 @@
+import { Audited } from '../audit/audited';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { IsDefined, IsNotEmpty, IsString } from 'class-validator';
@@ -31,6 +32,7 @@ export class PayoutsAdminController {
 
   /** `201`: every pending payout of the currency (the oldest PAYOUT_BATCH_MAX), now in transit; `count` 0 is allowed. */
   @JsonBody(PayoutBatchBody)
+  @Audited('payout_batch.created')
   @Post('payout_batches')
   @HttpCode(201)
   async createBatch(@Creation() request: CreateRequest): Promise<PayoutBatchResource> {
@@ -54,6 +56,7 @@ export class PayoutsAdminController {
    * A camt.053.001.08 statement, `application/xml` (up to 10 MB): parsed here (no entity is resolved,
    * a DOCTYPE is refused), then applied by the payments app; a file that fails applies nothing.
    */
+  @Audited('bank_statement_import.created')
   @Post('bank_statements')
   @HttpCode(201)
   async importStatement(@Headers('content-type') contentType: string | undefined, @Body() body: unknown): Promise<BankStatementImportResource> {

@@ -3,7 +3,9 @@ import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-va
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { PAYOUT_STATUSES, type BankAccountResource, type ListResource, type PayoutResource, type PayoutStatus } from '@pay/contracts';
 import { ACCOUNT_HOLDER_LENGTH_MAX, DESCRIPTION_LENGTH_MAX, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
+import { Audited } from '../audit/audited';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
+import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
@@ -29,6 +31,7 @@ export class CreatePayoutBody {
 /** Bank accounts a connection's payouts go to: the IBAN checked by ISO 13616 and tied to the connection's currency. */
 @Controller('v1/bank_accounts')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('bank_accounts')
 export class BankAccountsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -38,6 +41,7 @@ export class BankAccountsController {
 
   /** `201` with the bank account; the only answer with the full `iban`. */
   @JsonBody(CreateBankAccountBody)
+  @Audited('bank_account.created')
   @Post()
   @HttpCode(201)
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<BankAccountResource> {
@@ -74,6 +78,7 @@ export class BankAccountsController {
  */
 @Controller('v1/payouts')
 @UseGuards(ApiKeyGuard)
+@RequiresScope('payouts')
 export class PayoutsController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -83,6 +88,7 @@ export class PayoutsController {
 
   /** `201` with the payout, `pending`: the amount has left the available balance (else `400 insufficient_balance`, nothing moved). */
   @JsonBody(CreatePayoutBody)
+  @Audited('payout.created')
   @Post()
   @HttpCode(201)
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<PayoutResource> {
@@ -116,6 +122,7 @@ export class PayoutsController {
   }
 
   /** Only a `pending` payout (else `409 invalid_status`): the amount goes back to the available balance. */
+  @Audited('payout.canceled')
   @Post(':id/cancel')
   @HttpCode(200)
   async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') payoutId: string, @Body() body: unknown): Promise<PayoutResource> {
