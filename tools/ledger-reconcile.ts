@@ -11,7 +11,7 @@ import { join } from 'node:path';
 interface Report {
   status: 'balanced' | 'differences';
   checked_objects: number;
-  differences: { reference: string; kind: string; account: string; expected: number; found: number; message: string }[];
+  differences: ({ reference: string; kind: string; account: string; expected: number; found: number; message: string } | { kind: 'broken_chain'; sequence: number; message: string })[];
 }
 
 async function main(): Promise<number> {
@@ -39,7 +39,10 @@ async function main(): Promise<number> {
   }
   const report = (await response.json()) as Report;
   console.log(`${report.checked_objects} objects checked against the ledger: ${report.status}`);
-  for (const d of report.differences) console.log(`  ${d.kind.padEnd(16)} ${d.reference}  ${d.account}  expected ${d.expected}, found ${d.found}\n    ${d.message}`);
+  for (const d of report.differences) {
+    if (d.kind === 'broken_chain' && 'sequence' in d) console.log(`  ${d.kind.padEnd(16)} sequence ${d.sequence}\n    ${d.message}`);
+    else if ('reference' in d) console.log(`  ${d.kind.padEnd(16)} ${d.reference}  ${d.account}  expected ${d.expected}, found ${d.found}\n    ${d.message}`);
+  }
   return report.status === 'balanced' ? 0 : 1;
 }
 

@@ -42,18 +42,18 @@ export function chainEntries<E extends ChainedEntry>(prevHash: string, entries: 
 /** The bytes a head's signature covers: `sequence + "." + hash + "." + signed_at`. */
 export const headMessage = (head: { sequence: number; hash: string; signed_at: string }): string => `${head.sequence}.${head.hash}.${head.signed_at}`;
 
-/**
- * Walks stored entries in sequence order, continuing from the state after `from` (sequence and hash of
- * the entry before the first one given): the first sequence whose place or hash does not hold, or null.
- * A missing sequence (a deleted entry) fails at that sequence; an entry whose content changed fails
- * at its own; two entries swapped fail at the first of the pair.
- */
+/** Where a walk of the chain stands: the last entry checked (sequence 0 and 64 zeros before the first). */
 export interface ChainCursor {
-  /** The sequence of the last entry checked (0 before the first). */
   sequence: number;
   hash: string;
 }
 
+/**
+ * Walks stored entries in sequence order, continuing from `from` (the entry before the first one
+ * given): the first sequence whose place or hash does not hold, or null. A missing sequence (a deleted
+ * entry) fails at that sequence; an entry whose content changed fails at its own; two entries swapped
+ * fail at the first of the pair.
+ */
 export function checkChain(from: ChainCursor, entries: readonly (ChainedEntry & { hash: string })[]): { cursor: ChainCursor; firstBroken: number | null } {
   let cursor = from;
   for (const entry of entries) {
