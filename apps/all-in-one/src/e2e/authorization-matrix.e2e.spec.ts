@@ -95,6 +95,8 @@ const FOREIGN_FIELD: Record<string, ForeignFieldAnswer> = {
   'body beneficiary_connection': { status: 403, code: 'connection_not_authorized' },
   'body beneficiary': { status: 403, code: 'beneficiary_not_authorized' },
   'body payment': { status: 404, code: 'resource_not_found' },
+  'body connection': { status: 403, code: 'connection_not_authorized' },
+  'body bank_account': { status: 404, code: 'resource_not_found' },
   'query payer_connection': { status: 403, code: 'connection_not_authorized' },
   'query connection': { status: 403, code: 'connection_not_authorized' },
   'query merchant_connection': 'empty list',
@@ -140,6 +142,9 @@ function errorProblems(response: Response, status: number, codes: string | strin
   if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) problems.push(`content-type ${response.headers.get('content-type')}`);
   return problems;
 }
+
+// Each test walks every route with several callers, sequentially: minutes on a shared, busy machine.
+jest.setTimeout(300_000);
 
 describe('authorization matrix: every route of the route table, every kind of caller', () => {
   const routes = gatewayRoutes();

@@ -2,16 +2,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { balanceOf, createIntegrator, expectBalancedTrialBalance, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { balanceOf, createIntegrator, expectBalancedTrialBalance, iban, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 
 /** Contract section 15: bank accounts, payouts, batches and their pain.001 file, camt.053 statements. */
 
-/** An IBAN with valid check digits (ISO 13616: mod 97 remainder 1) for a country and its BBAN. */
-export const iban = (country: string, bban: string): string => {
-  const digits = `${bban}${country}00`.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-  const check = 98 - Number(BigInt(digits) % 97n);
-  return `${country}${String(check).padStart(2, '0')}${bban}`;
-};
 const DZ_IBAN = iban('DZ', '0002100001113000000570');
 
 interface Entry {

@@ -1,4 +1,4 @@
-import { createCustomer, createIntegrator, createPayment, idempotencyKey, type Integrator, type Response, type TestService } from './harness';
+import { createCustomer, createIntegrator, createPayment, iban, idempotencyKey, type Integrator, type Response, type TestService } from './harness';
 import { Receiver } from './receiver';
 
 /**
@@ -31,6 +31,9 @@ export interface WorldOptions {
   /** Also objects still open (pending payment, cash payment awaiting payment, …), on which an action would show. */
   open: boolean;
 }
+
+/** The merchant's bank account in every world (Algeria: the worlds' connections are in DZD). */
+const WORLD_IBAN = iban('DZ', '0002100001113000000570');
 
 const expectStatus = (response: Response, status: number, what: string): any => {
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
@@ -73,7 +76,15 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/confirm_handover`), 200, 'handover');
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/validate_deposit`, { amount_received: 250_000 }), 200, 'deposit');
 
+  // Payouts: a bank account of the merchant's, a payout that went out in a batch, and an empty batch.
+  const bankAccount = expectStatus(await as('POST', '/v1/bank_accounts', { connection: integrator.merchant, account_holder: 'World Shop SARL', iban: WORLD_IBAN }), 201, 'bank account').id as string;
+  const payoutBody = { connection: integrator.merchant, bank_account: bankAccount, amount: 10_000, currency: 'DZD' };
+  const payout = expectStatus(await as('POST', '/v1/payouts', payoutBody, { 'Idempotency-Key': idempotencyKey() }), 201, 'payout').id as string;
+  // XOF: no world's payout is in that currency, so the batch takes none of another test's payouts.
+  const batch = expectStatus(await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'XOF' }, headers: { 'Idempotency-Key': idempotencyKey() } }), 201, 'payout batch').id as string;
+
   const ids: Record<string, string[]> = {
+    payouts: [payout],
     payments: [paid.id],
     cash_payments: [cashPaid],
     supplier_payments: [supplierPaid],
@@ -87,11 +98,14 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     const collected = expectStatus(await as('POST', '/v1/collections', collectionBody()), 201, 'collected collection').id as string;
     expectStatus(await as('POST', `/v1/test_helpers/collections/${collected}/confirm_handover`), 200, 'handover');
     ids['collections']!.push(awaiting, collected);
+    ids['payouts']!.push(expectStatus(await as('POST', '/v1/payouts', payoutBody, { 'Idempotency-Key': idempotencyKey() }), 201, 'open payout').id);
   }
   const events = expectStatus(await as('GET', '/v1/events?limit=100'), 200, 'events').data as { id: string }[];
   const transactions = expectStatus(await as('GET', `/v1/balance_transactions?connection=${integrator.merchant}`), 200, 'balance transactions').data as { id: string }[];
   Object.assign(ids, {
     refunds: [refund],
+    bank_accounts: [bankAccount],
+    payout_batches: [batch],
     beneficiaries: [beneficiary],
     balances: [integrator.merchant, business, wholesaler],
     balance_transactions: [transactions[0]!.id],
@@ -110,6 +124,7 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     beneficiary_connection: wholesaler,
     connection: integrator.merchant,
     payment: paid.id,
+    bank_account: bankAccount,
     object_id: paid.id,
     source: paid.id,
     starting_after: paid.id,
@@ -157,13 +172,13 @@ export interface SnapshotOptions {
 export async function snapshot(service: TestService, world: World, { withoutEndpoint = false }: SnapshotOptions = {}): Promise<Record<string, unknown>> {
   const { ids } = world;
   const reads: string[] = [];
-  for (const segment of ['payments', 'cash_payments', 'supplier_payments', 'collections', 'refunds', 'events', 'balance_transactions', 'balances']) {
+  for (const segment of ['payments', 'cash_payments', 'supplier_payments', 'collections', 'refunds', 'payouts', 'bank_accounts', 'events', 'balance_transactions', 'balances']) {
     for (const id of ids[segment] ?? []) reads.push(`/v1/${segment}/${id}`);
   }
   for (const id of ids['collections'] ?? []) reads.push(`/v1/collections/${id}/handover_code`);
   for (const id of ids['events'] ?? []) reads.push(`/v1/events/${id}/deliveries`);
   reads.push(`/v1/beneficiaries/${world.beneficiary}?payer_connection=${world.business}`);
-  for (const list of ['payments', 'cash_payments', 'supplier_payments', 'collections', 'refunds', 'events']) reads.push(`/v1/${list}?limit=100`);
+  for (const list of ['payments', 'cash_payments', 'supplier_payments', 'collections', 'refunds', 'payouts', 'bank_accounts', 'events']) reads.push(`/v1/${list}?limit=100`);
   for (const connection of ids['balances'] ?? []) reads.push(`/v1/balance_transactions?connection=${connection}&limit=100`);
   if (!withoutEndpoint) reads.push('/v1/webhook_endpoints?limit=100', `/v1/webhook_endpoints/${world.endpoint}`, `/v1/webhook_endpoints/${world.endpoint}/deliveries?limit=100`);
   const adminReads = [...(ids['balances'] ?? []), world.beneficiary].map((owner) => `/admin/v1/balances/${owner}`);

@@ -63,7 +63,10 @@ export class BankAccountsController {
   @QueryParams('connection', ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<BankAccountResource>> {
-    return this.bus.request('payments.bank-accounts.list', { integratorId, ...parseListQuery(query, ['connection'] as const) });
+    const page = parseListQuery(query, ['connection'] as const);
+    // A connection of another integrator is refused as everywhere else (403), not answered as an empty list.
+    if (page.filters.connection !== undefined) await this.connections.authorized(integratorId, page.filters.connection, 'connection');
+    return this.bus.request('payments.bank-accounts.list', { integratorId, ...page });
   }
 
   @Get(':id')
@@ -113,6 +116,7 @@ export class PayoutsController {
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<PayoutResource>> {
     const { filters, ...page } = parseListQuery(query, ['connection', 'status'] as const, { oneOf: { status: PAYOUT_STATUSES }, createdRange: true });
+    if (filters.connection !== undefined) await this.connections.authorized(integratorId, filters.connection, 'connection');
     return this.bus.request('payments.payouts.list', { integratorId, ...page, filters: { ...filters, status: filters.status as PayoutStatus | undefined } });
   }
 
