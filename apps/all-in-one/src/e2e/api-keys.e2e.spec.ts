@@ -176,6 +176,26 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(before.body.status).toBe('expired');
   });
 
+  it('create and roll honour Idempotency-Key as every create does: the replay answers the same key, and no second key exists', async () => {
+    const headers = { 'Idempotency-Key': idempotencyKey() };
+    const body = { name: 'Retried create', scopes: ['payments:read'] };
+    const first = await as(shop.apiKey, 'POST', '/v1/api_keys', body, headers);
+    const replay = await as(shop.apiKey, 'POST', '/v1/api_keys', body, headers);
+    secrets.push(first.body.api_key);
+    expect(first.status).toBe(201);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const rollHeaders = { 'Idempotency-Key': idempotencyKey() };
+    const rolled = await as(shop.apiKey, 'POST', `/v1/api_keys/${first.body.id}/roll`, { expires_in: 60 }, rollHeaders);
+    const rolledAgain = await as(shop.apiKey, 'POST', `/v1/api_keys/${first.body.id}/roll`, { expires_in: 60 }, rollHeaders);
+    secrets.push(rolled.body.api_key);
+    expect(rolled.status).toBe(201);
+    expect(rolledAgain.body).toEqual(rolled.body);
+    const listed = (await as(shop.apiKey, 'GET', '/v1/api_keys?limit=100')).body.data as { name: string }[];
+    expect(listed.filter((k) => k.name === 'Retried create')).toHaveLength(2);
+  });
+
   it('a rolled key keeps working exactly until its overlap ends, under parallel requests across the boundary', async () => {
     const old = await restricted(['events:read']);
     // Every gateway has the old key in its cache before the roll.

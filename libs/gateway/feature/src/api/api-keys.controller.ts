@@ -9,7 +9,9 @@ import { FULL_ACCESS, isScope, RequiresScope, SCOPE_RESOURCES } from '../auth/sc
 import { Audited } from '../audit/audited';
 import { ApiKeysRepository, type ApiKeyResource } from '../directory/api-keys.repository';
 import type { ApiKeyRecord } from '../directory/directory.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
 import { parseIsoInstant } from './cash-payments.controller';
 import { parseListQuery } from './list-query';
@@ -40,7 +42,8 @@ const checkScopes = (scopes: string[]): string[] => {
 /**
  * An integrator's own API keys (contract section 16): restricted keys, rolling with an overlap,
  * revocation. Only a `["*"]` key may manage keys. A key's secret is in the answer of its creation or
- * roll only; neither replays on an Idempotency-Key (a replay would need the secret stored).
+ * roll only, and in the replay of either on the same Idempotency-Key (as a webhook endpoint's secret is):
+ * a retried create or roll makes no second key.
  */
 @Controller('v1/api_keys')
 @UseGuards(ApiKeyGuard)
@@ -51,6 +54,7 @@ export class ApiKeysController {
     private readonly keys: ApiKeysRepository,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly lastUses: LastUses,
+    private readonly idempotency: IdempotencyStore,
   ) {}
 
   /** `201` the key with its secret `api_key` (shown only here): `sk_…` for `["*"]`, `rk_…` otherwise. */
@@ -58,8 +62,8 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   @Audited('api_key.created')
-  async create(@Integrator() { integratorId }: ApiKeyRecord, @Body() body: unknown): Promise<ApiKeyResource & { api_key: string }> {
-    const input = validateBody(CreateApiKeyBody, body);
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<ApiKeyResource & { api_key: string }> {
+    const input = validateBody(CreateApiKeyBody, request.body);
     const scopes = checkScopes(input.scopes);
     const now = this.clock.now();
     let expiresAt: Date | null = null;
@@ -68,8 +72,11 @@ export class ApiKeysController {
       if (instant === undefined || instant <= now.getTime()) throw new ServiceError('invalid_request', 'expires_at must be an ISO 8601 time in the future', 'expires_at');
       expiresAt = new Date(instant);
     }
-    const { key, secret } = await this.keys.create(integratorId, { name: input.name, scopes, expiresAt }, now);
-    return { ...key, api_key: secret };
+    const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: integratorId, key: idempotencyKey, endpoint: 'POST /v1/api_keys', objectKind: 'apiKey' }, request, async (keyId) => {
+      const { key, secret } = await this.keys.create(integratorId, { name: input.name, scopes, expiresAt }, now, keyId);
+      return { ...key, api_key: secret };
+    });
   }
 
   @QueryParams(...LIST_QUERY)
@@ -93,11 +100,14 @@ export class ApiKeysController {
   @Post(':id/roll')
   @HttpCode(201)
   @Audited('api_key.rolled')
-  async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<ApiKeyResource & { api_key: string }> {
-    const input = validateBody(RollApiKeyBody, body ?? {});
-    const { key, secret } = await this.keys.roll(integratorId, id, input.expires_in ?? 0, this.clock.now());
-    this.authenticator.forget(id);
-    return { ...key, api_key: secret };
+  async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Creation() request: CreateRequest): Promise<ApiKeyResource & { api_key: string }> {
+    const input = validateBody(RollApiKeyBody, request.body ?? {});
+    const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: integratorId, key: idempotencyKey, endpoint: `POST /v1/api_keys/${id}/roll`, objectKind: 'apiKey' }, request, async (newKeyId) => {
+      const { key, secret } = await this.keys.roll(integratorId, id, input.expires_in ?? 0, this.clock.now(), newKeyId);
+      this.authenticator.forget(id);
+      return { ...key, api_key: secret };
+    });
   }
 
   @Post(':id/revoke')

@@ -57,8 +57,8 @@ const notFound = (id: string) => new ServiceError('resource_not_found', `no such
 export class ApiKeysRepository {
   constructor(private readonly pool: Pool) {}
 
-  async create(integratorId: string, input: { name: string | null; scopes: string[]; expiresAt: Date | null }, now: Date): Promise<{ key: ApiKeyResource; secret: string }> {
-    return this.insert(this.pool, integratorId, input, now);
+  async create(integratorId: string, input: { name: string | null; scopes: string[]; expiresAt: Date | null }, now: Date, id = newId('apiKey')): Promise<{ key: ApiKeyResource; secret: string }> {
+    return this.insert(this.pool, integratorId, input, now, id);
   }
 
   async find(integratorId: string, id: string, now: Date): Promise<ApiKeyResource> {
@@ -88,7 +88,7 @@ export class ApiKeysRepository {
    * A new key with the same name and scopes; the old one stops working `expiresInSeconds` later (or at
    * its own expiry, if sooner). One transaction, the old key locked: two rolls of one key do not both pass.
    */
-  async roll(integratorId: string, id: string, expiresInSeconds: number, now: Date): Promise<{ key: ApiKeyResource; secret: string; old: ApiKeyResource }> {
+  async roll(integratorId: string, id: string, expiresInSeconds: number, now: Date, newKeyId = newId('apiKey')): Promise<{ key: ApiKeyResource; secret: string; old: ApiKeyResource }> {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM gw_api_keys WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' FOR UPDATE`, [id, integratorId]);
       const row = rows[0];
@@ -98,7 +98,7 @@ export class ApiKeysRepository {
       const overlapEnds = new Date(now.getTime() + expiresInSeconds * 1000);
       const expiresAt = row.expires_at && row.expires_at < overlapEnds ? row.expires_at : overlapEnds;
       const { rows: updated } = await client.query<KeyRow>(`UPDATE gw_api_keys SET expires_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, expiresAt]);
-      const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: null }, now);
+      const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: null }, now, newKeyId);
       return { ...created, old: toApiKeyResource(updated[0]!, now) };
     });
   }
@@ -133,8 +133,8 @@ export class ApiKeysRepository {
     integratorId: string,
     input: { name: string | null; scopes: string[]; expiresAt: Date | null },
     now: Date,
+    id: string,
   ): Promise<{ key: ApiKeyResource; secret: string }> {
-    const id = newId('apiKey');
     const secret = input.scopes.length === 1 && input.scopes[0] === FULL_ACCESS ? newApiKeySecret() : newRestrictedKeySecret();
     const { rows } = await db.query<KeyRow>(
       `INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, name, scopes, expires_at, redacted)
