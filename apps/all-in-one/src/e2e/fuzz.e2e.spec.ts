@@ -23,7 +23,7 @@ import { bodySchema, changedPaths, createWorld, deliveriesSettled, ownedIds, que
  * integrator's objects and the ledger's trial balance are as they were, and the Idempotency-Keys
  * used by refused requests are still free. Every object is in a final state and no body names the
  * integrator's own connections or payments, so a mutating request can be accepted only on the
- * webhook endpoint, an event's redelivery or the sandbox clock (ALLOWED_EFFECTS); anything else
+ * webhook endpoint, an event's redelivery, the sandbox clock or the integrator's keys (ALLOWED_EFFECTS); anything else
  * accepted fails the run.
  *
  * Requests that once broke a property are sent first on every run (the corpus), whatever the seed.
@@ -51,6 +51,9 @@ const ALLOWED_EFFECTS = new Set([
   'DELETE /v1/webhook_endpoints/:id',
   'POST /v1/events/:id/redeliver',
   'POST /v1/test_helpers/clock/advance',
+  // A new key (nothing of the world's objects), or a revocation of the world's key that is revoked already.
+  'POST /v1/api_keys',
+  'POST /v1/api_keys/:id/revoke',
 ]);
 
 type Caller = 'own' | 'none' | 'garbage' | 'revoked' | 'finance' | 'admin';
