@@ -22,6 +22,14 @@ export interface IdempotentCall {
   endpoint: string;
   /** The kind of object created: its id is allocated once and kept with the key. */
   objectKind: IdKind;
+  /** For an answer holding a secret that must not be stored as it is: how it is stored, and read back for a replay. */
+  seal?: AnswerSeal;
+}
+
+export interface AnswerSeal {
+  close(answer: unknown): unknown;
+  /** Throws a ServiceError when the stored answer cannot be opened by this request. */
+  open(stored: unknown): unknown;
 }
 
 /** The request of the create: its body (hashed with the key) and the reply a replay answers on. */
@@ -67,11 +75,11 @@ export class IdempotencyStore {
     const claimed = await this.claim(call, requestSha256);
     if ('replay' in claimed) {
       void request.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
-      return claimed.replay.body as T;
+      return (call.seal ? call.seal.open(claimed.replay.body) : claimed.replay.body) as T;
     }
     try {
       const result = await create(claimed.objectId);
-      await this.answers.submit({ scope: call.scope, key: call.key, body: result });
+      await this.answers.submit({ scope: call.scope, key: call.key, body: call.seal ? call.seal.close(result) : result });
       return result;
     } catch (error) {
       const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
