@@ -77,7 +77,7 @@ describe('payouts', () => {
     shop = await createIntegrator(service);
     const created = await bankAccountOf(shop, DZ_IBAN);
     bankAccount = created.body.id;
-  }, 120_000);
+  });
   afterAll(() => service.stop());
 
   const bankAccountOf = (integrator: Integrator, ibanText: string, connection = integrator.merchant) =>
@@ -241,7 +241,7 @@ describe('payouts', () => {
       expect(responses.filter((r) => r.status === 400 && r.body.error.code === 'insufficient_balance')).toHaveLength(10);
       expect(await balanceOf(service, racer.merchant)).toBe(0);
       await expectBalancedTrialBalance(service);
-    }, 120_000);
+    });
   });
 
   describe('batches, the file and the statement', () => {
@@ -355,7 +355,7 @@ describe('payouts', () => {
       expect(all.body.data.map((p: { id: string }) => p.id)).toEqual([canceledBefore, repeated, wrongAmount, returned, paid]);
       const none = await service.http('GET', `/v1/payouts?created_gte=2000-01-01T00:00:00Z&created_lt=2000-01-02T00:00:00Z`, { key: finance.apiKey });
       expect(none.body.data).toEqual([]);
-    }, 120_000);
+    });
 
     it('hostile statements: XXE and billion laughs refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
       await fund(shop.merchant, 100_000);
@@ -380,6 +380,6 @@ describe('payouts', () => {
       expect(await retrieve(target)).toMatchObject({ status: 'in_transit' });
       // The genuine statement is still new.
       expect((await importStatement(genuine)).body).toMatchObject({ paid: 1, duplicate: false });
-    }, 120_000);
+    });
   });
 });
