@@ -87,6 +87,8 @@ const FOREIGN_FIELD: Record<string, ForeignFieldAnswer> = {
   'body beneficiary_connection': { status: 403, code: 'connection_not_authorized' },
   'body beneficiary': { status: 403, code: 'beneficiary_not_authorized' },
   'body payment': { status: 404, code: 'resource_not_found' },
+  'body connection': { status: 403, code: 'connection_not_authorized' },
+  'body bank_account': { status: 404, code: 'resource_not_found' },
   'query payer_connection': { status: 403, code: 'connection_not_authorized' },
   'query connection': { status: 403, code: 'connection_not_authorized' },
   'query merchant_connection': 'empty list',

@@ -73,8 +73,23 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/confirm_handover`), 200, 'handover');
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/validate_deposit`, { amount_received: 250_000 }), 200, 'deposit');
 
+  // Payouts: a bank account of the merchant, a pending payout, and an empty batch (TND: no world pays out in it, so no world's payout moves).
+  const bankAccount = expectStatus(
+    await as('POST', '/v1/bank_accounts', { connection: integrator.merchant, account_holder: 'World SARL', iban: 'DZ580002100001113000000570' }, { 'Idempotency-Key': idempotencyKey() }),
+    201,
+    'bank account',
+  ).id as string;
+  const payout = expectStatus(
+    await as('POST', '/v1/payouts', { connection: integrator.merchant, bank_account: bankAccount, amount: 100_000, currency: 'DZD' }, { 'Idempotency-Key': idempotencyKey() }),
+    201,
+    'payout',
+  ).id as string;
+  const payoutBatch = expectStatus(await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'TND' }, headers: { 'Idempotency-Key': idempotencyKey() } }), 201, 'payout batch').id as string;
   const ids: Record<string, string[]> = {
     payments: [paid.id],
+    bank_accounts: [bankAccount],
+    payouts: [payout],
+    payout_batches: [payoutBatch],
     cash_payments: [cashPaid],
     supplier_payments: [supplierPaid],
     collections: [settled],
@@ -108,6 +123,7 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     beneficiary,
     beneficiary_connection: wholesaler,
     connection: integrator.merchant,
+    bank_account: bankAccount,
     payment: paid.id,
     object_id: paid.id,
     source: paid.id,
@@ -122,7 +138,7 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
 export async function ownedIds(service: TestService, world: World): Promise<string[]> {
   const listed = async (path: string) => ((await service.http('GET', path, { key: world.key })).body.data as { id: string }[]).map((o) => o.id);
   const lists = await Promise.all(
-    ['/v1/payments', '/v1/cash_payments', '/v1/supplier_payments', '/v1/collections', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints'].map((p) => listed(`${p}?limit=100`)),
+    ['/v1/payments', '/v1/cash_payments', '/v1/supplier_payments', '/v1/collections', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints', '/v1/payouts', '/v1/bank_accounts'].map((p) => listed(`${p}?limit=100`)),
   );
   const transactions = await Promise.all(world.ids['balances']!.map((c) => listed(`/v1/balance_transactions?connection=${c}&limit=100`)));
   const fixed = [world.integrator.id, world.integrator.apiKeyId, world.key, world.revokedKey, ...Object.values(world.fields), ...Object.values(world.ids).flat()];

@@ -59,7 +59,9 @@ export class BankAccountsController {
   @QueryParams('connection', ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<BankAccountResource>> {
-    return this.bus.request('payments.bank-accounts.list', { integratorId, ...parseListQuery(query, ['connection'] as const) });
+    const page = parseListQuery(query, ['connection'] as const);
+    if (page.filters.connection !== undefined) await this.connections.authorized(integratorId, page.filters.connection, 'connection');
+    return this.bus.request('payments.bank-accounts.list', { integratorId, ...page });
   }
 
   @Get(':id')
@@ -107,6 +109,8 @@ export class PayoutsController {
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<PayoutResource>> {
     const { filters, ...page } = parseListQuery(query, ['connection', 'status'] as const, { oneOf: { status: PAYOUT_STATUSES }, createdRange: true });
+    // Another integrator's connection is refused as everywhere a connection is named (403), not an empty list.
+    if (filters.connection !== undefined) await this.connections.authorized(integratorId, filters.connection, 'connection');
     return this.bus.request('payments.payouts.list', { integratorId, ...page, filters: { ...filters, status: filters.status as PayoutStatus | undefined } });
   }
 
