@@ -73,7 +73,7 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/confirm_handover`), 200, 'handover');
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/validate_deposit`, { amount_received: 250_000 }), 200, 'deposit');
 
-  // Payouts: a bank account of the merchant, a pending payout, and an empty batch (TND: no world pays out in it, so no world's payout moves).
+  // Payouts: a bank account of the merchant, a canceled payout (a pending one too when open), and an empty batch (TND: no world pays out in it, so no world's payout moves).
   const bankAccount = expectStatus(
     await as('POST', '/v1/bank_accounts', { connection: integrator.merchant, account_holder: 'World SARL', iban: 'DZ580002100001113000000570' }, { 'Idempotency-Key': idempotencyKey() }),
     201,
@@ -84,6 +84,7 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     201,
     'payout',
   ).id as string;
+  expectStatus(await as('POST', `/v1/payouts/${payout}/cancel`), 200, 'cancel payout');
   const payoutBatch = expectStatus(await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'TND' }, headers: { 'Idempotency-Key': idempotencyKey() } }), 201, 'payout batch').id as string;
   const ids: Record<string, string[]> = {
     payments: [paid.id],
@@ -102,6 +103,8 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     const collected = expectStatus(await as('POST', '/v1/collections', collectionBody()), 201, 'collected collection').id as string;
     expectStatus(await as('POST', `/v1/test_helpers/collections/${collected}/confirm_handover`), 200, 'handover');
     ids['collections']!.push(awaiting, collected);
+    const pendingPayout = { connection: integrator.merchant, bank_account: bankAccount, amount: 100_000, currency: 'DZD' };
+    ids['payouts']!.push(expectStatus(await as('POST', '/v1/payouts', pendingPayout, { 'Idempotency-Key': idempotencyKey() }), 201, 'open payout').id);
   }
   const events = expectStatus(await as('GET', '/v1/events?limit=100'), 200, 'events').data as { id: string }[];
   const transactions = expectStatus(await as('GET', `/v1/balance_transactions?connection=${integrator.merchant}`), 200, 'balance transactions').data as { id: string }[];
