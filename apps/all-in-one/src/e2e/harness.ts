@@ -222,10 +222,3 @@ export const expectBalancedTrialBalance = async (service: TestService): Promise<
   expect(body.object).toBe('trial_balance');
   for (const line of body.currencies) expect(line.total_debits).toBe(line.total_credits);
 };
-
-/** An IBAN with valid check digits (ISO 13616: mod 97 remainder 1) for a country and its BBAN. */
-export const iban = (country: string, bban: string): string => {
-  const digits = `${bban}${country}00`.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-  const check = 98 - Number(BigInt(digits) % 97n);
-  return `${country}${String(check).padStart(2, '0')}${bban}`;
-};

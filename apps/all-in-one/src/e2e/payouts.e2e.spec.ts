@@ -2,51 +2,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { balanceOf, createIntegrator, expectBalancedTrialBalance, iban, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { iban, statement } from './payouts-files';
+import { balanceOf, createIntegrator, expectBalancedTrialBalance, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 
 /** Contract section 15: bank accounts, payouts, batches and their pain.001 file, camt.053 statements. */
 
 const DZ_IBAN = iban('DZ', '0002100001113000000570');
-
-interface Entry {
-  e2e: string | null;
-  amount: string;
-  currency: string;
-  indicator: 'DBIT' | 'CRDT';
-  status?: string;
-  ref?: string;
-  returnCode?: string;
-  bookingDate?: string;
-}
-
-/** A camt.053.001.08 statement with these entries. */
-export const statement = (id: string, entries: Entry[]): string => `<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
-  <BkToCstmrStmt>
-    <GrpHdr><MsgId>MSG-${id}</MsgId><CreDtTm>2026-11-28T10:00:00Z</CreDtTm></GrpHdr>
-    <Stmt>
-      <Id>${id}</Id>
-      <CreDtTm>2026-11-28T10:00:00Z</CreDtTm>
-      <Acct><Id><Othr><Id>PAYOUTS</Id></Othr></Id></Acct>
-${entries
-  .map(
-    (e) => `      <Ntry>
-        ${e.ref ? `<NtryRef>${e.ref}</NtryRef>` : ''}
-        <Amt Ccy="${e.currency}">${e.amount}</Amt>
-        <CdtDbtInd>${e.indicator}</CdtDbtInd>
-        <Sts><Cd>${e.status ?? 'BOOK'}</Cd></Sts>
-        <BookgDt><Dt>${e.bookingDate ?? '2026-11-28'}</Dt></BookgDt>
-        <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
-        <NtryDtls><TxDtls>
-          ${e.e2e ? `<Refs><EndToEndId>${e.e2e}</EndToEndId></Refs>` : ''}
-          ${e.returnCode ? `<RtrInf><Rsn><Cd>${e.returnCode}</Cd></Rsn></RtrInf>` : ''}
-        </TxDtls></NtryDtls>
-      </Ntry>`,
-  )
-  .join('\n')}
-    </Stmt>
-  </BkToCstmrStmt>
-</Document>`;
 
 /** The XSD of pain.001.001.09 (tools/fetch-pain001-xsd.sh) and xmllint, or why the schema check cannot run. */
 const schemaCheck = ((): { xsd: string } | { reason: string } => {
@@ -71,7 +32,7 @@ describe('payouts', () => {
     shop = await createIntegrator(service);
     const created = await bankAccountOf(shop, DZ_IBAN);
     bankAccount = created.body.id;
-  }, 120_000);
+  });
   afterAll(() => service.stop());
 
   const bankAccountOf = (integrator: Integrator, ibanText: string, connection = integrator.merchant) =>
@@ -235,7 +196,7 @@ describe('payouts', () => {
       expect(responses.filter((r) => r.status === 400 && r.body.error.code === 'insufficient_balance')).toHaveLength(10);
       expect(await balanceOf(service, racer.merchant)).toBe(0);
       await expectBalancedTrialBalance(service);
-    }, 120_000);
+    });
   });
 
   describe('batches, the file and the statement', () => {
@@ -349,7 +310,7 @@ describe('payouts', () => {
       expect(all.body.data.map((p: { id: string }) => p.id)).toEqual([canceledBefore, repeated, wrongAmount, returned, paid]);
       const none = await service.http('GET', `/v1/payouts?created_gte=2000-01-01T00:00:00Z&created_lt=2000-01-02T00:00:00Z`, { key: finance.apiKey });
       expect(none.body.data).toEqual([]);
-    }, 120_000);
+    });
 
     it('hostile statements: XXE and billion laughs refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
       await fund(shop.merchant, 100_000);
@@ -374,6 +335,6 @@ describe('payouts', () => {
       expect(await retrieve(target)).toMatchObject({ status: 'in_transit' });
       // The genuine statement is still new.
       expect((await importStatement(genuine)).body).toMatchObject({ paid: 1, duplicate: false });
-    }, 120_000);
+    });
   });
 });

@@ -109,6 +109,8 @@ describe('@pay/sdk against the service', () => {
         ...[sdk.payments, sdk.cashPayments, sdk.supplierPayments].flatMap((r) => [r.create(body), r.retrieve(x), r.list().page(), r.cancel(x)]),
         sdk.collections.create(body), sdk.collections.retrieve(x), sdk.collections.list().page(), sdk.collections.handoverCode(x),
         sdk.refunds.create(body), sdk.refunds.retrieve(x), sdk.refunds.list().page(),
+        sdk.bankAccounts.create(body), sdk.bankAccounts.retrieve(x), sdk.bankAccounts.list().page(),
+        sdk.payouts.create(body), sdk.payouts.retrieve(x), sdk.payouts.list().page(), sdk.payouts.cancel(x),
         sdk.beneficiaries.retrieve(x, { payer_connection: 'conn_1' }),
         sdk.balances.retrieve(x), sdk.balanceTransactions.list({ connection: 'conn_1' }).page(), sdk.balanceTransactions.retrieve(x),
         sdk.events.list().page(), sdk.events.retrieve(x), sdk.events.redeliver(x), sdk.events.deliveries(x),

@@ -1,4 +1,4 @@
-import { createCustomer, createIntegrator, createPayment, iban, idempotencyKey, type Integrator, type Response, type TestService } from './harness';
+import { createCustomer, createIntegrator, createPayment, idempotencyKey, type Integrator, type Response, type TestService } from './harness';
 import { Receiver } from './receiver';
 
 /**
@@ -31,9 +31,6 @@ export interface WorldOptions {
   /** Also objects still open (pending payment, cash payment awaiting payment, …), on which an action would show. */
   open: boolean;
 }
-
-/** The merchant's bank account in every world (Algeria: the worlds' connections are in DZD). */
-const WORLD_IBAN = iban('DZ', '0002100001113000000570');
 
 const expectStatus = (response: Response, status: number, what: string): any => {
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
@@ -76,16 +73,24 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/confirm_handover`), 200, 'handover');
   expectStatus(await as('POST', `/v1/test_helpers/collections/${settled}/validate_deposit`, { amount_received: 250_000 }), 200, 'deposit');
 
-  // Payouts: a bank account of the merchant's, a payout that went out in a batch, and an empty batch.
-  const bankAccount = expectStatus(await as('POST', '/v1/bank_accounts', { connection: integrator.merchant, account_holder: 'World Shop SARL', iban: WORLD_IBAN }), 201, 'bank account').id as string;
-  const payoutBody = { connection: integrator.merchant, bank_account: bankAccount, amount: 10_000, currency: 'DZD' };
-  const payout = expectStatus(await as('POST', '/v1/payouts', payoutBody, { 'Idempotency-Key': idempotencyKey() }), 201, 'payout').id as string;
-  // XOF: no world's payout is in that currency, so the batch takes none of another test's payouts.
-  const batch = expectStatus(await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'XOF' }, headers: { 'Idempotency-Key': idempotencyKey() } }), 201, 'payout batch').id as string;
-
+  // Payouts: a bank account of the merchant, a canceled payout (a pending one too when open), and an empty batch (TND: no world pays out in it, so no world's payout moves).
+  const bankAccount = expectStatus(
+    await as('POST', '/v1/bank_accounts', { connection: integrator.merchant, account_holder: 'World SARL', iban: 'DZ580002100001113000000570' }, { 'Idempotency-Key': idempotencyKey() }),
+    201,
+    'bank account',
+  ).id as string;
+  const payout = expectStatus(
+    await as('POST', '/v1/payouts', { connection: integrator.merchant, bank_account: bankAccount, amount: 100_000, currency: 'DZD' }, { 'Idempotency-Key': idempotencyKey() }),
+    201,
+    'payout',
+  ).id as string;
+  expectStatus(await as('POST', `/v1/payouts/${payout}/cancel`), 200, 'cancel payout');
+  const payoutBatch = expectStatus(await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'TND' }, headers: { 'Idempotency-Key': idempotencyKey() } }), 201, 'payout batch').id as string;
   const ids: Record<string, string[]> = {
-    payouts: [payout],
     payments: [paid.id],
+    bank_accounts: [bankAccount],
+    payouts: [payout],
+    payout_batches: [payoutBatch],
     cash_payments: [cashPaid],
     supplier_payments: [supplierPaid],
     collections: [settled],
@@ -98,14 +103,13 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     const collected = expectStatus(await as('POST', '/v1/collections', collectionBody()), 201, 'collected collection').id as string;
     expectStatus(await as('POST', `/v1/test_helpers/collections/${collected}/confirm_handover`), 200, 'handover');
     ids['collections']!.push(awaiting, collected);
-    ids['payouts']!.push(expectStatus(await as('POST', '/v1/payouts', payoutBody, { 'Idempotency-Key': idempotencyKey() }), 201, 'open payout').id);
+    const pendingPayout = { connection: integrator.merchant, bank_account: bankAccount, amount: 100_000, currency: 'DZD' };
+    ids['payouts']!.push(expectStatus(await as('POST', '/v1/payouts', pendingPayout, { 'Idempotency-Key': idempotencyKey() }), 201, 'open payout').id);
   }
   const events = expectStatus(await as('GET', '/v1/events?limit=100'), 200, 'events').data as { id: string }[];
   const transactions = expectStatus(await as('GET', `/v1/balance_transactions?connection=${integrator.merchant}`), 200, 'balance transactions').data as { id: string }[];
   Object.assign(ids, {
     refunds: [refund],
-    bank_accounts: [bankAccount],
-    payout_batches: [batch],
     beneficiaries: [beneficiary],
     balances: [integrator.merchant, business, wholesaler],
     balance_transactions: [transactions[0]!.id],
@@ -123,8 +127,8 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     beneficiary,
     beneficiary_connection: wholesaler,
     connection: integrator.merchant,
-    payment: paid.id,
     bank_account: bankAccount,
+    payment: paid.id,
     object_id: paid.id,
     source: paid.id,
     starting_after: paid.id,
@@ -138,7 +142,7 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
 export async function ownedIds(service: TestService, world: World): Promise<string[]> {
   const listed = async (path: string) => ((await service.http('GET', path, { key: world.key })).body.data as { id: string }[]).map((o) => o.id);
   const lists = await Promise.all(
-    ['/v1/payments', '/v1/cash_payments', '/v1/supplier_payments', '/v1/collections', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints'].map((p) => listed(`${p}?limit=100`)),
+    ['/v1/payments', '/v1/cash_payments', '/v1/supplier_payments', '/v1/collections', '/v1/refunds', '/v1/events', '/v1/webhook_endpoints', '/v1/payouts', '/v1/bank_accounts'].map((p) => listed(`${p}?limit=100`)),
   );
   const transactions = await Promise.all(world.ids['balances']!.map((c) => listed(`/v1/balance_transactions?connection=${c}&limit=100`)));
   const fixed = [world.integrator.id, world.integrator.apiKeyId, world.key, world.revokedKey, ...Object.values(world.fields), ...Object.values(world.ids).flat()];

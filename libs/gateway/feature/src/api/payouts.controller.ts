@@ -64,7 +64,6 @@ export class BankAccountsController {
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<BankAccountResource>> {
     const page = parseListQuery(query, ['connection'] as const);
-    // A connection of another integrator is refused as everywhere else (403), not answered as an empty list.
     if (page.filters.connection !== undefined) await this.connections.authorized(integratorId, page.filters.connection, 'connection');
     return this.bus.request('payments.bank-accounts.list', { integratorId, ...page });
   }
@@ -116,6 +115,7 @@ export class PayoutsController {
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<PayoutResource>> {
     const { filters, ...page } = parseListQuery(query, ['connection', 'status'] as const, { oneOf: { status: PAYOUT_STATUSES }, createdRange: true });
+    // Another integrator's connection is refused as everywhere a connection is named (403), not an empty list.
     if (filters.connection !== undefined) await this.connections.authorized(integratorId, filters.connection, 'connection');
     return this.bus.request('payments.payouts.list', { integratorId, ...page, filters: { ...filters, status: filters.status as PayoutStatus | undefined } });
   }
