@@ -55,6 +55,12 @@ export const FORM_BODY_LIMIT_BYTES = 16_384;
 export const JSON_DEPTH_MAX = 64;
 /** A request value echoed in an error message is cut to this. */
 export const ECHOED_VALUE_LENGTH_MAX = 64;
+/**
+ * Retry-After of a 429 that names no wait of its own (the per-minute windows) and of a 503 (the
+ * database or another app unreachable for a moment: a restart, a failover).
+ */
+export const RETRY_AFTER_RATE_LIMITED_SECONDS = 60;
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
 /** Keep-alive connections from load balancers (idle timeouts of 60 s) outlive Node's default 5 s. */
 export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65 * SECOND_MS;
 /** A client that has not sent its whole request by then is answered 408. */
@@ -286,6 +292,18 @@ export const READY_CHECK_TIMEOUT_MS = 2 * SECOND_MS;
 /** Attempts in flight at once, all endpoints together, and to one endpoint (a slow or dead one holds at most this many slots). */
 export const WEBHOOK_IN_FLIGHT_MAX = 128;
 export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX = 16;
+/**
+ * Contract section 13: endpoints one integrator may have (deleted ones not counted). Every event fans out
+ * to each of them, so this bounds the POSTs one event (or one redelivery) can send.
+ */
+export const WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX = 16;
+/**
+ * Deliveries that redeliveries (`POST /v1/events/{id}/redeliver`) of one integrator may create per window
+ * (ten redeliveries a minute to a full set of endpoints); more is `429`. An endpoint that still has a
+ * delivery of the event pending gets no second one, so repeating a redelivery adds nothing.
+ */
+export const WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX = 10 * WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX;
+export const WEBHOOK_REDELIVERY_WINDOW_MS = MINUTE_MS;
 /** Contract section 6: any 2xx within 15 seconds is a success. */
 export const WEBHOOK_DELIVERY_TIMEOUT_MS = 15 * SECOND_MS;
 /** A claimed delivery is claimed again after a crash once its lease expires: longer than an attempt. */

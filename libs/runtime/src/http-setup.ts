@@ -4,7 +4,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
-import { BODY_LIMIT_BYTES, FORM_BODY_LIMIT_BYTES, HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, newId } from '@pay/kernel';
+import {
+  BODY_LIMIT_BYTES,
+  FORM_BODY_LIMIT_BYTES,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  newId,
+  RETRY_AFTER_RATE_LIMITED_SECONDS,
+  RETRY_AFTER_UNAVAILABLE_SECONDS,
+} from '@pay/kernel';
 import { toErrorResponse } from './error-response';
 import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
 import { observeRequests } from './request-observability';
@@ -39,6 +47,10 @@ export class ContractErrorFilter implements ExceptionFilter {
     if (!reply.hasHeader('Request-Id')) void reply.header('Request-Id', request.id);
     if (status === 404 && body.error.message === 'no such route' && TEST_HELPERS_PATH.test(request.url)) {
       body.error.message = 'no such route: the test helpers exist only when the service runs with SANDBOX=true';
+    }
+    // The contract's 429 carries Retry-After; a 503 says when to try again too.
+    if ((status === 429 || status === 503) && !reply.hasHeader('Retry-After')) {
+      void reply.header('Retry-After', String(status === 429 ? RETRY_AFTER_RATE_LIMITED_SECONDS : RETRY_AFTER_UNAVAILABLE_SECONDS));
     }
     void reply.status(status).send(body);
   }
