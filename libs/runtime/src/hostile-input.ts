@@ -90,23 +90,62 @@ const ID_PATTERN_BY_SEGMENT: ReadonlyMap<string, RegExp> = new Map(
   Object.entries(ID_PREFIX_BY_SEGMENT).map(([segment, prefix]) => [segment, new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`)]),
 );
 
+/** Routes that take a key (the API and the admin API): their shape errors wait until the key is checked. */
+const AUTHENTICATED_ROUTE = /^\/(v1|admin\/v1)(\/|$)/;
+
+/** A request's shape error, held until authentication has run (section 2: authentication comes first). */
+const deferredShapeErrors = new WeakMap<FastifyRequest, ServiceError>();
+
 /**
  * Refuses a path parameter that cannot name anything (wrong prefix for its collection, characters no
- * id has, too long) as 404, and a query value that cannot be stored as 400, before the handler runs.
+ * id has, too long) as 404, and a query that is not valid percent-encoded UTF-8 or cannot be stored as
+ * 400, before the handler runs; on an authenticated route, after its key is checked (`shapeErrorOf`).
  */
 export async function checkRequestShape(request: FastifyRequest): Promise<void> {
+  const error = shapeError(request);
+  if (error === undefined) return;
+  if (!AUTHENTICATED_ROUTE.test(request.routeOptions.url ?? '')) throw error;
+  deferredShapeErrors.set(request, error);
+}
+
+/** The shape error checkRequestShape held for after authentication, if any. */
+export const shapeErrorOf = (request: FastifyRequest): ServiceError | undefined => deferredShapeErrors.get(request);
+
+function shapeError(request: FastifyRequest): ServiceError | undefined {
   const params = (request.params ?? {}) as Record<string, unknown>;
   const route = request.routeOptions.url ?? '';
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== 'string' || name === '*') continue; // a wildcard route (static files, not found) checks its own
-    if (!isStorableText(value)) throw unstorable('the path');
+    if (!isStorableText(value)) return unstorable('the path');
     const expected = ID_PATTERN_BY_SEGMENT.get(segmentBefore(route, name) ?? '') ?? PATH_PARAM;
-    if (!expected.test(value)) throw new ServiceError('resource_not_found', `no such object: '${printable(value)}'`);
+    if (!expected.test(value)) return new ServiceError('resource_not_found', `no such object: '${printable(value)}'`);
   }
+  const badlyEncoded = badlyEncodedQueryPart(request.url);
+  if (badlyEncoded !== undefined) return new ServiceError('invalid_request', `the query string is not valid percent-encoded UTF-8: '${printable(badlyEncoded)}'`);
   for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
-    if (!isStorableText(name) || values.some((v) => typeof v === 'string' && !isStorableText(v))) throw unstorable(`the query parameter ${printable(name)}`, printable(name));
+    if (!isStorableText(name) || values.some((v) => typeof v === 'string' && !isStorableText(v))) return unstorable(`the query parameter ${printable(name)}`, printable(name));
   }
+  return undefined;
+}
+
+/**
+ * The first name or value of the raw query string that does not decode (`%ZZ`, a lone `%`, `%FF` that is
+ * no UTF-8): Fastify's parser would pass it on as is, or as U+FFFD, and a filter would match nothing.
+ */
+function badlyEncodedQueryPart(url: string): string | undefined {
+  const start = url.indexOf('?');
+  if (start < 0) return undefined;
+  for (const pair of url.slice(start + 1).split('&')) {
+    for (const part of pair.split('=')) {
+      try {
+        decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The static segment right before `:name` in a route pattern, e.g. `payments` in `/v1/payments/:id/cancel`. */

@@ -1,4 +1,5 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, type CallHandler, Catch, type ExceptionFilter, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { Observable } from 'rxjs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -14,7 +15,7 @@ import {
   RETRY_AFTER_UNAVAILABLE_SECONDS,
 } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
-import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
+import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
 import { observeRequests } from './request-observability';
 
 export const fastifyOptions = {
@@ -57,6 +58,18 @@ export class ContractErrorFilter implements ExceptionFilter {
 }
 
 /**
+ * Runs after the guards: a path id that cannot exist or a bad query on an authenticated route is answered
+ * once the key has been checked (authentication comes first, contract section 2).
+ */
+export class ShapeErrorAfterAuthentication implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const error = context.getType() === 'http' ? shapeErrorOf(context.switchToHttp().getRequest<FastifyRequest>()) : undefined;
+    if (error) throw error;
+    return next.handle();
+  }
+}
+
+/**
  * Request-Id on every response; a log line and metrics per request (first, so that every hook runs in
  * the request's log context); JSON bodies parsed safely (no prototype pollution, bounded nesting, only
  * storable strings), path and query checked at the edge, errors in the contract's shape.
@@ -87,6 +100,7 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
   endConnectionsOnceClosing(fastify);
   // Path ids that cannot exist and query values that cannot be stored never reach a handler.
   fastify.addHook('preValidation', checkRequestShape);
+  app.useGlobalInterceptors(new ShapeErrorAfterAuthentication());
   app.useGlobalFilters(new ContractErrorFilter());
 }
 
