@@ -79,6 +79,8 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
   observeRequests(fastify, logger);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Request-Id', request.id);
+    // No browser reads a JSON answer (or any other) as something else.
+    void reply.header('X-Content-Type-Options', 'nosniff');
     requireHost(request);
   });
   // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).

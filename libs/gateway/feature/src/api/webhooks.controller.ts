@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { EVENT_TYPES, type DeliveryResource, type EndpointDeliveryResource, type EventResource, type ListResource, type WebhookEndpointResource } from '@pay/contracts';
@@ -9,6 +9,7 @@ import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idemp
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { NO_STORE } from '../http/headers';
 import { parseListQuery } from './list-query';
 
 class CreateEndpointBody {
@@ -40,6 +41,7 @@ export class WebhookEndpointsController {
   @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
+  @Header('Cache-Control', NO_STORE) // the answer carries the signing secret
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<WebhookEndpointResource> {
     const input = validateBody(CreateEndpointBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
@@ -78,6 +80,7 @@ export class WebhookEndpointsController {
   /** A new secret, shown once here; for 24 hours deliveries are signed with the old one too. */
   @Post(':id/rotate_secret')
   @HttpCode(200)
+  @Header('Cache-Control', NO_STORE) // the answer carries the new signing secret
   async rotateSecret(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
     requireEmptyBody(body);
     return this.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
