@@ -64,6 +64,29 @@ export function parseJsonBody(text: string, parse: (text: string) => unknown): u
   return body;
 }
 
+/** The media types the API reads: JSON, and the hosted pages' forms. */
+const READ_MEDIA_TYPES = /^\s*application\/(json|x-www-form-urlencoded)\s*(;|$)/i;
+/** `charset=…` of a Content-Type header, unquoted and lower-cased. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * A body the API would misread is refused by name (415): a Content-Encoding (compression is not read,
+ * and a plain body labelled compressed is not taken as plain), or a charset other than UTF-8.
+ */
+export function checkBodyEncoding(request: FastifyRequest): void {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new ServiceError('invalid_request', `Content-Encoding ${printable(encoding)} is not supported: send the body uncompressed, without Content-Encoding`, undefined, 415);
+  }
+  const contentType = request.headers['content-type'] ?? '';
+  // Another media type is refused as not JSON (400), whatever its charset.
+  if (!READ_MEDIA_TYPES.test(contentType)) return;
+  const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ServiceError('invalid_request', `charset=${printable(charset)} is not supported: send the body in UTF-8 (charset=utf-8)`, undefined, 415);
+  }
+}
+
 /**
  * The id prefix of the object named by the path parameter that follows a collection's segment
  * (`/v1/payments/:id`, `/v1/test_helpers/payments/:id/...`, `/hosted/payments/:id`).

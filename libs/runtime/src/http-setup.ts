@@ -15,7 +15,7 @@ import {
   RETRY_AFTER_UNAVAILABLE_SECONDS,
 } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
-import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
+import { checkBodyEncoding, checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
 import { observeRequests } from './request-observability';
 
 export const fastifyOptions = {
@@ -82,6 +82,11 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
     // No browser reads a JSON answer (or any other) as something else.
     void reply.header('X-Content-Type-Options', 'nosniff');
     requireHost(request);
+  });
+  // Before a byte of the body is read: an encoding or charset the parsers would misread.
+  fastify.addHook('preParsing', async (request: FastifyRequest, _reply: FastifyReply, payload) => {
+    checkBodyEncoding(request);
+    return payload;
   });
   // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
   fastify.removeAllContentTypeParsers();
