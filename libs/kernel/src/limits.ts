@@ -337,6 +337,11 @@ export const WEBHOOK_DUE_COUNT_MAX = 10_000;
 export const DNS_LOOKUP_TIMEOUT_MS = 5 * SECOND_MS;
 /** A rotated secret keeps signing beside the new one for a day. */
 export const PREVIOUS_SECRET_TTL_MS = DAY_MS;
+/**
+ * A secret answered by rotate_secret stays the endpoint's for at least this (another rotation meanwhile
+ * is 409): only two secrets sign, so a third rotation in a row would void a secret just answered.
+ */
+export const SECRET_ROTATION_INTERVAL_MIN_MS = MINUTE_MS;
 /** An endpoint failing this long is flagged to the operator, and this long disabled. */
 export const FAILING_ENDPOINT_FLAGGED_AFTER_MS = HOUR_MS;
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * DAY_MS;
@@ -464,6 +469,7 @@ check(LEDGER_TIMEOUT_MS < STATEMENT_TIMEOUT_MS, 'a ledger statement outliving it
 check(WEBHOOK_DELIVERY_TIMEOUT_MS < WEBHOOK_LEASE_MS, 'an attempt must end before its lease lets another dispatcher claim it');
 check(WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX <= WEBHOOK_IN_FLIGHT_MAX, 'one endpoint cannot have more slots than all');
 check(WEBHOOK_CLAIM_RETRY_MS < WEBHOOK_POLL_INTERVAL_MS, "a claim for others' freed slots comes sooner than the poll");
+check(SECRET_ROTATION_INTERVAL_MIN_MS < PREVIOUS_SECRET_TTL_MS, 'a secret is rotated again only after a while, well within the previous one\'s life');
 check(FAILING_ENDPOINT_FLAGGED_AFTER_MS < FAILING_ENDPOINT_DISABLED_AFTER_MS, 'an endpoint is flagged before it is disabled');
 check(READY_CHECK_TIMEOUT_MS < READY_MAX_SUBSCRIPTION_LAG_SECONDS * SECOND_MS, 'a readiness check must be shorter than the lag it tolerates');
 check(IDEMPOTENCY_LOCK_MS < IDEMPOTENCY_RETENTION_HOURS * HOUR_MS, 'an idempotency key must outlive its lock');

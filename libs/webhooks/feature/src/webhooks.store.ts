@@ -20,6 +20,7 @@ import {
   newId,
   randomBase62,
   PREVIOUS_SECRET_TTL_MS,
+  SECRET_ROTATION_INTERVAL_MIN_MS,
   WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX,
   WEBHOOK_EVENT_DELIVERIES_LISTED_MAX,
   WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX,
@@ -232,14 +233,23 @@ export class WebhooksStore {
     });
   }
 
-  /** A new secret; the previous one keeps signing (beside it) for PREVIOUS_SECRET_TTL_MS. */
-  async rotateSecret(integratorId: string, id: string, secret: string, now: Date): Promise<EndpointRow | undefined> {
+  /**
+   * A new secret; the previous one keeps signing (beside it) for PREVIOUS_SECRET_TTL_MS. Refused
+   * (`rotated_recently`) while the current secret is younger than SECRET_ROTATION_INTERVAL_MIN_MS: of
+   * concurrent rotations one wins, and every secret answered signs.
+   */
+  async rotateSecret(integratorId: string, id: string, secret: string, now: Date): Promise<EndpointRow | 'rotated_recently' | undefined> {
+    const until = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS);
+    // The WHERE is evaluated again on the row a concurrent rotation just changed (READ COMMITTED).
     const { rows } = await this.pool.query<EndpointDbRow>(
       `UPDATE wh_endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3
-       WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL RETURNING *`,
-      [id, integratorId, secret, new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS)],
+       WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL
+         AND (previous_secret_until IS NULL OR previous_secret_until <= $5)
+       RETURNING *`,
+      [id, integratorId, secret, until, new Date(until.getTime() - SECRET_ROTATION_INTERVAL_MIN_MS)],
     );
-    return rows[0] && toEndpoint(rows[0]);
+    if (rows[0]) return toEndpoint(rows[0]);
+    return (await this.findEndpoint(integratorId, id)) ? 'rotated_recently' : undefined;
   }
 
   /** An endpoint's deliveries, newest first, optionally of one status. */
