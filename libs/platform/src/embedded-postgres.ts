@@ -194,14 +194,28 @@ async function lockDataDir(root: string): Promise<() => Promise<void>> {
       };
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-        throw new DataDirInUseError(`DATA_DIR ${root} is in use by another instance of the service (pid ${owner}): stop it first, or start this one with another DATA_DIR`);
-      }
+      refuseDataDirInUse(root);
       await unlink(lockFile).catch(() => undefined); // left by a process that is gone
     }
   }
   throw new DataDirInUseError(`DATA_DIR ${root} could not be locked (${lockFile}): another instance may be starting`);
+}
+
+/**
+ * Refuses (DataDirInUseError) a DATA_DIR whose `service.pid` names another live process: checked before
+ * anything is written there (the admin key), and again when it is locked.
+ */
+export function refuseDataDirInUse(dataDir: string): void {
+  const root = resolve(dataDir);
+  let owner: number;
+  try {
+    owner = Number(readFileSync(join(root, 'service.pid'), 'utf8').trim());
+  } catch {
+    return; // no pid file: free
+  }
+  if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+    throw new DataDirInUseError(`DATA_DIR ${root} is in use by another instance of the service (pid ${owner}): stop it first, or start this one with another DATA_DIR`);
+  }
 }
 
 export class DataDirInUseError extends OperatorError {
