@@ -36,6 +36,8 @@ module.exports = {
     '**/e2e/metrics.e2e.spec.ts',
     '**/e2e/ready.e2e.spec.ts',
     '**/e2e/operations.e2e.spec.ts',
+    '**/e2e/database-outage.e2e.spec.ts',
+    '**/e2e/edges.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

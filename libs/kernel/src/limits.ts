@@ -186,6 +186,8 @@ export const HEAP_GROWING_PERCENT = 100;
 /** An idle pooled connection is closed after this; getting a new one fails after this. */
 export const DB_IDLE_TIMEOUT_MS = 30 * SECOND_MS;
 export const DB_CONNECTION_TIMEOUT_MS = 10 * SECOND_MS;
+/** A statement gets no answer this long after its statement_timeout (a frozen server): the client gives up on it. */
+export const DB_QUERY_TIMEOUT_GRACE_MS = 2 * SECOND_MS;
 /** Movements a collection's settlement finishes per call, and overdue sweeps per deadline pass. */
 export const MOVEMENTS_PER_FINISH_MAX = 100;
 export const OVERDUE_ROUNDS_MAX = 10;
@@ -369,6 +371,9 @@ export const SCRAPE_SOURCE_TIMEOUT_MS = 2 * SECOND_MS;
 // ---- the host: embedded PostgreSQL, migrations, the distributed test topology ----
 /** The embedded PostgreSQL's max_connections: every process's pools together stay below it. */
 export const EMBEDDED_POSTGRES_CONNECTIONS_MAX = 300;
+/** An embedded PostgreSQL that dies is started again this many times at most (waiting longer each time), then the process exits. */
+export const EMBEDDED_POSTGRES_RESTARTS_MAX = 5;
+export const EMBEDDED_POSTGRES_RESTART_DELAY_MS = SECOND_MS;
 /** A postmaster left by a killed process gets this long to stop, looked at this often. */
 export const STALE_POSTMASTER_WAIT_MS = 30 * SECOND_MS;
 export const STALE_POSTMASTER_POLL_MS = 100;
