@@ -199,7 +199,7 @@ export function clientErrors(error: Error & { code?: string }, socket: { destroy
   const body = JSON.stringify({ error: { code: 'invalid_request', message } });
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nRequest-Id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -217,5 +217,6 @@ export function requireHost(request: { raw: { httpVersion: string }; headers: Re
 export function frameworkErrors(error: Error & { code?: string }, request: { id: string }, reply: { header(name: string, value: string): unknown; code(status: number): { send(body: unknown): unknown } }): void {
   const message = error.code === 'FST_ERR_BAD_URL' ? 'the request path is not valid percent-encoding' : 'the request could not be routed';
   reply.header('Request-Id', request.id);
+  reply.header('X-Content-Type-Options', 'nosniff');
   reply.code(400).send({ error: { code: 'invalid_request', message } });
 }

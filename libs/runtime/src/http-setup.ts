@@ -46,6 +46,7 @@ export class ContractErrorFilter implements ExceptionFilter {
     const { status, body } = toErrorResponse(error);
     // Fastify's fallback 404 (a method no route has, on a path it cannot decode) skips the onRequest hooks.
     if (!reply.hasHeader('Request-Id')) void reply.header('Request-Id', request.id);
+    void reply.header('X-Content-Type-Options', 'nosniff');
     if (status === 404 && body.error.message === 'no such route' && TEST_HELPERS_PATH.test(request.url)) {
       body.error.message = 'no such route: the test helpers exist only when the service runs with SANDBOX=true';
     }

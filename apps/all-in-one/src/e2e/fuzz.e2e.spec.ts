@@ -682,7 +682,7 @@ describe('HTTP fuzzing of every route', () => {
         (error.param === undefined || typeof error.param === 'string');
       if (!shapeOk) problems.push(`not the contract's error shape: ${printable(text, 200)}`);
       else if (!(error.code in ERROR_STATUS)) problems.push(`unknown code ${error.code}`);
-      else if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== answer.status && !(error.code === 'invalid_request' && [413, 431].includes(answer.status))) {
+      else if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== answer.status && !(error.code === 'invalid_request' && [413, 415, 431].includes(answer.status))) {
         problems.push(`${answer.status} with code ${error.code}`);
       }
       if (!type.startsWith('application/json')) problems.push(`error content-type ${type}`);
