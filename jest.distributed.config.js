@@ -40,6 +40,8 @@ module.exports = {
     '**/e2e/operations.e2e.spec.ts',
     '**/e2e/api-keys.e2e.spec.ts',
     '**/e2e/audit.e2e.spec.ts',
+    '**/e2e/database-outage.e2e.spec.ts',
+    '**/e2e/edges.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

@@ -23,6 +23,7 @@ import {
   KAFKA_SERVER_IN_FLIGHT_MAX,
   KAFKA_SERVER_UNCOMMITTED_MAX,
   KAFKA_SESSION_TIMEOUT_MS,
+  isOutage,
 } from '@pay/kernel';
 import { runOutsideLogContext } from '@pay/observability';
 import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, timeRequest, traceRequest, type MessageContext } from './bus-observability';
@@ -297,6 +298,7 @@ export class KafkaBus implements MessageBus {
         return JSON.stringify(envelope);
       } catch (error) {
         if (error instanceof ServiceError) return JSON.stringify({ error: error.toBody() } satisfies Envelope);
+        if (isOutage(error)) return JSON.stringify({ error: { code: 'service_unavailable', message: `${topic}: the database cannot be reached right now; retry shortly` } } satisfies Envelope);
         return JSON.stringify({ error: { code: 'internal_error', message: `${topic} failed unexpectedly` } } satisfies Envelope);
       }
     };

@@ -6,3 +6,4 @@ export * from './failpoint';
 export * from './config';
 export * from './display';
 export * from './decider';
+export * from './outage';

@@ -73,6 +73,12 @@ export const PAYOUT_ADMIN_REQUEST_TIMEOUT_MS = 2 * MINUTE_MS;
 export const JSON_DEPTH_MAX = 64;
 /** A request value echoed in an error message is cut to this. */
 export const ECHOED_VALUE_LENGTH_MAX = 64;
+/**
+ * Retry-After of a 429 that names no wait of its own (the per-minute windows) and of a 503 (the
+ * database or another app unreachable for a moment: a restart, a failover).
+ */
+export const RETRY_AFTER_RATE_LIMITED_SECONDS = 60;
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
 /** Keep-alive connections from load balancers (idle timeouts of 60 s) outlive Node's default 5 s. */
 export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65 * SECOND_MS;
 /** A client that has not sent its whole request by then is answered 408. */
@@ -222,6 +228,8 @@ export const DB_IDLE_TIMEOUT_MS = 30 * SECOND_MS;
 export const DB_CONNECTION_TIMEOUT_MS = 10 * SECOND_MS;
 /** How long a pool's shutdown waits for its connections to close before PostgreSQL is stopped. */
 export const DB_POOL_END_WAIT_MS = 2 * SECOND_MS;
+/** A statement gets no answer this long after its statement_timeout (a frozen server): the client gives up on it. */
+export const DB_QUERY_TIMEOUT_GRACE_MS = 2 * SECOND_MS;
 /** Movements a collection's settlement finishes per call, and overdue sweeps per deadline pass. */
 export const MOVEMENTS_PER_FINISH_MAX = 100;
 export const OVERDUE_ROUNDS_MAX = 10;
@@ -328,6 +336,18 @@ export const READY_CHECK_TIMEOUT_MS = 2 * SECOND_MS;
 /** Attempts in flight at once, all endpoints together, and to one endpoint (a slow or dead one holds at most this many slots). */
 export const WEBHOOK_IN_FLIGHT_MAX = 128;
 export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX = 16;
+/**
+ * Contract section 13: endpoints one integrator may have (deleted ones not counted). Every event fans out
+ * to each of them, so this bounds the POSTs one event (or one redelivery) can send.
+ */
+export const WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX = 16;
+/**
+ * Deliveries that redeliveries (`POST /v1/events/{id}/redeliver`) of one integrator may create per window
+ * (ten redeliveries a minute to a full set of endpoints); more is `429`. An endpoint that still has a
+ * delivery of the event pending gets no second one, so repeating a redelivery adds nothing.
+ */
+export const WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX = 10 * WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX;
+export const WEBHOOK_REDELIVERY_WINDOW_MS = MINUTE_MS;
 /** Contract section 6: any 2xx within 15 seconds is a success. */
 export const WEBHOOK_DELIVERY_TIMEOUT_MS = 15 * SECOND_MS;
 /** A claimed delivery is claimed again after a crash once its lease expires: longer than an attempt. */
@@ -361,6 +381,12 @@ export const WEBHOOK_DUE_COUNT_MAX = 10_000;
 export const DNS_LOOKUP_TIMEOUT_MS = 5 * SECOND_MS;
 /** A rotated secret keeps signing beside the new one for a day. */
 export const PREVIOUS_SECRET_TTL_MS = DAY_MS;
+/**
+ * A secret answered by rotate_secret stays the endpoint's for at least this (another rotation meanwhile
+ * is 409): only two secrets sign, so concurrent rotations would void a secret just answered. Short, so
+ * that an integrator rotating twice on purpose waits only seconds.
+ */
+export const SECRET_ROTATION_INTERVAL_MIN_MS = 10 * SECOND_MS;
 /** An endpoint failing this long is flagged to the operator, and this long disabled. */
 export const FAILING_ENDPOINT_FLAGGED_AFTER_MS = HOUR_MS;
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * DAY_MS;
@@ -388,6 +414,9 @@ export const SCRAPE_SOURCE_TIMEOUT_MS = 2 * SECOND_MS;
 // ---- the host: embedded PostgreSQL, migrations, the distributed test topology ----
 /** The embedded PostgreSQL's max_connections: every process's pools together stay below it. */
 export const EMBEDDED_POSTGRES_CONNECTIONS_MAX = 300;
+/** An embedded PostgreSQL that dies is started again this many times at most (waiting longer each time), then the process exits. */
+export const EMBEDDED_POSTGRES_RESTARTS_MAX = 5;
+export const EMBEDDED_POSTGRES_RESTART_DELAY_MS = SECOND_MS;
 /** A postmaster left by a killed process gets this long to stop, looked at this often. */
 export const STALE_POSTMASTER_WAIT_MS = 30 * SECOND_MS;
 export const STALE_POSTMASTER_POLL_MS = 100;
@@ -488,6 +517,7 @@ check(LEDGER_TIMEOUT_MS < STATEMENT_TIMEOUT_MS, 'a ledger statement outliving it
 check(WEBHOOK_DELIVERY_TIMEOUT_MS < WEBHOOK_LEASE_MS, 'an attempt must end before its lease lets another dispatcher claim it');
 check(WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX <= WEBHOOK_IN_FLIGHT_MAX, 'one endpoint cannot have more slots than all');
 check(WEBHOOK_CLAIM_RETRY_MS < WEBHOOK_POLL_INTERVAL_MS, "a claim for others' freed slots comes sooner than the poll");
+check(SECRET_ROTATION_INTERVAL_MIN_MS < PREVIOUS_SECRET_TTL_MS, 'a secret is rotated again only after a while, well within the previous one\'s life');
 check(FAILING_ENDPOINT_FLAGGED_AFTER_MS < FAILING_ENDPOINT_DISABLED_AFTER_MS, 'an endpoint is flagged before it is disabled');
 check(READY_CHECK_TIMEOUT_MS < READY_MAX_SUBSCRIPTION_LAG_SECONDS * SECOND_MS, 'a readiness check must be shorter than the lag it tolerates');
 check(IDEMPOTENCY_LOCK_MS < IDEMPOTENCY_RETENTION_HOURS * HOUR_MS, 'an idempotency key must outlive its lock');

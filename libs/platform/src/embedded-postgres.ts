@@ -10,6 +10,8 @@ import {
   DATA_DIR_LOCK_ATTEMPTS,
   EMBEDDED_POSTGRES_CONNECTIONS_MAX,
   EMBEDDED_POSTGRES_LOG_LINES_KEPT,
+  EMBEDDED_POSTGRES_RESTART_DELAY_MS,
+  EMBEDDED_POSTGRES_RESTARTS_MAX,
   OperatorError,
   STALE_POSTMASTER_POLL_MS,
   STALE_POSTMASTER_WAIT_MS,
@@ -56,9 +58,10 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
   let clusterDir = join(root, 'postgres');
   let server: ChildProcess | undefined;
   const stopOnExit = () => server?.kill('SIGINT');
+  let binDir = '';
   try {
     const native = platformBinaries();
-    const binDir = join(user ? await reachableBinaries(native.dir, native.version, user) : native.dir, 'bin');
+    binDir = join(user ? await reachableBinaries(native.dir, native.version, user) : native.dir, 'bin');
     if (user) clusterDir = await reachableClusterDir(root, user, (line) => process.stdout.write(`${line}\n`));
     await stopStalePostmaster(clusterDir);
     if (!existsSync(join(clusterDir, 'PG_VERSION'))) await initialise(binDir, clusterDir, password, user, remember);
@@ -74,10 +77,40 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
     const lines = recent.length ? `; the last lines it wrote:\n${recent.join('\n')}` : '';
     throw new Error(`embedded PostgreSQL did not start in ${clusterDir}: ${error instanceof Error ? error.message : String(error)}${lines}`);
   }
-  const running = server;
+  let running = server;
+  let stopping = false;
+  // The service owns this database: a postmaster that dies under it (killed, out of memory) is started
+  // again on the same port, where the pools reconnect; one that cannot be is fatal, so that the
+  // process exits non-zero for its supervisor to restart it, rather than serve on without a database.
+  const supervise = (postgres: ChildProcess) =>
+    postgres.once('exit', (code, signal) => {
+      if (stopping) return;
+      remember(`embedded PostgreSQL exited with ${signal ?? `code ${code}`}; starting it again`);
+      process.stderr.write(`embedded PostgreSQL exited with ${signal ?? `code ${code}`}; starting it again\n`);
+      restart().catch((error: unknown) => {
+        process.stderr.write(`embedded PostgreSQL could not be started again: ${error instanceof Error ? error.message : String(error)}; exiting\n`);
+        process.exit(1);
+      });
+    });
+  const restart = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await stopStalePostmaster(clusterDir); // a postmaster's children may still hold the cluster
+        running = await startServer(binDir, clusterDir, port, user, remember);
+        server = running;
+        supervise(running);
+        return;
+      } catch (error) {
+        if (stopping || attempt >= EMBEDDED_POSTGRES_RESTARTS_MAX) throw error;
+        await new Promise((retry) => setTimeout(retry, EMBEDDED_POSTGRES_RESTART_DELAY_MS * attempt));
+      }
+    }
+  };
+  supervise(running);
   return {
     url,
     stop: async () => {
+      stopping = true;
       if (running.exitCode === null && running.signalCode === null) {
         const exited = new Promise((done) => running.once('exit', done));
         running.kill('SIGINT'); // fast shutdown
@@ -198,14 +231,28 @@ async function lockDataDir(root: string): Promise<() => Promise<void>> {
       };
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-        throw new DataDirInUseError(`DATA_DIR ${root} is in use by another instance of the service (pid ${owner}): stop it first, or start this one with another DATA_DIR`);
-      }
+      refuseDataDirInUse(root);
       await unlink(lockFile).catch(() => undefined); // left by a process that is gone
     }
   }
   throw new DataDirInUseError(`DATA_DIR ${root} could not be locked (${lockFile}): another instance may be starting`);
+}
+
+/**
+ * Refuses (DataDirInUseError) a DATA_DIR whose `service.pid` names another live process: checked before
+ * anything is written there (the admin key), and again when it is locked.
+ */
+export function refuseDataDirInUse(dataDir: string): void {
+  const root = resolve(dataDir);
+  let owner: number;
+  try {
+    owner = Number(readFileSync(join(root, 'service.pid'), 'utf8').trim());
+  } catch {
+    return; // no pid file: free
+  }
+  if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+    throw new DataDirInUseError(`DATA_DIR ${root} is in use by another instance of the service (pid ${owner}): stop it first, or start this one with another DATA_DIR`);
+  }
 }
 
 export class DataDirInUseError extends OperatorError {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool, types, type ClientBase, type PoolClient } from 'pg';
-import { DB_CONNECTION_TIMEOUT_MS, DB_IDLE_TIMEOUT_MS, DB_POOL_END_WAIT_MS } from '@pay/kernel';
+import { DB_CONNECTION_TIMEOUT_MS, DB_IDLE_TIMEOUT_MS, DB_POOL_END_WAIT_MS, DB_QUERY_TIMEOUT_GRACE_MS } from '@pay/kernel';
 
 // bigint columns (int8) arrive as JS numbers: every amount we store is at most 1e11 * 2 and
 // is checked as a safe integer before it is written.
@@ -31,6 +31,9 @@ export function createPool(url: string, { max, statementTimeoutMs, asynchronousC
     idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
     connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS,
     statement_timeout: statementTimeoutMs,
+    // The server's statement_timeout cannot fire when the server itself is frozen (stopped, a network
+    // partition): the client gives up a little after it, and the request is answered 503.
+    query_timeout: statementTimeoutMs + DB_QUERY_TIMEOUT_GRACE_MS,
     application_name: 'payments-platform',
   });
   // An idle connection dropped by the server (restart, failover) is discarded by the pool; without a
@@ -42,6 +45,9 @@ export function createPool(url: string, { max, statementTimeoutMs, asynchronousC
     client.once('end', () => open.delete(client));
   });
   openConnections.set(pool, open);
+  // A connection checked out (between the statements of a transaction, a held advisory lock) has no pool
+  // listener: one of its own, so that its loss fails the work in hand, never the process.
+  pool.on('connect', (client) => client.on('error', (error) => logger.warn(`connection lost while in use: ${error.message}`)));
   return pool;
 }
 

@@ -1,5 +1,6 @@
 import { HttpException, Logger } from '@nestjs/common';
 import { ERROR_STATUS, ServiceError, type ErrorBody } from '@pay/contracts';
+import { isOutage } from '@pay/kernel';
 
 export interface ErrorResponse {
   status: number;
@@ -22,6 +23,10 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (fastifyCode === 'ECONNRESET') return respond(400, 'invalid_request', 'the request was aborted before its body was complete');
   if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || fastifyCode === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
     return respond(400, 'invalid_request', 'the request body must be JSON, sent with Content-Type: application/json');
+  }
+  if (isOutage(error)) {
+    logger.warn(`database unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    return respond(503, 'service_unavailable', 'the service cannot reach its database right now; retry shortly');
   }
   if (error instanceof HttpException) {
     const status = error.getStatus();

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { APP_NAMES, type AppName } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogLevelName, type TracingConfig } from '@pay/observability';
@@ -53,7 +54,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
     port,
     host: read.string('HOST', '127.0.0.1'),
     portFile: readPortFile(read),
-    dataDir: resolve(read.string('DATA_DIR', './.data')),
+    dataDir: readDataDir(read),
     databaseUrl: read.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     databaseUrls: readDatabaseUrls(read),
     instanceIndex: readInstanceIndex(read),
@@ -122,4 +123,43 @@ function readMetricsToken(read: EnvReader): string | undefined {
 function readPortFile(read: EnvReader): string | undefined {
   const file = read.string('PORT_FILE');
   return file === undefined || file === '' ? undefined : resolve(file);
+}
+
+/**
+ * DATA_DIR, made a directory now (level by level: Node's recursive mkdir never returns under /proc), so
+ * that one that cannot be is a configuration problem named plainly, not a stack or a hang later.
+ */
+function readDataDir(read: EnvReader): string {
+  const given = read.string('DATA_DIR', './.data')!;
+  const dataDir = resolve(given);
+  const problem = makeDirectory(dataDir);
+  if (problem !== undefined) read.problems.push(`DATA_DIR ${given} cannot be used: ${problem}`);
+  return dataDir;
+}
+
+/** Creates `dir` and its missing parents; what prevents it, if anything. */
+function makeDirectory(dir: string): string | undefined {
+  const missing: string[] = [];
+  let existing = dir;
+  for (;;) {
+    try {
+      if (!statSync(existing).isDirectory()) return `${existing} is not a directory`;
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') return `${existing}: ${code ?? String(error)}`;
+      if (dirname(existing) === existing) return `${existing} does not exist`;
+      missing.unshift(existing);
+      existing = dirname(existing);
+    }
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') return `${level} cannot be created (${code ?? String(error)})`;
+    }
+  }
+  return undefined;
 }

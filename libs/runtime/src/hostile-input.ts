@@ -64,6 +64,29 @@ export function parseJsonBody(text: string, parse: (text: string) => unknown): u
   return body;
 }
 
+/** The media types the API reads: JSON, and the hosted pages' forms. */
+const READ_MEDIA_TYPES = /^\s*application\/(json|x-www-form-urlencoded)\s*(;|$)/i;
+/** `charset=…` of a Content-Type header, unquoted and lower-cased. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * A body the API would misread is refused by name (415): a Content-Encoding (compression is not read,
+ * and a plain body labelled compressed is not taken as plain), or a charset other than UTF-8.
+ */
+export function checkBodyEncoding(request: FastifyRequest): void {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new ServiceError('invalid_request', `Content-Encoding ${printable(encoding)} is not supported: send the body uncompressed, without Content-Encoding`, undefined, 415);
+  }
+  const contentType = request.headers['content-type'] ?? '';
+  // Another media type is refused as not JSON (400), whatever its charset.
+  if (!READ_MEDIA_TYPES.test(contentType)) return;
+  const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ServiceError('invalid_request', `charset=${printable(charset)} is not supported: send the body in UTF-8 (charset=utf-8)`, undefined, 415);
+  }
+}
+
 /**
  * The id prefix of the object named by the path parameter that follows a collection's segment
  * (`/v1/payments/:id`, `/v1/test_helpers/payments/:id/...`, `/hosted/payments/:id`).
@@ -93,23 +116,62 @@ const ID_PATTERN_BY_SEGMENT: ReadonlyMap<string, RegExp> = new Map(
   Object.entries(ID_PREFIX_BY_SEGMENT).map(([segment, prefix]) => [segment, new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`)]),
 );
 
+/** Routes that take a key (the API and the admin API): their shape errors wait until the key is checked. */
+const AUTHENTICATED_ROUTE = /^\/(v1|admin\/v1)(\/|$)/;
+
+/** A request's shape error, held until authentication has run (section 2: authentication comes first). */
+const deferredShapeErrors = new WeakMap<FastifyRequest, ServiceError>();
+
 /**
  * Refuses a path parameter that cannot name anything (wrong prefix for its collection, characters no
- * id has, too long) as 404, and a query value that cannot be stored as 400, before the handler runs.
+ * id has, too long) as 404, and a query that is not valid percent-encoded UTF-8 or cannot be stored as
+ * 400, before the handler runs; on an authenticated route, after its key is checked (`shapeErrorOf`).
  */
 export async function checkRequestShape(request: FastifyRequest): Promise<void> {
+  const error = shapeError(request);
+  if (error === undefined) return;
+  if (!AUTHENTICATED_ROUTE.test(request.routeOptions.url ?? '')) throw error;
+  deferredShapeErrors.set(request, error);
+}
+
+/** The shape error checkRequestShape held for after authentication, if any. */
+export const shapeErrorOf = (request: FastifyRequest): ServiceError | undefined => deferredShapeErrors.get(request);
+
+function shapeError(request: FastifyRequest): ServiceError | undefined {
   const params = (request.params ?? {}) as Record<string, unknown>;
   const route = request.routeOptions.url ?? '';
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== 'string' || name === '*') continue; // a wildcard route (static files, not found) checks its own
-    if (!isStorableText(value)) throw unstorable('the path');
+    if (!isStorableText(value)) return unstorable('the path');
     const expected = ID_PATTERN_BY_SEGMENT.get(segmentBefore(route, name) ?? '') ?? PATH_PARAM;
-    if (!expected.test(value)) throw new ServiceError('resource_not_found', `no such object: '${printable(value)}'`);
+    if (!expected.test(value)) return new ServiceError('resource_not_found', `no such object: '${printable(value)}'`);
   }
+  const badlyEncoded = badlyEncodedQueryPart(request.url);
+  if (badlyEncoded !== undefined) return new ServiceError('invalid_request', `the query string is not valid percent-encoded UTF-8: '${printable(badlyEncoded)}'`);
   for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
-    if (!isStorableText(name) || values.some((v) => typeof v === 'string' && !isStorableText(v))) throw unstorable(`the query parameter ${printable(name)}`, printable(name));
+    if (!isStorableText(name) || values.some((v) => typeof v === 'string' && !isStorableText(v))) return unstorable(`the query parameter ${printable(name)}`, printable(name));
   }
+  return undefined;
+}
+
+/**
+ * The first name or value of the raw query string that does not decode (`%ZZ`, a lone `%`, `%FF` that is
+ * no UTF-8): Fastify's parser would pass it on as is, or as U+FFFD, and a filter would match nothing.
+ */
+function badlyEncodedQueryPart(url: string): string | undefined {
+  const start = url.indexOf('?');
+  if (start < 0) return undefined;
+  for (const pair of url.slice(start + 1).split('&')) {
+    for (const part of pair.split('=')) {
+      try {
+        decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The static segment right before `:name` in a route pattern, e.g. `payments` in `/v1/payments/:id/cancel`. */
@@ -140,7 +202,7 @@ export function clientErrors(error: Error & { code?: string }, socket: { destroy
   const body = JSON.stringify({ error: { code: 'invalid_request', message } });
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nRequest-Id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -158,5 +220,6 @@ export function requireHost(request: { raw: { httpVersion: string }; headers: Re
 export function frameworkErrors(error: Error & { code?: string }, request: { id: string }, reply: { header(name: string, value: string): unknown; code(status: number): { send(body: unknown): unknown } }): void {
   const message = error.code === 'FST_ERR_BAD_URL' ? 'the request path is not valid percent-encoding' : 'the request could not be routed';
   reply.header('Request-Id', request.id);
+  reply.header('X-Content-Type-Options', 'nosniff');
   reply.code(400).send({ error: { code: 'invalid_request', message } });
 }

@@ -1,12 +1,22 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, type CallHandler, Catch, type ExceptionFilter, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { Observable } from 'rxjs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
-import { BODY_LIMIT_BYTES, FORM_BODY_LIMIT_BYTES, STATEMENT_BODY_LIMIT_BYTES, HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, newId } from '@pay/kernel';
+import {
+  BODY_LIMIT_BYTES,
+  FORM_BODY_LIMIT_BYTES,
+  STATEMENT_BODY_LIMIT_BYTES,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  newId,
+  RETRY_AFTER_RATE_LIMITED_SECONDS,
+  RETRY_AFTER_UNAVAILABLE_SECONDS,
+} from '@pay/kernel';
 import { toErrorResponse } from './error-response';
-import { checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost } from './hostile-input';
+import { checkBodyEncoding, checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
 import { observeRequests } from './request-observability';
 
 export const fastifyOptions = {
@@ -37,10 +47,27 @@ export class ContractErrorFilter implements ExceptionFilter {
     const { status, body } = toErrorResponse(error);
     // Fastify's fallback 404 (a method no route has, on a path it cannot decode) skips the onRequest hooks.
     if (!reply.hasHeader('Request-Id')) void reply.header('Request-Id', request.id);
+    void reply.header('X-Content-Type-Options', 'nosniff');
     if (status === 404 && body.error.message === 'no such route' && TEST_HELPERS_PATH.test(request.url)) {
       body.error.message = 'no such route: the test helpers exist only when the service runs with SANDBOX=true';
     }
+    // The contract's 429 carries Retry-After; a 503 says when to try again too.
+    if ((status === 429 || status === 503) && !reply.hasHeader('Retry-After')) {
+      void reply.header('Retry-After', String(status === 429 ? RETRY_AFTER_RATE_LIMITED_SECONDS : RETRY_AFTER_UNAVAILABLE_SECONDS));
+    }
     void reply.status(status).send(body);
+  }
+}
+
+/**
+ * Runs after the guards: a path id that cannot exist or a bad query on an authenticated route is answered
+ * once the key has been checked (authentication comes first, contract section 2).
+ */
+export class ShapeErrorAfterAuthentication implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const error = context.getType() === 'http' ? shapeErrorOf(context.switchToHttp().getRequest<FastifyRequest>()) : undefined;
+    if (error) throw error;
+    return next.handle();
   }
 }
 
@@ -54,7 +81,14 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
   observeRequests(fastify, logger);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Request-Id', request.id);
+    // No browser reads a JSON answer (or any other) as something else.
+    void reply.header('X-Content-Type-Options', 'nosniff');
     requireHost(request);
+  });
+  // Before a byte of the body is read: an encoding or charset the parsers would misread.
+  fastify.addHook('preParsing', async (request: FastifyRequest, _reply: FastifyReply, payload) => {
+    checkBodyEncoding(request);
+    return payload;
   });
   // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
   fastify.removeAllContentTypeParsers();
@@ -76,6 +110,7 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
   endConnectionsOnceClosing(fastify);
   // Path ids that cannot exist and query values that cannot be stored never reach a handler.
   fastify.addHook('preValidation', checkRequestShape);
+  app.useGlobalInterceptors(new ShapeErrorAfterAuthentication());
   app.useGlobalFilters(new ContractErrorFilter());
 }
 

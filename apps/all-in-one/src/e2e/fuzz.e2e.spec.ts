@@ -13,10 +13,11 @@ import { bodySchema, changedPaths, createWorld, deliveriesSettled, ownedIds, que
  * parameters (real ids, another integrator's ids, hostile strings: NUL, lone surrogates, %ZZ, very
  * long, unicode, path traversal), query parameters, JSON bodies (from each route's schema in the
  * served /openapi.json, then mutated; random JSON, deep nesting, wrong types, __proto__/constructor),
- * headers (Content-Type variants, Idempotency-Key garbage, Authorization garbage), malformed cookies,
+ * headers (Content-Type and charset variants, Content-Encoding, Idempotency-Key garbage, Authorization garbage,
+ * trace and forwarding headers), malformed cookies, query values with impossible dates and bad percent-encoding,
  * and a few raw HTTP messages that no client library would send. Real HTTP, 16 requests in flight.
  *
- * Properties: no 5xx; every 4xx in the contract's error shape (section 2) with a Request-Id, never a
+ * Properties: no 5xx; every answer with a Request-Id and X-Content-Type-Options: nosniff; every 4xx in the contract's error shape (section 2), never a
  * framework's own body (`{statusCode, error, message}`, `FST_ERR_…`), except the hosted pages' HTML
  * for browsers; no answer to the fuzzing integrator shows another integrator's ids; and refused
  * requests have no effect: after the run, the fuzzing integrator's objects, its events, the other
@@ -142,7 +143,7 @@ const PREFIX_BY_SEGMENT: Record<string, string> = {
 const headerValue = (maxLength = 60) =>
   fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength });
 
-const ISO_VALUES = ['2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00+01:00', '2026-02-30T00:00:00Z', '2026-11-22', '2026-11-22T25:00:00Z', 'now', '0', '-1', '99999-01-01T00:00:00Z', '2026-11-22T10:00:00.0000000001Z', '1970-01-01T00:00:00Z'];
+const ISO_VALUES = ['2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00+01:00', '2026-02-30T00:00:00Z', '2026-04-31T00:00:00Z', '2025-02-29T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T10:60:00Z', '2026-13-01T00:00:00Z', '2026-11-22', '2026-11-22T25:00:00Z', 'now', '0', '-1', '99999-01-01T00:00:00Z', '2026-11-22T10:00:00.0000000001Z', '1970-01-01T00:00:00Z'];
 const LIMIT_VALUES = ['1', '10', '100', '0', '101', '-1', '1e1', '10.5', ' 10', '0x10', '007', 'NaN', '1000', '1001', '99999999999999999999', ''];
 const STATUS_VALUES = ['pending', 'succeeded', 'declined', 'canceled', 'expired', 'awaiting_payment', 'awaiting_approval', 'rejected', 'settled', 'failed', 'SUCCEEDED', 'payment.succeeded', 'refund.failed', '*'];
 /** Names no document lists; `error` and `lang` are read by the hosted pages (`?error=sign_in`, `?lang=ar`), which are not in /openapi.json. */
@@ -401,6 +402,26 @@ describe('HTTP fuzzing of every route', () => {
     { weight: 4, arbitrary: fc.oneof(fc.constantFrom('', ' ', 'null', '\u00e9\u00e8', 'a'.repeat(255), 'a'.repeat(256), 'a'.repeat(2000), '__proto__'), headerValue(300)) },
   );
 
+  /** Headers beside the usual ones: encodings and charsets the API does not read, hostile trace and id headers. */
+  const extraHeaders = fc.oneof(
+    { weight: 12, arbitrary: fc.constant({} as Record<string, string>) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .array(
+          fc.tuple(
+            fc.constantFrom('Content-Encoding', 'traceparent', 'tracestate', 'Request-Id', 'Accept-Language', 'Accept-Charset', 'If-None-Match', 'X-Forwarded-For', 'Forwarded', 'X-Idempotency-Key', 'Origin'),
+            fc.oneof(
+              fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'gzip, identity', 'x-unknown', '', '00-00000000000000000000000000000000-0000000000000000-01', 'ar;q=abc, fr;q=2', '*, *;q=0', 'null', '127.0.0.1, 10.0.0.1', 'for="[::1]"'),
+              headerValue(120),
+            ),
+          ),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map((pairs) => Object.fromEntries(pairs)),
+    },
+  );
+
   const cookie = fc.oneof(
     { weight: 7, arbitrary: fc.constant(undefined) },
     {
@@ -433,7 +454,7 @@ describe('HTTP fuzzing of every route', () => {
     return fc.oneof(
       { weight: 6, arbitrary: encoded(plausible) },
       { weight: 3, arbitrary: encoded(hostileString()) },
-      { weight: 1, arbitrary: fc.constantFrom('%00', '%ZZ', '%', '%ED%A0%80', 'a%00b', '%C0%AF', '+', '%2B', 'a&b', '\u00e9') },
+      { weight: 1, arbitrary: fc.constantFrom('%00', '%ZZ', '%', '%ED%A0%80', 'a%00b', '%C0%AF', '+', '%2B', 'a&b', '\u00e9', '%FF', '%E2%82', '%E2%82%', 'caf%C3', '%%', '%G0') },
       { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
     );
   };
@@ -491,10 +512,11 @@ describe('HTTP fuzzing of every route', () => {
           accept: fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('text/csv', '*/*', 'text/html', 'application/xml', 'text/csv;q=0, */*', '\u00e9') }),
           body: bodyFor(route, method),
           contentType: contentType(),
-        }).map(({ params, shape, query: search, auth: { caller, header }, idempotencyKey: key, cookie: cookieHeader, accept, body, contentType: type }) => {
+          extra: extraHeaders,
+        }).map(({ params, shape, query: search, auth: { caller, header }, idempotencyKey: key, cookie: cookieHeader, accept, body, contentType: type, extra }) => {
           let i = 0;
           const path = headSafe(method, shape(route.path.replace(/:[A-Za-z_]+/g, () => params[i++]!)) + search);
-          const headers: Record<string, string> = {};
+          const headers: Record<string, string> = { ...extra };
           if (header !== undefined) headers['Authorization'] = header;
           if (key !== undefined) headers['Idempotency-Key'] = key;
           if (cookieHeader !== undefined) headers['Cookie'] = cookieHeader;
@@ -640,6 +662,7 @@ describe('HTTP fuzzing of every route', () => {
     if (answer.status >= 500) problems.push(`${answer.status}: ${printable(text, 200)}`);
     if (/FST_ERR|"statusCode"\s*:/.test(text)) problems.push(`a framework's error body: ${printable(text, 200)}`);
     if (!/^req_/.test(String(answer.headers['request-id'] ?? ''))) problems.push('no Request-Id');
+    if (answer.headers['x-content-type-options'] !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
     if (answer.status >= 400 && request.method !== 'HEAD') {
       const type = String(answer.headers['content-type'] ?? '');
       if (isHosted(request) && type.startsWith('text/html')) return problems; // a hosted page's refusal, for a browser
@@ -662,7 +685,7 @@ describe('HTTP fuzzing of every route', () => {
         (error.param === undefined || typeof error.param === 'string');
       if (!shapeOk) problems.push(`not the contract's error shape: ${printable(text, 200)}`);
       else if (!(error.code in ERROR_STATUS)) problems.push(`unknown code ${error.code}`);
-      else if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== answer.status && !(error.code === 'invalid_request' && [413, 431].includes(answer.status))) {
+      else if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== answer.status && !(error.code === 'invalid_request' && [413, 415, 431].includes(answer.status))) {
         problems.push(`${answer.status} with code ${error.code}`);
       }
       if (!type.startsWith('application/json')) problems.push(`error content-type ${type}`);

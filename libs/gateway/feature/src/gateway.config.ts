@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBrand, type Brand } from '@pay/hosted-ui';
+import { refuseDataDirInUse } from '@pay/platform';
 import { ADMIN_API_KEY_RANDOM_LENGTH, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, randomBase62, RATE_LIMIT_PER_SECOND_DEFAULT, RATE_LIMIT_PER_SECOND_MAX, type EnvReader } from '@pay/kernel';
 
 export interface GatewayConfig {
@@ -36,6 +37,8 @@ export function readGatewayConfig(
 function adminKeyUnder(dataDir: string, print: (line: string) => void): string {
   const file = join(dataDir, 'admin-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  // A start that will be refused (another instance runs on this DATA_DIR) must not make a key that a later start would use.
+  refuseDataDirInUse(dataDir);
   mkdirSync(dataDir, { recursive: true });
   const key = `admin_${randomBase62(ADMIN_API_KEY_RANDOM_LENGTH)}`;
   writeFileSync(file, `${key}\n`, { mode: 0o600 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { notFound, ServiceError, type CreateWebhookEndpoint, type IntegrationEvent } from '@pay/contracts';
-import { EVENTS_RECORD_BATCH_MAX, failpoint, WEBHOOK_DUE_COUNT_MAX, type OffsetClock } from '@pay/kernel';
+import { EVENTS_RECORD_BATCH_MAX, failpoint, SECRET_ROTATION_INTERVAL_MIN_MS, WEBHOOK_DUE_COUNT_MAX, type OffsetClock } from '@pay/kernel';
 import { collectOnScrape, webhookDeliveriesDue, webhookOldestDueDeliveryAgeSeconds } from '@pay/observability';
 import { CLOCK, PG_POOL, PG_POOL_ASYNC_COMMIT, type MigrationSet } from '@pay/platform';
 import { checkEndpointUrl, newWebhookSecret } from './delivery';
@@ -61,6 +61,9 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
     this.bus.handle('webhooks.endpoints.rotate-secret', async ({ integratorId, id }) => {
       const endpoint = await store.rotateSecret(integratorId, id, newWebhookSecret(), this.clock.now());
       if (!endpoint) throw notFound('webhook endpoint', id);
+      if (endpoint === 'rotated_recently') {
+        throw new ServiceError('invalid_status', `the secret was rotated less than ${SECRET_ROTATION_INTERVAL_MIN_MS / 1000} s ago: the secret it answered must stay valid; retry later`);
+      }
       return toEndpointResource(endpoint, { withSecret: true });
     });
     this.bus.handle('webhooks.endpoints.deliveries', async (query) => {

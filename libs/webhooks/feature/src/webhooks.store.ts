@@ -10,6 +10,7 @@ import type {
   WebhookEndpointResource,
   WebhookEndpointStatus,
 } from '@pay/contracts';
+import { ServiceError } from '@pay/contracts';
 import {
   EVENTS_RECORD_GROUP_MAX,
   EVENTS_RECORD_QUEUE_LENGTH_MAX,
@@ -19,7 +20,11 @@ import {
   newId,
   randomBase62,
   PREVIOUS_SECRET_TTL_MS,
+  SECRET_ROTATION_INTERVAL_MIN_MS,
+  WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX,
   WEBHOOK_EVENT_DELIVERIES_LISTED_MAX,
+  WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX,
+  WEBHOOK_REDELIVERY_WINDOW_MS,
 } from '@pay/kernel';
 import { columns, GroupCommit, inTransaction, jsonElement, listPage, textElements, type Waiting } from '@pay/platform';
 import { notInList, toPage } from './pagination';
@@ -158,16 +163,32 @@ export class WebhooksStore {
   ) {}
 
   // ---- endpoints ----
+  /**
+   * At most WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX endpoints an integrator (deleted ones not counted): the
+   * count and the insert run under a lock on the integrator, so parallel creates cannot pass it together.
+   */
   async createEndpoint(endpoint: EndpointRow): Promise<void> {
-    // A retried create (same id from the idempotency key) finds the endpoint already there.
-    await this.pool.query('INSERT INTO wh_endpoints (id, integrator_id, url, enabled_events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING', [
-      endpoint.id,
-      endpoint.integratorId,
-      endpoint.url,
-      endpoint.enabledEvents,
-      endpoint.secret,
-      endpoint.createdAt,
-    ]);
+    await this.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('wh_endpoints:' || $1, 0))`, [endpoint.integratorId]);
+      // A retried create (same id from the idempotency key) finds the endpoint already there.
+      const { rows } = await tx.query<{ existing: boolean; count: number }>(
+        `SELECT EXISTS (SELECT 1 FROM wh_endpoints WHERE id = $1) AS existing,
+                (SELECT count(*)::int FROM wh_endpoints WHERE integrator_id = $2 AND deleted_at IS NULL) AS count`,
+        [endpoint.id, endpoint.integratorId],
+      );
+      if (rows[0]!.existing) return;
+      if (rows[0]!.count >= WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX) {
+        throw new ServiceError('invalid_request', `an integrator has at most ${WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX} webhook endpoints; delete one first`);
+      }
+      await tx.query('INSERT INTO wh_endpoints (id, integrator_id, url, enabled_events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING', [
+        endpoint.id,
+        endpoint.integratorId,
+        endpoint.url,
+        endpoint.enabledEvents,
+        endpoint.secret,
+        endpoint.createdAt,
+      ]);
+    });
   }
 
   async findEndpoint(integratorId: string, id: string): Promise<EndpointRow | undefined> {
@@ -212,14 +233,23 @@ export class WebhooksStore {
     });
   }
 
-  /** A new secret; the previous one keeps signing (beside it) for PREVIOUS_SECRET_TTL_MS. */
-  async rotateSecret(integratorId: string, id: string, secret: string, now: Date): Promise<EndpointRow | undefined> {
+  /**
+   * A new secret; the previous one keeps signing (beside it) for PREVIOUS_SECRET_TTL_MS. Refused
+   * (`rotated_recently`) while the current secret is younger than SECRET_ROTATION_INTERVAL_MIN_MS: of
+   * concurrent rotations one wins, and every secret answered signs.
+   */
+  async rotateSecret(integratorId: string, id: string, secret: string, now: Date): Promise<EndpointRow | 'rotated_recently' | undefined> {
+    const until = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS);
+    // The WHERE is evaluated again on the row a concurrent rotation just changed (READ COMMITTED).
     const { rows } = await this.pool.query<EndpointDbRow>(
       `UPDATE wh_endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3
-       WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL RETURNING *`,
-      [id, integratorId, secret, new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS)],
+       WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL
+         AND (previous_secret_until IS NULL OR previous_secret_until <= $5)
+       RETURNING *`,
+      [id, integratorId, secret, until, new Date(until.getTime() - SECRET_ROTATION_INTERVAL_MIN_MS)],
     );
-    return rows[0] && toEndpoint(rows[0]);
+    if (rows[0]) return toEndpoint(rows[0]);
+    return (await this.findEndpoint(integratorId, id)) ? 'rotated_recently' : undefined;
   }
 
   /** An endpoint's deliveries, newest first, optionally of one status. */
@@ -349,12 +379,31 @@ export class WebhooksStore {
     return { object: 'list', data: states.map((body) => JSON.parse(body) as EventResource), has_more: hasMore };
   }
 
-  /** New deliveries of an existing event to the integrator's current matching endpoints. */
+  /**
+   * New deliveries of an existing event to the integrator's current matching endpoints, except those that
+   * still have a delivery of it pending (a repeated redelivery adds nothing). The integrator's redeliveries
+   * create at most WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX deliveries per window (on the service clock);
+   * beyond, `rate_limited`, and none is created.
+   */
   async redeliver(integratorId: string, eventId: string, now: Date): Promise<number> {
     return this.transaction(async (tx) => {
       const { rows } = await tx.query<{ type: string }>('SELECT type FROM wh_events WHERE id = $1 AND integrator_id = $2', [eventId, integratorId]);
       if (!rows[0]) return 0;
-      return (await this.fanOut(tx, eventId, integratorId, rows[0].type, 'redeliver', now)).length;
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('wh_redeliver:' || $1, 0))`, [integratorId]);
+      const { rows: recent } = await tx.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM wh_deliveries d JOIN wh_endpoints e ON e.id = d.endpoint_id
+         WHERE d.origin = 'redeliver' AND d.created_at > $2 AND e.integrator_id = $1`,
+        [integratorId, new Date(now.getTime() - WEBHOOK_REDELIVERY_WINDOW_MS)],
+      );
+      const { rows: wanted } = await tx.query<{ count: number }>(
+        `SELECT count(*)::int AS count ${MATCHING_ENDPOINTS}
+           AND NOT EXISTS (SELECT 1 FROM wh_deliveries p WHERE p.endpoint_id = e.id AND p.event_id = $3 AND p.status IN ('pending', 'delivering'))`,
+        [integratorId, rows[0].type, eventId],
+      );
+      if (recent[0]!.count + wanted[0]!.count > WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX) {
+        throw new ServiceError('rate_limited', `too many redeliveries: at most ${WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX} deliveries a minute; retry later`);
+      }
+      return (await this.fanOut(tx, eventId, integratorId, rows[0].type, 'redeliver', now, { skipPending: true })).length;
     });
   }
 
@@ -562,8 +611,22 @@ export class WebhooksStore {
   }
 
   /** A delivery of the event to each matching endpoint. */
-  private async fanOut(tx: PoolClient, eventId: string, integratorId: string, type: string, origin: 'event' | 'redeliver', now: Date): Promise<NewDelivery[]> {
-    const { rows: endpoints } = await tx.query<{ id: string }>(`SELECT e.id ${MATCHING_ENDPOINTS}`, [integratorId, type]);
+  private async fanOut(
+    tx: PoolClient,
+    eventId: string,
+    integratorId: string,
+    type: string,
+    origin: 'event' | 'redeliver',
+    now: Date,
+    { skipPending }: { skipPending: boolean } = { skipPending: false },
+  ): Promise<NewDelivery[]> {
+    const { rows: endpoints } = skipPending
+      ? await tx.query<{ id: string }>(
+          `SELECT e.id ${MATCHING_ENDPOINTS}
+             AND NOT EXISTS (SELECT 1 FROM wh_deliveries p WHERE p.endpoint_id = e.id AND p.event_id = $3 AND p.status IN ('pending', 'delivering'))`,
+          [integratorId, type, eventId],
+        )
+      : await tx.query<{ id: string }>(`SELECT e.id ${MATCHING_ENDPOINTS}`, [integratorId, type]);
     if (endpoints.length === 0) return [];
     const { rows } = await tx.query<{ id: string; endpoint_id: string }>(
       `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import {
@@ -15,6 +15,7 @@ import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { ApiKeyAuthenticator } from '../auth/auth';
 import { DirectoryRepository } from '../directory/directory.repository';
+import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
@@ -89,6 +90,7 @@ export class AdminController {
   @Post('integrators')
   @HttpCode(201)
   @Audited('integrator.created')
+  @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
   async createIntegrator(@Body() body: unknown) {
     const { name } = validateBody(NameBody, body);
     const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now());
@@ -100,6 +102,7 @@ export class AdminController {
   @Post('finance_keys')
   @HttpCode(201)
   @Audited('api_key.created')
+  @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
   async createFinanceKey(@Body() body: unknown) {
     const { name } = validateBody(NameBody, body);
     const { keyId, secret } = await this.directory.createFinanceKey(name, this.now());
@@ -109,6 +112,7 @@ export class AdminController {
   @Post('integrators/:id/api_keys')
   @HttpCode(201)
   @Audited('api_key.created')
+  @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
   async createApiKey(@Param('id') integratorId: string, @Body() body: unknown) {
     requireEmptyBody(body);
     if (!(await this.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ServiceError, type ListResource } from '@pay/contracts';
 import { API_KEY_ROLL_OVERLAP_MAX_SECONDS, API_KEY_SCOPES_MAX, STRING_LENGTH_MAX, type Clock } from '@pay/kernel';
@@ -10,6 +10,7 @@ import { FULL_ACCESS, isScope, RequiresScope, SCOPE_RESOURCES } from '../auth/sc
 import { Audited } from '../audit/audited';
 import { ApiKeysRepository, type ApiKeyResource } from '../directory/api-keys.repository';
 import type { ApiKeyRecord } from '../directory/directory.repository';
+import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore, type AnswerSeal } from '../idempotency/idempotency';
@@ -94,6 +95,7 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   @Audited('api_key.created')
+  @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<ApiKeyResource & { api_key: string }> {
     const input = validateBody(CreateApiKeyBody, request.body);
     const scopes = checkScopes(input.scopes);
@@ -133,6 +135,7 @@ export class ApiKeysController {
   @Post(':id/roll')
   @HttpCode(201)
   @Audited('api_key.rolled')
+  @Header('Cache-Control', NO_STORE) // the answer carries the new key's secret
   async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Creation() request: CreateRequest): Promise<ApiKeyResource & { api_key: string }> {
     const input = validateBody(RollApiKeyBody, request.body ?? {});
     const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);

@@ -12,10 +12,9 @@ import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idemp
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
-import { parseListQuery } from './list-query';
+import { parseIsoInstant, parseListQuery } from './list-query';
 
 /** ISO 8601 date and time with a zone (Z or ±hh:mm): a deadline without a zone is ambiguous. */
-const ISO_8601_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
 export class CreateCashPaymentBody {
   @IsDefined() @IsAmount() amount!: number;
@@ -31,17 +30,6 @@ class PayCashBody {
   @IsDefined() @IsAmount() amount!: number;
 }
 
-/** The instant of an ISO 8601 time with a zone, or undefined (malformed, or a calendar date that does not exist). */
-export const parseIsoInstant = (value: string): number | undefined => {
-  const match = ISO_8601_WITH_ZONE.exec(value);
-  if (!match) return undefined;
-  const [, year, month, day, hour, minute, second = '0', zoneHours = '0', zoneMinutes = '0'] = match.map((part) => part ?? undefined);
-  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return undefined;
-  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(zoneHours) > 23 || Number(zoneMinutes) > 59) return undefined;
-  const instant = Date.parse(value);
-  return Number.isNaN(instant) ? undefined : instant;
-};
 
 /**
  * `expires_at`, when given as a string, must be an ISO 8601 time 5 minutes to 30 days ahead of the

@@ -63,13 +63,25 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
   };
 }
 
-/** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`), normalised to UTC. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_8601_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
+/** The instant of an ISO 8601 time with a zone, or undefined (malformed, or a calendar date that does not exist). */
+export const parseIsoInstant = (value: string): number | undefined => {
+  const match = ISO_8601_WITH_ZONE.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = '0', zoneHours = '0', zoneMinutes = '0'] = match.map((part) => part ?? undefined);
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return undefined;
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(zoneHours) > 23 || Number(zoneMinutes) > 59) return undefined;
+  const instant = Date.parse(value);
+  return Number.isNaN(instant) ? undefined : instant;
+};
+
+/** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`) that exists on the calendar, normalised to UTC. */
 export function isoTime(params: Record<string, unknown>, name: string): string | undefined {
   const value = params[name] as string | undefined;
   if (value === undefined) return undefined;
-  const time = ISO_TIME.test(value) ? new Date(value) : undefined;
-  if (!time || Number.isNaN(time.getTime())) throw new ServiceError('invalid_request', `${name} must be an ISO 8601 time, e.g. 2026-11-22T10:00:00.000Z`, name);
-  return time.toISOString();
+  const instant = parseIsoInstant(value);
+  if (instant === undefined) throw new ServiceError('invalid_request', `${name} must be an ISO 8601 time that exists, e.g. 2026-11-22T10:00:00.000Z`, name);
+  return new Date(instant).toISOString();
 }

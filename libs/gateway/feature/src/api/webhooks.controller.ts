@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { EVENT_TYPES, type DeliveryResource, type EndpointDeliveryResource, type EventResource, type ListResource, type WebhookEndpointResource } from '@pay/contracts';
@@ -10,6 +10,7 @@ import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idemp
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { NO_STORE } from '../http/headers';
 import { parseListQuery } from './list-query';
 import { Audited } from '../audit/audited';
 
@@ -44,6 +45,7 @@ export class WebhookEndpointsController {
   @Post()
   @HttpCode(201)
   @Audited('webhook_endpoint.created')
+  @Header('Cache-Control', NO_STORE) // the answer carries the signing secret
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<WebhookEndpointResource> {
     const input = validateBody(CreateEndpointBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
@@ -84,6 +86,7 @@ export class WebhookEndpointsController {
   @Post(':id/rotate_secret')
   @HttpCode(200)
   @Audited('webhook_endpoint.secret_rotated')
+  @Header('Cache-Control', NO_STORE) // the answer carries the new signing secret
   async rotateSecret(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
     requireEmptyBody(body);
     return this.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });

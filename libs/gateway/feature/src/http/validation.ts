@@ -75,10 +75,16 @@ function codeOf(error: ValidationError): ErrorCode {
   return PRECEDENCE.find((candidate) => codes.includes(candidate)) ?? 'invalid_request';
 }
 
+/** class-validator's type rules, which name the type a parameter must have. */
+const TYPE_RULES = ['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject'];
+
 function messageOf(error: ValidationError): string {
   const constraints = error.constraints ?? {};
   if ('whitelistValidation' in constraints) return `unknown parameter: ${error.property}`;
   if ('isDefined' in constraints) return `${error.property} is required`;
+  // A value of the wrong type is told its type, not a rule about the type it should have had (its length).
+  const typeRule = TYPE_RULES.find((rule) => rule in constraints);
+  if (typeRule !== undefined) return constraints[typeRule]!;
   return Object.values(constraints)[0] ?? `${error.property} is invalid`;
 }
 

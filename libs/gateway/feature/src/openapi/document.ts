@@ -106,7 +106,9 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
         ),
         '404': errorResponse('resource_not_found'),
         ...(route.method === 'POST' ? { '409': errorResponse('invalid_status, idempotency_key_reused or idempotency_key_in_use') } : {}),
+        ...(route.method === 'POST' ? { '415': errorResponse('invalid_request: a Content-Encoding, or a charset other than UTF-8') } : {}),
         '429': errorResponse('rate_limited (Retry-After)'),
+        '503': errorResponse('service_unavailable (Retry-After): the database or a part of the service is unreachable for a moment; retry'),
       },
     };
     if (route.bodyDto) operation['requestBody'] = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.bodyDto}` } } } };

@@ -1,0 +1,164 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Client } from 'pg';
+import { createTestDatabase } from '@pay/testing';
+import { createIntegrator, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A TCP proxy in front of PostgreSQL that the test controls: `stop` is PostgreSQL stopped (connections
+ * cut, new ones refused), `freeze` is PostgreSQL frozen (connections open, nothing answered).
+ */
+class DatabaseProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private frozen = false;
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async start(): Promise<void> {
+    this.frozen = false;
+    this.server = createServer((client) => {
+      this.sockets.add(client);
+      client.on('close', () => this.sockets.delete(client));
+      client.on('error', () => client.destroy());
+      if (this.frozen) return client.pause(); // accepted, never answered
+      const upstream = connect(this.target.port, this.target.host);
+      this.sockets.add(upstream);
+      upstream.on('close', () => (this.sockets.delete(upstream), client.destroy()));
+      upstream.on('error', () => upstream.destroy());
+      client.on('close', () => upstream.destroy());
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    const address = this.server.address();
+    this.port = typeof address === 'object' && address ? address.port : 0;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  freeze(): void {
+    this.frozen = true;
+    for (const socket of this.sockets) {
+      socket.pause();
+      socket.unpipe();
+    }
+  }
+
+  async thaw(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+}
+
+/**
+ * PostgreSQL going away under a running service: requests are answered `503 service_unavailable` with
+ * Retry-After (never 500, never a hang), the process survives its connections being cut, and it serves
+ * again once the database is back, without a restart; nothing is lost or doubled.
+ */
+describe('the database going away', () => {
+  let service: TestService;
+  let proxy: DatabaseProxy;
+  let databaseUrl: string;
+  let shop: Integrator;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase('outage');
+    const target = new URL(databaseUrl);
+    proxy = new DatabaseProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    await proxy.start();
+    const throughProxy = new URL(databaseUrl);
+    throughProxy.host = `127.0.0.1:${proxy.port}`;
+    service = await startTestService({ DATABASE_URL: throughProxy.toString() });
+    shop = await createIntegrator(service);
+  });
+  afterAll(async () => {
+    await proxy.thaw();
+    await service.stop();
+    await proxy.stop();
+  });
+
+  const expectUnavailable = (response: Response) => {
+    expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status: 503, code: 'service_unavailable' });
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  };
+  /** Until a request succeeds (the service recovered), at most `withinMs`. */
+  const recovered = async (withinMs: number, request: () => Promise<Response>): Promise<Response> => {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const response = await request();
+      if (response.status < 500 || Date.now() > deadline) return response;
+      expect(response.status).toBe(503);
+      await sleep(250);
+    }
+  };
+
+  it('PostgreSQL stopped: 503 service_unavailable with Retry-After; started again: served within 10 s, the retried create made once', async () => {
+    const key = idempotencyKey();
+    const body = paymentBody(shop.merchant);
+    await proxy.stop();
+    try {
+      // A fresh key each time: the gateway's own reads (API keys, idempotency) reach the database too.
+      const fresh = await service.admin('POST', `/admin/v1/integrators/${shop.id}/api_keys`);
+      expectUnavailable(fresh);
+      expectUnavailable(await service.http('GET', '/v1/payments', { key: shop.apiKey }));
+      expectUnavailable(await service.http('POST', '/v1/payments', { key: shop.apiKey, body, headers: { 'Idempotency-Key': key } }));
+    } finally {
+      await proxy.start();
+    }
+    const created = await recovered(10_000, () => service.http('POST', '/v1/payments', { key: shop.apiKey, body, headers: { 'Idempotency-Key': key } }));
+    expect(created.status).toBe(201);
+    const again = await service.http('POST', '/v1/payments', { key: shop.apiKey, body, headers: { 'Idempotency-Key': key } });
+    expect(again.body.id).toBe(created.body.id);
+    const listed = await service.http('GET', `/v1/payments?order_reference=${body.order_reference}`, { key: shop.apiKey });
+    expect(listed.body.data).toHaveLength(1);
+  });
+
+  it('PostgreSQL frozen: a request is answered 503 within 30 s, never left hanging', async () => {
+    proxy.freeze();
+    try {
+      const started = Date.now();
+      const fresh = await service.admin('POST', `/admin/v1/integrators/${shop.id}/api_keys`);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expectUnavailable(fresh);
+    } finally {
+      await proxy.thaw();
+    }
+    expect((await recovered(10_000, () => service.http('GET', '/v1/payments', { key: shop.apiKey }))).status).toBe(200);
+  });
+
+  it('its connections cut under traffic (pg_terminate_backend): the process survives, answers 2xx or 503, and serves again', async () => {
+    const admin = new Client({ connectionString: databaseUrl });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    const statuses: number[] = [];
+    let traffic = true;
+    const load = (async () => {
+      while (traffic) {
+        const responses = await Promise.all([
+          service.http('GET', '/v1/payments', { key: shop.apiKey }),
+          service.http('POST', '/v1/payments', { key: shop.apiKey, body: paymentBody(shop.merchant), headers: { 'Idempotency-Key': idempotencyKey() } }),
+        ]);
+        statuses.push(...responses.map((r) => r.status));
+      }
+    })();
+    try {
+      for (let round = 0; round < 5; round++) {
+        await sleep(300);
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      }
+    } finally {
+      traffic = false;
+      await load;
+      await admin.end();
+    }
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status >= 500 && status !== 503)).toEqual([]);
+    expect((await recovered(10_000, () => service.http('GET', '/v1/payments', { key: shop.apiKey }))).status).toBe(200);
+  });
+});
