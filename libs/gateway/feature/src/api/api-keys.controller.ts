@@ -15,8 +15,7 @@ import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idemp
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore, type AnswerSeal } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
-import { parseIsoInstant } from './cash-payments.controller';
-import { parseListQuery } from './list-query';
+import { parseIsoInstant, parseListQuery } from './list-query';
 
 export class CreateApiKeyBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
