@@ -58,7 +58,7 @@ export async function allInOne(): Promise<Target> {
 export async function distributed(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'pay-chaos-'));
   const adminKey = `admin_${randomBase62(32)}`;
-  const topology = await startDistributedTopology({ env: baseEnv(adminKey), dataDir, mockBrokers: MOCK_BROKERS });
+  const topology = await startDistributedTopology({ env: baseEnv(adminKey), dataDir, localBrokers: MOCK_BROKERS });
   const kafka = topology.kafka!;
   return {
     name: 'distributed',

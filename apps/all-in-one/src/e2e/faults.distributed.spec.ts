@@ -40,12 +40,12 @@ describe('distributed topology under faults', () => {
     return response;
   };
 
-  const start = async (mockBrokers: number) => {
+  const start = async (localBrokers: number) => {
     const databaseUrl = await createTestDatabase('faults');
     topology = await startDistributedTopology({
       env: { SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: databaseUrl },
       dataDir: await mkdtemp(join(tmpdir(), 'pay-faults-')),
-      mockBrokers,
+      localBrokers,
     });
     http = httpClient(topology.url);
   };
