@@ -289,6 +289,7 @@ export async function startKafka(options: LocalKafkaOptions): Promise<KafkaClust
         })),
       });
     }
+    await waitForGroupCoordinator(admin, count, START_TIMEOUT_MS);
   } catch (error) {
     const tail = await logTail(nodes);
     await stop();
@@ -386,6 +387,32 @@ async function waitForBrokers(admin: Admin, nodes: readonly Node[], timeoutMs: n
     await sleep(PROBE_EVERY_MS);
   }
 }
+
+/**
+ * Until groups have a coordinator. A new cluster creates its offsets topic on the first FindCoordinator
+ * and answers COORDINATOR_NOT_AVAILABLE until its partitions have leaders: kafkajs gives up on that
+ * within its retries and crashes the consumer (KafkaJSGroupCoordinatorNotFound, not retried), so every
+ * app's first join failed. Created and led here, before any app starts.
+ */
+async function waitForGroupCoordinator(admin: Admin, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'not asked yet';
+  for (let probe = 0; ; probe += 1) {
+    try {
+      await admin.describeGroups([`pay-launcher-probe-${probe}`]);
+      const metadata = await admin.fetchTopicMetadata({ topics: [OFFSETS_TOPIC] });
+      const partitions = metadata.topics[0]?.partitions ?? [];
+      if (partitions.length > 0 && partitions.every((partition) => partition.leader >= 0 && partition.isr.length >= Math.min(count, 2))) return;
+      last = `${OFFSETS_TOPIC}: ${partitions.filter((partition) => partition.leader >= 0).length} of ${partitions.length} partitions led`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`no group coordinator within ${timeoutMs} ms (${last})`);
+    await sleep(PROBE_EVERY_MS);
+  }
+}
+
+const OFFSETS_TOPIC = '__consumer_offsets';
 
 /**
  * A node's settings: KRaft combined mode on loopback, no topic created by a client, internal topics

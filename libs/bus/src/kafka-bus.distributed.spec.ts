@@ -15,6 +15,8 @@ const TOPICS = kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS);
 const UNSERVED: RequestTopic = 'payments.retrieve';
 
 jest.setTimeout(60_000);
+/** A hook that starts a cluster: three JVMs on a loaded two-core machine take a while. */
+const CLUSTER_START_TIMEOUT_MS = 180_000;
 
 const balance = (owner: string) => ({ object: 'balance', owner, currency: 'DZD', available: owner.length, pending: 0, at: new Date(0) });
 
@@ -76,7 +78,7 @@ describe('KafkaBus over one broker', () => {
     ledger = ledgerBus(kafka.bootstrapServers);
     await ledger.start();
     gateway = gatewayBus(kafka.bootstrapServers, { requestTimeoutMs: 1_500 });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -221,7 +223,7 @@ describe('KafkaBus over three brokers, the leader of a partition down and back',
     ledger = ledgerBus(kafka.bootstrapServers);
     gateway = gatewayBus(kafka.bootstrapServers);
     await Promise.all([ledger.start(), gateway.start()]);
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -306,7 +308,7 @@ describe('KafkaBus: a handler that runs past the session timeout', () => {
     await ledger.start();
     gateway = gatewayBus(kafka.bootstrapServers);
     await gateway.request('ledger.get-balance', { owner: 'warm-up' }, { timeoutMs: 15_000 });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -338,7 +340,7 @@ describe('KafkaBus on the mock cluster: a consumer crashed on an error kafkajs d
 
   beforeAll(async () => {
     kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -394,5 +396,5 @@ describe('KafkaBus: a second instance joins a group that has committed nothing y
     const results = await Promise.all(outcomes);
     // With `latest` as the start of a partition without a commit, 98 of these 120 timed out.
     expect(results.filter((r) => r !== 'answered')).toEqual([]);
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 });
