@@ -1,4 +1,4 @@
-import { REQUEST_TOPICS, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
+import { REQUEST_TOPICS, requestTopicOf, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS, KAFKA_REQUEST_DEADLINE_GRACE_MS } from '@pay/kernel';
 import { startKafkaMock, startLocalKafka, type KafkaMock, type LocalKafka } from '@pay/testing';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
@@ -232,7 +232,8 @@ describe('KafkaBus over three brokers, the leader of a partition down and back',
   });
 
   it('requests during the outage succeed or fail service_unavailable in time, never with another reply; after it they succeed', async () => {
-    const leader = await leaderOf(kafka.bootstrapServers, 'ledger.get-balance', 0);
+    // The Kafka topic of the ledger's requests (every request topic it serves travels on it).
+    const leader = await leaderOf(kafka.bootstrapServers, requestTopicOf('ledger'), 0);
     const timeoutMs = 3_000;
     const outcomes: Promise<Outcome>[] = [];
     const send = (owner: string): Promise<Outcome> => {
