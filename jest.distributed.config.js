@@ -1,7 +1,8 @@
 /**
  * `npm run test:distributed`: the end-to-end suites of every use case and of the hosted pages, unchanged,
- * against every app in its own process over Kafka (librdkafka's mock cluster), plus the fault tests of
- * that topology. One file at a time: each starts seven Node processes and a Kafka cluster.
+ * against every app in its own process over Kafka (Apache Kafka started locally by tools/kafka; the mock
+ * cluster where Java or Maven is missing, see docs/kafka.md), plus the fault tests of that topology.
+ * One file at a time: each starts seven Node processes and its own Kafka (a node starts in 3 to 10 s).
  */
 const base = require('./jest.config');
 

@@ -12,7 +12,8 @@ const USAGE = `usage: npm run start:distributed [-- [--instances N | --instances
 
 /**
  * `npm run start:distributed`: the same contract as `npm start`, every app in its own process over
- * Kafka (a local mock cluster when KAFKA_BROKERS is unset), with the same environment variables.
+ * Kafka, with the same environment variables. Without KAFKA_BROKERS it starts Apache Kafka locally
+ * (tools/kafka: Java 17+ and Maven), or librdkafka's mock cluster where those are missing.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -34,7 +35,8 @@ async function main(): Promise<void> {
     ...(values['database-per-service'] ? { databasePerService: true } : {}),
   });
   const counts = Object.entries(topology.instances).map(([app, list]) => `${app}×${list.length}`).join(' ');
-  process.stdout.write(`distributed topology ready: gateway on ${topology.gatewayUrls.join(', ')}, Kafka at ${topology.kafkaBrokers}, ${counts}\n`);
+  const kafka = topology.kafka === undefined ? 'KAFKA_BROKERS' : topology.kafka.kind === 'kafka' ? 'Apache Kafka, local' : "librdkafka's mock cluster, local";
+  process.stdout.write(`distributed topology ready: gateway on ${topology.gatewayUrls.join(', ')}, Kafka at ${topology.kafkaBrokers} (${kafka}), ${counts}\n`);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -166,7 +166,7 @@ async function main(): Promise<void> {
     if (b.cpu) log(`  baseline, ${describeCpu(b.cpu, b.transfers, 'transfer')}`);
   }
   if (ran('distributed')) {
-    log(`distributed: starting the seven apps over mock Kafka (start:distributed), ${CONFIG.distributed.count} authorizations`);
+    log(`distributed: starting the seven apps over Kafka (start:distributed), ${CONFIG.distributed.count} authorizations`);
     results.distributed = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed'), root, CONFIG.distributed, cleanups, log);
     log(`distributed: again with instances ${CONFIG.distributed.scaledOut}`);
     results.distributedScaledOut = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed_scaled'), root, { ...CONFIG.distributed, instances: CONFIG.distributed.scaledOut }, cleanups, log);

@@ -97,11 +97,12 @@ export const allInOneGroups =
 /** The bench, PostgreSQL and the rest (the baseline: the bench's own pg loop against PostgreSQL). */
 export const machineGroups: Classify = ({ pid, command }) => commonGroup(pid, command);
 
-/** The distributed topology: each app by name (its instances together), the Kafka mock cluster, PostgreSQL, the bench. */
+/** The distributed topology: each app by name (its instances together), the Kafka broker(s) or the mock cluster, PostgreSQL, the bench. */
 export const distributedGroups: Classify = ({ pid, command }) => {
   const app = /apps\/([a-z-]+)\/src\/main\.ts/.exec(command)?.[1];
   if (app) return app;
   if (command.includes('kafka-mock')) return 'Kafka mock';
+  if (/ kafka\.Kafka /.test(command)) return 'Kafka';
   return commonGroup(pid, command);
 };
 

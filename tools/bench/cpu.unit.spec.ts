@@ -48,6 +48,7 @@ describe("the bench's CPU accounting", () => {
     expect(service({ pid: 79, command: 'sshd: root' })).toBe('other');
     expect(distributedGroups({ pid: 80, command: 'node tools/run.js apps/supplier-payments/src/main.ts' })).toBe('supplier-payments');
     expect(distributedGroups({ pid: 81, command: '/repo/tools/kafka-mock/kafka-mock 3' })).toBe('Kafka mock');
+    expect(distributedGroups({ pid: 82, command: 'java -Xms64m -cp /repo/tools/kafka/.cache/4.1.1/lib/* kafka.Kafka /tmp/pay-kafka-x/node-1/server.properties' })).toBe('Kafka');
   });
 
   (schedstat ? it : it.skip)("snapshots this machine: this process is 'bench' and has run", () => {

@@ -37,7 +37,8 @@ export interface DistributedResult {
 
 /**
  * The authorize scenario against `npm run start:distributed`: the seven apps, each its own process,
- * over the mock Kafka cluster (librdkafka's, as the launcher starts it without KAFKA_BROKERS), on one
+ * over the local Kafka the launcher starts without KAFKA_BROKERS (Apache Kafka; the mock cluster where
+ * Java or Maven is missing; the log line names which), on one
  * database of the bench's PostgreSQL; started with startDistributedTopology, as the launcher and the
  * distributed tests start it. Same fixture and same load as the all-in-one authorize phase.
  */
@@ -57,13 +58,13 @@ export async function distributedPhase(
     ADMIN_API_KEY: adminKey,
     DATA_DIR: join(root, 'distributed'),
   };
-  // No KAFKA_BROKERS in env: the topology starts the mock cluster, the default of start:distributed.
+  // No KAFKA_BROKERS in env: the topology starts its local Kafka, the default of start:distributed.
   const started = performance.now();
   const instances = options.instances ?? '1';
   const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances) });
   cleanups.push(() => topology.stop());
   const startS = (performance.now() - started) / 1000;
-  log(`distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers}`);
+  log(`distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} (${topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'})`);
   try {
     const fixture = await setUp(topology.url, adminKey, options.customers, Math.ceil((options.count + options.warmUp) / options.customers));
     log(`distributed: set up; creating ${options.warmUp} + ${options.count} pending payments (untimed)`);

@@ -12,14 +12,17 @@ export interface Target {
   adminKey: string;
   /** The processes a fault may kill with SIGKILL (each restarts on the same port). */
   processes: AppProcess[];
-  /** Brokers a fault may stop for a while, where there is Kafka. */
+  /** Brokers a fault may stop for a while, where there is Kafka (on Apache Kafka: SIGKILL, then a restart). */
   brokers: number;
   brokerOutage(broker: number, ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Brokers of the distributed topology's mock cluster: one can go down while the others serve. */
-const MOCK_BROKERS = 3;
+/**
+ * Brokers of the distributed topology's local cluster: one can go down while the others serve (on
+ * Apache Kafka, replication 3 and min.insync.replicas 2, so a write survives one node killed).
+ */
+const BROKERS = 3;
 
 /** No PORT: each process picks its own and says which (see AppProcess), keeping it across restarts. */
 const baseEnv = (adminKey: string): Record<string, string> => ({
@@ -54,18 +57,18 @@ export async function allInOne(): Promise<Target> {
   };
 }
 
-/** Every app in its own process over Kafka (librdkafka's mock cluster of three brokers). */
+/** Every app in its own process over Kafka: three local nodes (Apache Kafka; the mock cluster without Java). */
 export async function distributed(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'pay-chaos-'));
   const adminKey = `admin_${randomBase62(32)}`;
-  const topology = await startDistributedTopology({ env: baseEnv(adminKey), dataDir, mockBrokers: MOCK_BROKERS });
+  const topology = await startDistributedTopology({ env: baseEnv(adminKey), dataDir, localBrokers: BROKERS });
   const kafka = topology.kafka!;
   return {
     name: 'distributed',
     url: () => topology.url,
     adminKey,
     processes: Object.values(topology.apps),
-    brokers: MOCK_BROKERS,
+    brokers: BROKERS,
     brokerOutage: async (broker, ms) => {
       await kafka.setBrokerDown(broker);
       await new Promise((resolve) => setTimeout(resolve, ms));

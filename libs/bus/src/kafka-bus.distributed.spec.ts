@@ -1,18 +1,22 @@
-import { REQUEST_TOPICS, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
+import { REQUEST_TOPICS, requestTopicOf, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS, KAFKA_REQUEST_DEADLINE_GRACE_MS } from '@pay/kernel';
-import { startKafkaMock, type KafkaMock } from '@pay/testing';
+import { startKafkaMock, startLocalKafka, type KafkaMock, type LocalKafka } from '@pay/testing';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { KafkaBus, kafkaTopicsFor, REQUEST_DEADLINE_HEADER, REQUEST_TOPIC_HEADER, type KafkaBusOptions } from './kafka-bus';
 
 /**
- * KafkaBus against librdkafka's mock cluster (tools/kafka-mock, built from C; needs librdkafka-dev).
- * Not skipped when the mock cannot be built: the suite fails with the build script's message.
+ * KafkaBus against Apache Kafka (tools/kafka: one KRaft node, or three for the broker outage), or
+ * librdkafka's mock cluster where Java or Maven is missing. One fault only the mock can inject (a
+ * SyncGroup answered INVALID_REQUEST) runs on the mock always (tools/kafka-mock, built from C; needs
+ * librdkafka-dev): the suite fails with the build script's message when it cannot be built.
  * KAFKA_LOG=1 shows kafkajs' warnings and errors.
  */
 const TOPICS = kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS);
 const UNSERVED: RequestTopic = 'payments.retrieve';
 
 jest.setTimeout(60_000);
+/** A hook that starts a cluster: three JVMs on a loaded two-core machine take a while. */
+const CLUSTER_START_TIMEOUT_MS = 180_000;
 
 const balance = (owner: string) => ({ object: 'balance', owner, currency: 'DZD', available: owner.length, pending: 0, at: new Date(0) });
 
@@ -64,17 +68,17 @@ const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
   throw new Error('expected a rejection');
 };
 
-describe('KafkaBus over the mock cluster, one broker', () => {
-  let kafka: KafkaMock;
+describe('KafkaBus over one broker', () => {
+  let kafka: LocalKafka;
   let ledger: KafkaBus;
   let gateway: KafkaBus;
 
   beforeAll(async () => {
-    kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
+    kafka = await startLocalKafka({ brokers: 1, topics: TOPICS });
     ledger = ledgerBus(kafka.bootstrapServers);
     await ledger.start();
     gateway = gatewayBus(kafka.bootstrapServers, { requestTimeoutMs: 1_500 });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -209,17 +213,17 @@ describe('KafkaBus over the mock cluster, one broker', () => {
   });
 });
 
-describe('KafkaBus over the mock cluster, a broker down and back', () => {
-  let kafka: KafkaMock;
+describe('KafkaBus over three brokers, the leader of a partition down and back', () => {
+  let kafka: LocalKafka;
   let ledger: KafkaBus;
   let gateway: KafkaBus;
 
   beforeAll(async () => {
-    kafka = await startKafkaMock({ brokers: 3, topics: TOPICS });
+    kafka = await startLocalKafka({ brokers: 3, topics: TOPICS });
     ledger = ledgerBus(kafka.bootstrapServers);
     gateway = gatewayBus(kafka.bootstrapServers);
     await Promise.all([ledger.start(), gateway.start()]);
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -228,7 +232,8 @@ describe('KafkaBus over the mock cluster, a broker down and back', () => {
   });
 
   it('requests during the outage succeed or fail service_unavailable in time, never with another reply; after it they succeed', async () => {
-    const leader = await leaderOf(kafka.bootstrapServers, 'ledger.get-balance', 0);
+    // The Kafka topic of the ledger's requests (every request topic it serves travels on it).
+    const leader = await leaderOf(kafka.bootstrapServers, requestTopicOf('ledger'), 0);
     const timeoutMs = 3_000;
     const outcomes: Promise<Outcome>[] = [];
     const send = (owner: string): Promise<Outcome> => {
@@ -294,17 +299,17 @@ async function eventually(check: () => Promise<void>, withinMs: number): Promise
 }
 
 describe('KafkaBus: a handler that runs past the session timeout', () => {
-  let kafka: KafkaMock;
+  let kafka: LocalKafka;
   let ledger: KafkaBus;
   let gateway: KafkaBus;
 
   beforeAll(async () => {
-    kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
+    kafka = await startLocalKafka({ brokers: 1, topics: TOPICS });
     ledger = ledgerBus(kafka.bootstrapServers, { sessionTimeoutMs: SHORT_SESSION_TIMEOUT_MS, logLevel: logLevel.ERROR });
     await ledger.start();
     gateway = gatewayBus(kafka.bootstrapServers);
     await gateway.request('ledger.get-balance', { owner: 'warm-up' }, { timeoutMs: 15_000 });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -329,14 +334,14 @@ describe('KafkaBus: a handler that runs past the session timeout', () => {
 const SYNC_GROUP_API_KEY = 14;
 const INVALID_REQUEST_ERROR = 42;
 
-describe('KafkaBus: a consumer crashed on an error kafkajs does not retry', () => {
+describe('KafkaBus on the mock cluster: a consumer crashed on an error kafkajs does not retry', () => {
   let kafka: KafkaMock;
   let ledger: KafkaBus;
   let gateway: KafkaBus;
 
   beforeAll(async () => {
     kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await gateway?.close();
@@ -363,7 +368,7 @@ describe('KafkaBus: a consumer crashed on an error kafkajs does not retry', () =
 });
 
 describe('KafkaBus: a second instance joins a group that has committed nothing yet', () => {
-  let kafka: KafkaMock;
+  let kafka: LocalKafka;
   const buses: KafkaBus[] = [];
 
   afterAll(async () => {
@@ -372,7 +377,7 @@ describe('KafkaBus: a second instance joins a group that has committed nothing y
   });
 
   it('every request sent meanwhile is answered: a partition that moves before its first commit is read from its start, not its end', async () => {
-    kafka = await startKafkaMock({ brokers: 1, topics: TOPICS });
+    kafka = await startLocalKafka({ brokers: 1, topics: TOPICS });
     const first = ledgerBus(kafka.bootstrapServers, { instanceId: 'first' });
     buses.push(first);
     await first.start();
@@ -392,5 +397,5 @@ describe('KafkaBus: a second instance joins a group that has committed nothing y
     const results = await Promise.all(outcomes);
     // With `latest` as the start of a partition without a commit, 98 of these 120 timed out.
     expect(results.filter((r) => r !== 'answered')).toEqual([]);
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 });

@@ -1,5 +1,6 @@
 export * from './database';
 export * from './given-when-then';
 export * from './decider-model';
-/** The Kafka mock cluster (tools/kafka-mock, also the distributed launcher's), for the Kafka tests. */
+/** Apache Kafka (tools/kafka) and the mock cluster (tools/kafka-mock), as the distributed launcher starts them, for the Kafka tests. */
 export * from '@pay/kafka-mock';
+export * from '@pay/kafka';

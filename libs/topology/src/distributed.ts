@@ -3,7 +3,7 @@ import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS } from '@pay/kernel';
 import { ensureDatabase, ensureServiceDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
 import { AppProcess, type Exit } from './app-process';
-import { startKafkaMock } from '@pay/kafka-mock';
+import { startLocalKafka, type BrokerControls } from '@pay/kafka';
 
 /** The serving apps first, the gateway (the only one the outside calls) last. */
 /**
@@ -46,8 +46,11 @@ export interface DistributedTopology {
    * a new process with the same environment (INSTANCE_INDEX, port) until it is ready. Answers the old exit.
    */
   replace(app: AppName, index: number): Promise<Exit>;
-  /** The mock cluster's fault controls, when the topology started one. */
-  kafka: { setBrokerDown(id: number): Promise<void>; setBrokerUp(id: number): Promise<void> } | undefined;
+  /**
+   * The local cluster's fault controls, when the topology started one: on Apache Kafka, down is a
+   * SIGKILL of that node and up its restart; on the mock, the broker refuses connections, then accepts them.
+   */
+  kafka: (BrokerControls & { kind: 'kafka' | 'mock' }) | undefined;
   stop(): Promise<void>;
 }
 
@@ -59,8 +62,11 @@ export interface DistributedOptions {
   env: Record<string, string>;
   /** Embedded PostgreSQL's directory when env has no DATABASE_URL. */
   dataDir: string;
-  /** Brokers of the local mock cluster started when env has no KAFKA_BROKERS. */
-  mockBrokers?: number;
+  /**
+   * Nodes of the local cluster started when env has no KAFKA_BROKERS (default KAFKA_BROKERS_COUNT of
+   * this process's environment, else 1). With 3: topics replicated 3 times, min.insync.replicas 2.
+   */
+  localBrokers?: number;
   /** Prefix and echo each app's output (the launcher does; tests keep it for failure messages). */
   echo?: boolean;
   /**
@@ -114,8 +120,9 @@ function instanceCounts(given: DistributedOptions['instances']): InstanceCounts 
 
 /**
  * Every app in its own process over Kafka, on one PostgreSQL server: `npm run start:distributed`, and
- * the distributed end-to-end tests. Without KAFKA_BROKERS a local mock cluster (librdkafka's) is
- * started with the topics created ahead; without DATABASE_URL an embedded PostgreSQL. Each app may run
+ * the distributed end-to-end tests. Without KAFKA_BROKERS a local Apache Kafka (tools/kafka; where
+ * Java or Maven is missing, librdkafka's mock cluster) is started with the topics created ahead;
+ * without DATABASE_URL an embedded PostgreSQL. Each app may run
  * several instances (INSTANCE_INDEX 0, 1, …) and may have its own database.
  */
 export async function startDistributedTopology(options: DistributedOptions): Promise<DistributedTopology> {
@@ -141,10 +148,10 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     let kafkaBrokers = shared['KAFKA_BROKERS'];
     let kafka: DistributedTopology['kafka'];
     if (!kafkaBrokers) {
-      const mock = await startKafkaMock({ brokers: options.mockBrokers ?? 1, topics: kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS) });
-      cleanups.push(() => mock.stop());
-      kafkaBrokers = mock.bootstrapServers;
-      kafka = mock;
+      const local = await startLocalKafka({ brokers: options.localBrokers ?? localBrokerCount(), topics: kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS) });
+      cleanups.push(() => local.stop());
+      kafkaBrokers = local.bootstrapServers;
+      kafka = local;
     }
 
     const instances = {} as Record<AppName, AppProcess[]>;
@@ -186,6 +193,14 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     await stopAll();
     throw error;
   }
+}
+
+/** KAFKA_BROKERS_COUNT: nodes of the local cluster (1 or 3 in practice). */
+function localBrokerCount(): number {
+  const text = process.env['KAFKA_BROKERS_COUNT'];
+  if (text === undefined || text === '') return 1;
+  if (!/^[1-5]$/.test(text)) throw new RangeError(`KAFKA_BROKERS_COUNT must be 1 to 5, got "${text}"`);
+  return Number(text);
 }
 
 /**

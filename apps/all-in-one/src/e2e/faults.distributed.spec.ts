@@ -8,7 +8,8 @@ import { httpClient, idempotencyKey, PUBLIC_BASE_URL, type Client } from './harn
 
 /**
  * Faults in the distributed topology: an app process crashes in the middle of a burst, and a Kafka
- * broker goes away during traffic. Money is checked from the ledger: nobody is debited twice, every
+ * broker goes away during traffic (on Apache Kafka: one of three nodes SIGKILLed, then restarted on its
+ * data; topics replicated 3 times, min.insync.replicas 2, producers acks=all). Money is checked from the ledger: nobody is debited twice, every
  * succeeded payment has exactly one entry, every other none, and the trial balance balances.
  */
 /** A step cut by a crash is finished by then (the stalled-step sweep takes over after 5 s). */
@@ -24,7 +25,7 @@ describe('distributed topology under faults', () => {
   /**
    * As an integrator does: a 503 service_unavailable is tried again (creates carry their Idempotency-Key).
    * With several instances per app (TOPOLOGY_INSTANCES), a killed instance or a new one makes its group
-   * rebalance, which holds requests for seconds on the mock cluster.
+   * rebalance, which holds requests for seconds (longer on the mock cluster).
    */
   const retrying: Client = async (method, path, options = {}) => {
     const deadline = Date.now() + RETRY_503_FOR_MS;
@@ -40,12 +41,12 @@ describe('distributed topology under faults', () => {
     return response;
   };
 
-  const start = async (mockBrokers: number) => {
+  const start = async (localBrokers: number) => {
     const databaseUrl = await createTestDatabase('faults');
     topology = await startDistributedTopology({
       env: { SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', PUBLIC_BASE_URL, ADMIN_API_KEY: adminKey, DATABASE_URL: databaseUrl },
       dataDir: await mkdtemp(join(tmpdir(), 'pay-faults-')),
-      mockBrokers,
+      localBrokers,
     });
     http = httpClient(topology.url);
   };
