@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { APP_NAMES, type AppName } from '@pay/contracts';
-import { KAFKA_REPLY_PARTITIONS, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
+import { KAFKA_CONSUMER_MAX_WAIT_MS, KAFKA_CONSUMER_MAX_WAIT_MS_MAX, KAFKA_REPLY_PARTITIONS, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, readTracingConfig, type LogLevelName, type TracingConfig } from '@pay/observability';
 
 /** What every process reads from its environment, whichever apps it runs. */
@@ -33,6 +33,8 @@ export interface HostConfig {
   dbPoolMax: number;
   /** Kafka bootstrap servers: the apps of a distributed topology meet there. */
   kafkaBrokers: string[] | undefined;
+  /** How long a Kafka fetch waits on empty partitions (KAFKA_FETCH_MAX_WAIT_MS; the mock cluster wants it short). */
+  kafkaFetchMaxWaitMs: number;
   /** EventStoreDB for the aggregates' streams instead of PostgreSQL. */
   eventStoreUrl: string | undefined;
   /** The least severe level written to the log (LOG_LEVEL). */
@@ -62,6 +64,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
     publicBaseUrl: read.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
     dbPoolMax: read.int('DB_POOL_MAX', DB_POOL_SIZE_DEFAULT, { min: DB_POOL_SIZE_MIN, max: DB_POOL_SIZE_MAX }),
     kafkaBrokers,
+    kafkaFetchMaxWaitMs: read.int('KAFKA_FETCH_MAX_WAIT_MS', KAFKA_CONSUMER_MAX_WAIT_MS, { min: 1, max: KAFKA_CONSUMER_MAX_WAIT_MS_MAX }),
     eventStoreUrl: read.url('EVENTSTORE_URL', undefined, ['esdb:', 'esdb+discover:']),
     logLevel: readLogLevel(read),
     metricsToken: readMetricsToken(read),

@@ -61,7 +61,12 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
     const bus: MessageBus =
       options.app !== 'all-in-one' && config.kafkaBrokers
         ? // The instance index leads the client ids (`payments-1-…`): which instance said what, in Kafka's logs.
-          new KafkaBus({ brokers: config.kafkaBrokers, app: options.app, instanceId: `${config.instanceIndex}-${randomUUID().slice(0, 8)}` })
+          new KafkaBus({
+            brokers: config.kafkaBrokers,
+            app: options.app,
+            instanceId: `${config.instanceIndex}-${randomUUID().slice(0, 8)}`,
+            consumerMaxWaitMs: config.kafkaFetchMaxWaitMs,
+          })
         : new InProcessBus();
     opened.push(bus);
     return {

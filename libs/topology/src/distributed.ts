@@ -1,6 +1,6 @@
 import { kafkaTopicsFor } from '@pay/bus';
 import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
-import { KAFKA_REPLY_PARTITIONS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS } from '@pay/kernel';
+import { KAFKA_MOCK_CONSUMER_MAX_WAIT_MS, KAFKA_REPLY_PARTITIONS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS } from '@pay/kernel';
 import { ensureDatabase, ensureServiceDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
 import { AppProcess, type Exit } from './app-process';
 import { startLocalKafka, type BrokerControls } from '@pay/kafka';
@@ -126,7 +126,7 @@ function instanceCounts(given: DistributedOptions['instances']): InstanceCounts 
  * several instances (INSTANCE_INDEX 0, 1, …) and may have its own database.
  */
 export async function startDistributedTopology(options: DistributedOptions): Promise<DistributedTopology> {
-  const shared = withPublicBaseUrl(options.env);
+  const shared = { ...withPublicBaseUrl(options.env) };
   const counts = instanceCounts(options.instances);
   const perService = options.databasePerService ?? process.env['TOPOLOGY_DATABASE_PER_SERVICE'] === 'true';
   const scaledOut = START_ORDER.some((app) => counts[app] > 1);
@@ -152,6 +152,8 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
       cleanups.push(() => local.stop());
       kafkaBrokers = local.bootstrapServers;
       kafka = local;
+      // The mock cluster holds every fetch for its whole wait: short waits there (see the limit).
+      if (local.kind === 'mock' && !shared['KAFKA_FETCH_MAX_WAIT_MS']) shared['KAFKA_FETCH_MAX_WAIT_MS'] = String(KAFKA_MOCK_CONSUMER_MAX_WAIT_MS);
     }
 
     const instances = {} as Record<AppName, AppProcess[]>;
