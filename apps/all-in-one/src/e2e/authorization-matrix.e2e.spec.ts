@@ -62,8 +62,6 @@ const HOSTED: Record<string, HostedAnswer> = {
   'POST /hosted/payments/:id/sign-in': FORM_EXPIRED,
   'POST /hosted/payments/:id/authorize': SIGN_IN_FIRST,
   'POST /hosted/payments/:id/decline': SIGN_IN_FIRST,
-  // Signing out without a session changes nothing: back to the payment's page.
-  'POST /hosted/payments/:id/sign-out': { status: 303, type: /^$/ },
   'GET /hosted/supplier_payments/:id': { status: 200, type: PAGE, contains: fr['approval.eyebrow'] },
   'POST /hosted/supplier_payments/:id/sign-in': FORM_EXPIRED,
   'POST /hosted/supplier_payments/:id/approve': SIGN_IN_FIRST,

@@ -151,7 +151,7 @@ describe('hosted pages as people use them every day', () => {
           // The phone is still there: only the PIN is typed again.
           await signIn(tab, null, '1234');
           expect(plain(await page.locator('.who').innerText())).toContain(plain(`${t('field.signed_in_as')} Amina Benali`));
-          await expect(page.getByRole('button', { name: t('action.sign_out'), exact: true }).isVisible()).resolves.toBe(true);
+          await page.getByRole('button', { name: t('action.sign_out'), exact: true }).waitFor({ state: 'visible' });
           await checkPage(tab, language, BRAND, shot('3-confirm'));
 
           await page.locator('form[action$="/authorize"] button').click();
@@ -219,7 +219,7 @@ describe('hosted pages as people use them every day', () => {
         await checkPage(tab, language, BRAND, `everyday-${language}-small-sign-in-first`);
         await page.getByRole('link', { name: t('action.sign_in'), exact: true }).click();
         await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe(MERCHANT);
-        await expect(page.locator('#phone').isVisible()).resolves.toBe(true);
+        await page.locator('#phone').waitFor({ state: 'visible' });
         expect(tab.problems).toEqual([]);
         await tab.context.close();
       });

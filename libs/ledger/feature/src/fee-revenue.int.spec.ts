@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { runner } from 'node-pg-migrate';
 import { type ExecuteTransfer, type FeeRevenueResource } from '@pay/contracts';
@@ -325,7 +326,9 @@ describe('migration 005', () => {
     expect(kept.length).toBeGreaterThan(20);
     expect(kept).toEqual(await dailyFromPostings());
 
-    await migrate('down', 1);
+    // Down to just before 005: the migrations after it first.
+    const migrations = readdirSync(LEDGER_MIGRATIONS.dir).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
+    await migrate('down', migrations.length - migrations.findIndex((f) => f.startsWith('005_')));
     const { rows } = await pool.query<{ exists: boolean }>("SELECT to_regclass('public.ledger_fee_revenue_daily') IS NOT NULL AS exists");
     expect(rows[0]!.exists).toBe(false);
     expect(await dailyView()).toEqual(kept);

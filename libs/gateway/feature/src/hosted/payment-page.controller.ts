@@ -5,7 +5,7 @@ import { ServiceError, type PaymentResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
 import { SIGN_IN_FAILURES_MAX, SIGN_IN_LOCK_MS } from '@pay/kernel';
 import { DirectoryRepository } from '../directory/directory.repository';
-import { errorMessage, formOf, notFoundAsUndefined, redirect, sameToken } from './forms';
+import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { phoneExample, typedPhone } from './phones';
 import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
@@ -100,11 +100,8 @@ export class PaymentPageController {
   /** Signs out (on a shared phone, the next person must not act in this customer's name); back to the page. */
   @Post(':id/sign-out')
   async signOut(@Param('id') paymentId: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.boundSession(request, paymentId);
-    const form = formOf(body);
-    if (session && (!form || !sameToken(form.get('csrf'), session.csrfToken))) return this.pages.formExpired(request, reply, `${PAGE}/${paymentId}`);
-    await this.sessions.close(request, reply);
-    return redirect(reply, `${PAGE}/${paymentId}`);
+    // As every action: no session is "sign in first", a form without its token "form expired".
+    return this.act(paymentId, body, request, reply, () => this.sessions.close(request, reply));
   }
 
   @Post(':id/authorize')
