@@ -37,7 +37,19 @@ const READY = 'database system is ready to accept connections';
  * must be where that user can reach them: when they are not (a checkout or DATA_DIR under /root, mode
  * 0700), they go to /var/lib/payments-platform (see postgres-as-root.ts) and a line says so.
  */
-export async function startEmbeddedPostgres(dataDir: string, onLog: (line: string) => void = () => undefined): Promise<RunningDatabase> {
+export interface EmbeddedPostgresOptions {
+  /**
+   * Start the postmaster again when it dies under the process, and exit the process (status 1) when it
+   * cannot be: for the service that owns the database, not for tools and tests that stop or crash it.
+   */
+  supervise?: boolean;
+}
+
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  onLog: (line: string) => void = () => undefined,
+  { supervise: supervised = false }: EmbeddedPostgresOptions = {},
+): Promise<RunningDatabase> {
   const root = resolve(dataDir);
   await mkdir(root, { recursive: true });
   const user = process.getuid?.() === 0 ? postgresUser() : undefined;
@@ -106,7 +118,7 @@ export async function startEmbeddedPostgres(dataDir: string, onLog: (line: strin
       }
     }
   };
-  supervise(running);
+  if (supervised) supervise(running);
   return {
     url,
     stop: async () => {

@@ -41,7 +41,7 @@ export function migrationSetsOf(app: AppName | 'all-in-one', own: readonly Migra
 export async function startInfrastructure(config: HostConfig, options: InfrastructureOptions): Promise<Infrastructure> {
   // A database per service: `<APP>_DATABASE_URL`, else DATABASE_URL, else the embedded one.
   const given = databaseUrlOf(config, options.app);
-  const database: RunningDatabase = given.url ? { url: given.url, stop: async () => undefined } : await startEmbeddedPostgres(config.dataDir);
+  const database: RunningDatabase = given.url ? { url: given.url, stop: async () => undefined } : await startEmbeddedPostgres(config.dataDir, undefined, { supervise: true });
   const opened: { close(): Promise<void> }[] = [];
   try {
     // The event store's schema also holds the subscriptions' checkpoints: needed with EventStoreDB too.
