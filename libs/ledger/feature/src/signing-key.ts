@@ -32,7 +32,14 @@ export function readLedgerSigningKey(read: EnvReader, dataDir: string): LedgerSi
     }
     return signingKey(key);
   }
-  return signingKey(keyUnder(dataDir));
+  // A DATA_DIR already refused (read.problems) is not written to; the configuration is refused anyway.
+  if (read.problems.length > 0) return signingKey(generateKeyPairSync('ed25519').privateKey);
+  try {
+    return signingKey(keyUnder(dataDir));
+  } catch (error) {
+    read.problems.push(`DATA_DIR: the ledger's signing key: ${error instanceof Error ? error.message : String(error)}`);
+    return signingKey(generateKeyPairSync('ed25519').privateKey);
+  }
 }
 
 function parseKey(pem: string): KeyObject | string {
