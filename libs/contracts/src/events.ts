@@ -3,7 +3,7 @@ import { EVENT_TYPES, type EventType } from './event-types';
 import { CashPaymentResource } from './cash';
 import { CollectionResource } from './collections';
 import { id, PaymentResource, RefundResource, WebhookEndpointResource } from './resources';
-import { extend, integer, literal, named, nameOf, object, oneOfValues, schemaOf, time, type Static } from './schema';
+import { extend, integer, literal, named, nameOf, object, oneOfValues, schemaOf, time, type Schema, type Static } from './schema';
 import { SupplierPaymentResource } from './supplier-payments';
 
 export { EVENT_TYPES, isEventType, type EventType } from './event-types';
@@ -37,7 +37,7 @@ const objectVersion = integer({ minimum: 1, description: 'The change’s positio
 /** The event of each family of types, its `data` the family's resource (the webhooks section and the events list). */
 export const EVENT_SCHEMAS = EVENT_FAMILIES.map(({ name, prefix, resource }) => {
   const types = EVENT_TYPES.filter((type) => type.startsWith(prefix));
-  const data = extend(resource, { object_version: objectVersion }, { description: `The ${nameOf(resource)} as of this change.` });
+  const data = extend(resource as Schema<object>, { object_version: objectVersion }, { description: `The ${nameOf(resource)} as of this change.` });
   return {
     types,
     schema: named(

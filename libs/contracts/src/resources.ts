@@ -1,6 +1,6 @@
 import { CURRENCIES } from '@pay/kernel';
 import { EVENT_TYPES } from './event-types';
-import { array, boolean, integer, listOf, literal, named, nullable, object, oneOfValues, optional, string, time, type Static } from './schema';
+import { array, boolean, integer, type listOf, literal, named, nullable, object, oneOfValues, optional, string, time, type Static } from './schema';
 
 /**
  * Resource shapes as the API returns them (specification, "Resources and their fields"), each

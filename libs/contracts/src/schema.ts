@@ -99,8 +99,8 @@ const stripMark = (value: JsonSchema): JsonSchema => {
 export const anyObject = (options: Annotations = {}): Schema<Record<string, unknown>> => schema({ type: 'object', ...options });
 
 /** The same object with more properties (e.g. an admin view of a resource). */
-export const extend = <P extends Properties, Q extends Properties>(base: Schema<ObjectOf<P>> & { properties?: unknown }, more: Q, options: Annotations & { title?: string } = {}): Schema<Flatten<ObjectOf<P> & ObjectOf<Q>>> => {
-  const { properties, required, title: _title, ...rest } = base as unknown as { properties: P; required: string[]; title?: string };
+export const extend = <B extends object, Q extends Properties>(base: Schema<B>, more: Q, options: Annotations & { title?: string } = {}): Schema<Flatten<B & ObjectOf<Q>>> => {
+  const { properties, required, title: _title, ...rest } = base as unknown as { properties: Properties; required: string[]; title?: string };
   const added = object(more) as unknown as { properties: Q; required: string[] };
   return schema({ ...rest, ...options, type: 'object', required: [...required, ...added.required], properties: { ...properties, ...added.properties }, additionalProperties: false });
 };

@@ -1,3 +1,3 @@
 export * from './gateway.module';
 export * from './gateway.config';
-export { describeRoutes } from './openapi/document';
+export { buildOpenApiDocument, describeRoutes } from './openapi/document';

@@ -1,22 +1,9 @@
-import type { AccountDeltas, ExpectedMovements } from '@pay/contracts';
+import type { AccountDeltas, ExpectedMovements, ReconciliationDifferenceResource, ReconciliationResource } from '@pay/contracts';
 import { RECONCILIATION_DIFFERENCES_MAX } from '@pay/kernel';
 
-export interface Difference {
-  object_id: string | null;
-  reference: string;
-  kind: 'missing_entry' | 'unexpected_entry' | 'amount_mismatch';
-  account: string;
-  expected: number;
-  found: number;
-  message: string;
-}
+export type Difference = ReconciliationDifferenceResource;
 
-export interface ReconciliationReport {
-  object: 'reconciliation';
-  status: 'balanced' | 'differences';
-  checked_objects: number;
-  differences: Difference[];
-}
+export type ReconciliationReport = ReconciliationResource;
 
 /**
  * Compares what the objects' histories say moved with what the ledger moved, reference by reference and
