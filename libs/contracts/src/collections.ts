@@ -49,6 +49,10 @@ export const CollectionResource = named(
 );
 export type CollectionResource = Static<typeof CollectionResource>;
 
+/** The code the wholesaler gives the carrier at handover (GET /v1/collections/{id}/handover_code). */
+export const HandoverCodeResource = named('HandoverCode', object({ object: literal('handover_code'), collection: id('col_'), code: string() }));
+export type HandoverCodeResource = Static<typeof HandoverCodeResource>;
+
 export interface CreateCollectionRequest {
   /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same collection. */
   collectionId: string;

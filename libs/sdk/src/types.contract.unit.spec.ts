@@ -19,6 +19,7 @@ export const RESOURCES = [
   same<Sdk.Balance, Contract.BalanceResource>(true),
   same<Sdk.BalanceTransaction, Contract.BalanceTransactionResource>(true),
   same<Sdk.Clock, Contract.ClockResource>(true),
+  same<Sdk.HandoverCode, Contract.HandoverCodeResource>(true),
   same<Sdk.WebhookEndpoint, Contract.WebhookEndpointResource>(true),
   same<Sdk.DeletedWebhookEndpoint, Contract.DeletedWebhookEndpointResource>(true),
   same<Sdk.EndpointDelivery, Contract.EndpointDeliveryResource>(true),
