@@ -2,6 +2,7 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '@pay/kernel';
+import { IDEMPOTENT_CREATE } from '../openapi/describe';
 
 /** The header of a create's idempotency key (contract section 3), as Node lower-cases it. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -31,8 +32,14 @@ export interface CreateRequest {
   reply: FastifyReply;
 }
 
-export const Creation = createParamDecorator((_data: unknown, context: ExecutionContext): CreateRequest => {
+const creationRequest = createParamDecorator((_data: unknown, context: ExecutionContext): CreateRequest => {
   const http = context.switchToHttp();
   const request = http.getRequest<FastifyRequest>();
   return { body: request.body, idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER] as string | undefined, reply: http.getResponse<FastifyReply>() };
 });
+
+/** The create's body and Idempotency-Key; it also marks the route as an idempotent create in the API description. */
+export const Creation = (): ParameterDecorator => (target, key, index) => {
+  creationRequest()(target, key, index);
+  if (key !== undefined) Reflect.defineMetadata(IDEMPOTENT_CREATE, true, (target as Record<string | symbol, object>)[key]!);
+};
