@@ -67,13 +67,20 @@ describe('GET /openapi.json and GET /docs', () => {
     const ids = new Set<string>();
     for (const { route, op } of operations) {
       const [status, success] = Object.entries(op.responses).find(([code]) => code.startsWith('2')) as [string, any];
-      const schema = success.content['application/json'].schema;
-      expect({ route, status, ref: typeof schema.$ref === 'string' && schema.$ref.startsWith('#/components/schemas/') }).toEqual({ route, status, ref: true });
+      const [mediaType, answered] = Object.entries(success.content)[0] as [string, any];
+      if (mediaType === 'application/json') {
+        expect({ route, status, ref: typeof answered.schema.$ref === 'string' && answered.schema.$ref.startsWith('#/components/schemas/') }).toEqual({ route, status, ref: true });
+      } else {
+        // A file or a stream (the payout batch's XML, the chain's NDJSON): its text described in words.
+        expect({ route, mediaType, schema: answered.schema }).toEqual({ route, mediaType: expect.stringMatching(/^application\/(xml|x-ndjson)$/), schema: { type: 'string', description: expect.any(String) } });
+      }
       expect({ route, summary: typeof op.summary, description: typeof op.description, operationId: /^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/.test(op.operationId) }).toEqual({ route, summary: 'string', description: 'string', operationId: true });
       expect(ids.has(op.operationId)).toBe(false);
       ids.add(op.operationId);
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '404', '429', '500', '503']));
-      if (op.requestBody) expect({ route, closed: document.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()].additionalProperties }).toEqual({ route, closed: false });
+      const json = op.requestBody?.content['application/json'];
+      if (json) expect({ route, closed: document.components.schemas[json.schema.$ref.split('/').pop()].additionalProperties }).toEqual({ route, closed: false });
+      else if (op.requestBody) expect({ route, media: Object.keys(op.requestBody.content) }).toEqual({ route, media: ['application/xml'] });
       for (const param of op.parameters ?? []) {
         if (param.in === 'query' && ['status', 'type', 'kind', 'currency'].includes(param.name)) expect({ route, param: param.name, enum: Array.isArray(param.schema.enum) }).toEqual({ route, param: param.name, enum: true });
         if (param.in === 'query' && /^(created_gte|created_lt|from|to|as_of)$/.test(param.name)) expect(param.schema.format).toBe('date-time');
@@ -85,6 +92,12 @@ describe('GET /openapi.json and GET /docs', () => {
     const payment = document.components.schemas.Payment;
     expect(payment).toMatchObject({ additionalProperties: false, properties: { created_at: { type: 'string', format: 'date-time' }, status: { enum: ['pending', 'succeeded', 'declined', 'canceled', 'expired'] } } });
     expect(payment.required).toContain('amount_refunded');
+    // Restricted keys: every /v1 operation names the scope it needs.
+    expect(document.paths['/v1/payouts'].post).toMatchObject({ 'x-required-scope': 'payouts:write', security: [{ apiKey: ['payouts:write'] }] });
+    expect(document.paths['/v1/payouts'].get.parameters).toContainEqual(expect.objectContaining({ name: 'status', schema: expect.objectContaining({ enum: ['pending', 'in_transit', 'paid', 'failed', 'canceled'] }) }));
+    expect(document.paths['/v1/api_keys'].get['x-required-scope']).toBe('*');
+    expect(document.paths['/admin/v1/bank_statements'].post.requestBody.content).toHaveProperty('application/xml');
+    expect(document.components.schemas.BalanceTransaction.properties.type.enum).toEqual(expect.arrayContaining(['payout', 'payout_reversal']));
   });
 
   it('declares the headers, the statuses of every error, the webhooks with their signature headers, and the public base URL as the server', () => {

@@ -7,7 +7,7 @@ import { BalanceResource, CashInTransitResource, ChainEntryResource, FeeRevenueR
 import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_CHAIN_PAGE_DEFAULT, LEDGER_CHAIN_PAGE_MAX, LEDGER_CHAIN_VERIFY_TIMEOUT_MS, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { FinanceGuard } from '../auth/admin.guard';
-import { LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
+import { LIST_QUERY, QueryParams, Returns, ReturnsMedia } from '../openapi/describe';
 
 /**
  * Accounts whose balance finance may read: an owner's, a cash point's in one currency (`cp_…:<CUR>`),
@@ -109,7 +109,14 @@ export class FinanceController {
   }
 
   /** The hash chain, ascending from `from_sequence` (contract section 17). */
-  @QueryParams('from_sequence', 'limit')
+  @Returns(listOf(ChainEntryResource), 'List the ledger’s hash chain', {
+    operationId: 'admin.chain.list',
+    description: 'The ledger’s entries in sequence order, ascending from `from_sequence`, each with `prev_hash` and `hash`: `hash` is the SHA-256 of `prev_hash`, a newline and the RFC 8785 JSON of `{sequence, id, reference, created_at, postings}`.',
+  })
+  @QueryParams(
+    { from_sequence: { type: 'integer', minimum: 1, default: 1, description: 'The first sequence of the page (default 1).' } },
+    { limit: { type: 'integer', minimum: 1, maximum: LEDGER_CHAIN_PAGE_MAX, default: LEDGER_CHAIN_PAGE_DEFAULT, description: `How many entries a page holds, 1 to ${LEDGER_CHAIN_PAGE_MAX} (default ${LEDGER_CHAIN_PAGE_DEFAULT}).` } },
+  )
   @Get('ledger/chain')
   async chain(@Query() query: unknown): Promise<ListResource<ChainEntryResource>> {
     const params = timeParams(query, [], [], ['from_sequence', 'limit']);
@@ -118,12 +125,14 @@ export class FinanceController {
   }
 
   /** The chain's last entry, signed now. */
+  @Returns(LedgerHeadResource, 'Retrieve the chain’s signed head', { description: 'The chain’s last entry, signed now with Ed25519 over `sequence + "." + hash + "." + signed_at`.' })
   @Get('ledger/chain/head')
   async chainHead(@Query() query: unknown): Promise<LedgerHeadResource> {
     timeParams(query, []);
     return this.bus.request('ledger.chain.head', {});
   }
 
+  @Returns(listOf(SigningKeyResource), 'List the chain’s signing keys', { description: 'The public keys (PEM SPKI) that check the head’s signature, by `key_id`.' })
   @Get('ledger/signing_keys')
   async signingKeys(@Query() query: unknown): Promise<ListResource<SigningKeyResource>> {
     timeParams(query, []);
@@ -135,7 +144,13 @@ export class FinanceController {
    * the public key of the key that signed it, so that `payments ledger verify` needs nothing but the file.
    * Read a page at a time while it is sent.
    */
-  @QueryParams('to_sequence')
+  @ReturnsMedia(
+    'application/x-ndjson',
+    { type: 'string', description: 'One `ChainEntry` JSON a line from sequence 1, then one line: the `LedgerHead` at the last entry, with the `public_key` that signed it.' },
+    'Export the hash chain',
+    { description: 'The chain as NDJSON, to check offline with `payments ledger verify FILE`: every entry from sequence 1 (to `to_sequence`, else the head), then the signed head.' },
+  )
+  @QueryParams({ to_sequence: { type: 'integer', minimum: 0, description: 'The export’s last sequence (default: the head).' } })
   @Get('ledger/chain/export')
   async chainExport(@Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<StreamableFile> {
     const params = timeParams(query, [], [], ['to_sequence']);

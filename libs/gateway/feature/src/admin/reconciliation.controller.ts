@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
-import { ReconciliationResource } from '@pay/contracts';
+import { ChainVerificationResource, ReconciliationResource } from '@pay/contracts';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { AccountDeltas, ChainVerificationResource, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
+import type { AccountDeltas, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
 import { LEDGER_CHAIN_VERIFY_TIMEOUT_MS, RECONCILIATION_PAGE, RECONCILIATION_TIMEOUT_MS } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { requireEmptyBody } from '../http/validation';
@@ -42,6 +42,7 @@ export class ReconciliationController {
   }
 
   /** Every hash of the chain recomputed from the stored entries (admin key only: a finance key is 403). */
+  @Returns(ChainVerificationResource, 'Verify the hash chain', { description: 'Recomputes every hash of the chain from the stored entries (admin key only): `valid`, or `broken` with the first sequence that does not hold.' })
   @Post('chain/verify')
   @HttpCode(200)
   async verifyChain(@Body() body: unknown): Promise<ChainVerificationResource> {

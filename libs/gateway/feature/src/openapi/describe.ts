@@ -11,6 +11,7 @@ export const BODY_DTO = 'pay:openapi:body';
 export const QUERY_PARAMS = 'pay:openapi:query';
 export const RETURNS = 'pay:openapi:returns';
 export const IDEMPOTENT_CREATE = 'pay:openapi:idempotent-create';
+export const BODY_MEDIA = 'pay:openapi:body-media';
 
 export interface ReturnsOptions {
   /** Longer than the summary: rules, effects, what each outcome means. Default: built from the summary and the schema. */
@@ -24,6 +25,8 @@ export interface ReturnsOptions {
 export interface ReturnsMetadata extends ReturnsOptions {
   schema: JsonSchema;
   summary: string;
+  /** The success answer's media type when it is not JSON (a file, a stream); `schema` describes its text. */
+  mediaType?: string;
 }
 
 type Answer<T> = T | Promise<T>;
@@ -37,6 +40,21 @@ export const Returns =
   (target: object, key: string | symbol, descriptor: { value?: (...args: never[]) => Answer<T | (O extends { csv: true } ? string : never)> }): void => {
     SetMetadata(RETURNS, { schema, summary, ...options } satisfies ReturnsMetadata)(target, key, descriptor as PropertyDescriptor);
   };
+
+/**
+ * The handler answers a document that is not JSON on success (`application/xml`, `application/x-ndjson`):
+ * `schema` describes its text (a string, with what it holds in words).
+ */
+export const ReturnsMedia = (mediaType: string, schema: JsonSchema, summary: string, options?: Omit<ReturnsOptions, 'csv'>) =>
+  SetMetadata(RETURNS, { schema, summary, mediaType, ...options } satisfies ReturnsMetadata);
+
+export interface BodyMediaMetadata {
+  mediaType: string;
+  schema: JsonSchema;
+}
+
+/** The handler reads a body that is not JSON (e.g. an `application/xml` document): its media type and what it holds. */
+export const MediaBody = (mediaType: string, schema: JsonSchema) => SetMetadata(BODY_MEDIA, { mediaType, schema } satisfies BodyMediaMetadata);
 
 /** The handler validates its JSON body with this class. */
 export const JsonBody = (dto: new () => object) => SetMetadata(BODY_DTO, dto);

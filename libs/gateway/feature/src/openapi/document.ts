@@ -4,7 +4,7 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ErrorResource, EVENT_SCHEMAS, nameOf, type JsonSchema } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, IDEMPOTENCY_KEY_LENGTH_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, PATH_PARAM_LENGTH_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { REQUIRED_SCOPE, scopeFor, type RouteScope } from '../auth/scopes';
-import { BODY_DTO, IDEMPOTENT_CREATE, QUERY_PARAMS, RETURNS, type QueryParam, type ReturnsMetadata } from './describe';
+import { BODY_DTO, BODY_MEDIA, IDEMPOTENT_CREATE, QUERY_PARAMS, RETURNS, type BodyMediaMetadata, type QueryParam, type ReturnsMetadata } from './describe';
 
 export interface DescribedRoute {
   method: string;
@@ -14,6 +14,8 @@ export interface DescribedRoute {
   controller: string;
   successStatus: number;
   bodyDto?: string;
+  /** A body that is not JSON: its media type and schema. */
+  bodyMedia?: BodyMediaMetadata;
   query: QueryParam[];
   returns?: ReturnsMetadata;
   idempotentCreate: boolean;
@@ -34,6 +36,7 @@ export function describeRoutes(controllers: readonly Type[]): DescribedRoute[] {
       const verb = RequestMethod[method]!;
       const dto = Reflect.getMetadata(BODY_DTO, handler) as Type | undefined;
       const returns = Reflect.getMetadata(RETURNS, handler) as ReturnsMetadata | undefined;
+      const bodyMedia = Reflect.getMetadata(BODY_MEDIA, handler) as BodyMediaMetadata | undefined;
       const resource = (Reflect.getMetadata(REQUIRED_SCOPE, handler) ?? Reflect.getMetadata(REQUIRED_SCOPE, controller)) as RouteScope | undefined;
       routes.push({
         method: verb,
@@ -42,6 +45,7 @@ export function describeRoutes(controllers: readonly Type[]): DescribedRoute[] {
         controller: controller.name,
         successStatus: (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'POST' ? 201 : 200),
         ...(dto ? { bodyDto: dto.name } : {}),
+        ...(bodyMedia ? { bodyMedia } : {}),
         query: (Reflect.getMetadata(QUERY_PARAMS, handler) as QueryParam[] | undefined) ?? [],
         ...(returns ? { returns } : {}),
         idempotentCreate: Reflect.getMetadata(IDEMPOTENT_CREATE, handler) === true,
@@ -69,15 +73,19 @@ const TAGS: Record<string, string> = {
   collections: 'Marketplace cash: collected, deposited at a cash point, settled to the wholesaler.',
   balances: 'The available balance of a connection’s account.',
   balance_transactions: 'Every movement of a connection’s account.',
+  bank_accounts: 'The bank accounts a connection’s payouts go to (IBAN checked by ISO 13616).',
+  payouts: 'Money out of a connection’s available balance to one of its bank accounts.',
   webhook_endpoints: 'Where events are delivered, signed (Standard Webhooks).',
   events: 'Every status change, as delivered to webhook endpoints.',
+  api_keys: 'The integrator’s API keys: restricted scopes, rolling, revoking (a `["*"]` key only).',
+  audit_events: 'Who changed what through the API (a `["*"]` key only).',
   test_helpers: 'Sandbox only: act as the customer, the agent or the approver, and move the service clock.',
-  admin: 'The back office (admin key): integrators, keys, connections, customers, cash points, top-ups.',
-  finance: 'Read-only ledger access (admin or finance key): balances, statements, entries, reports.',
+  admin: 'The back office (admin key): integrators, keys, connections, customers, cash points, top-ups, payout batches and bank statements.',
+  finance: 'Read-only access for finance (admin or finance key): balances, statements, entries, reports, the hash chain, the audit trail.',
   operations: 'The operator’s view of background work (admin key): subscriptions, parked events, failed deliveries.',
 };
 
-const ADMIN_TAGS: Record<string, string> = { FinanceController: 'finance', ReconciliationController: 'finance', OperationsController: 'operations' };
+const ADMIN_TAGS: Record<string, string> = { FinanceController: 'finance', ReconciliationController: 'finance', AdminAuditEventsController: 'finance', OperationsController: 'operations' };
 
 const camel = (name: string): string => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 const words = (name: string): string => name.replace(/_/g, ' ');
@@ -234,7 +242,7 @@ const defaultDescription = (route: DescribedRoute, returns: ReturnsMetadata): st
 };
 
 /** Whether the route takes a JSON body that must be empty (an action without parameters). */
-const takesEmptyBody = (route: DescribedRoute): boolean => route.method === 'POST' && route.bodyDto === undefined;
+const takesEmptyBody = (route: DescribedRoute): boolean => route.method === 'POST' && route.bodyDto === undefined && route.bodyMedia === undefined;
 
 /**
  * The OpenAPI 3.1 document of `/v1` and `/admin/v1`, generated from the controllers: paths and
@@ -290,7 +298,9 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
       responses: {
         [String(route.successStatus)]: {
           ...success,
-          content: {
+          content: returns.mediaType
+            ? { [returns.mediaType]: { schema: returns.schema } }
+            : {
             'application/json': { schema: refTo(returns.schema, schemas) },
             ...(returns.csv ? { 'text/csv': { schema: { type: 'string', description: 'A header row, then one row per line or posting (with `Accept: text/csv`).' } } } : {}),
           },
@@ -298,7 +308,9 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
         ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),
       },
     };
-    if (route.bodyDto) {
+    if (route.bodyMedia) {
+      operation['requestBody'] = { required: true, content: { [route.bodyMedia.mediaType]: { schema: route.bodyMedia.schema } } };
+    } else if (route.bodyDto) {
       operation['requestBody'] = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.bodyDto}` } } } };
     } else if (takesEmptyBody(route)) {
       operation['requestBody'] = { required: false, description: 'No parameters: no body, or an empty JSON object.', content: { 'application/json': { schema: { $ref: '#/components/schemas/EmptyBody' } } } };
