@@ -93,7 +93,7 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(payment).toMatchObject({ additionalProperties: false, properties: { created_at: { type: 'string', format: 'date-time' }, status: { enum: ['pending', 'succeeded', 'declined', 'canceled', 'expired'] } } });
     expect(payment.required).toContain('amount_refunded');
     // Restricted keys: every /v1 operation names the scope it needs.
-    expect(document.paths['/v1/payouts'].post).toMatchObject({ 'x-required-scope': 'payouts:write', security: [{ apiKey: ['payouts:write'] }] });
+    expect(document.paths['/v1/payouts'].post).toMatchObject({ 'x-required-scope': 'payouts:write', security: [{ apiKey: [] }] });
     expect(document.paths['/v1/payouts'].get.parameters).toContainEqual(expect.objectContaining({ name: 'status', schema: expect.objectContaining({ enum: ['pending', 'in_transit', 'paid', 'failed', 'canceled'] }) }));
     expect(document.paths['/v1/api_keys'].get['x-required-scope']).toBe('*');
     expect(document.paths['/admin/v1/bank_statements'].post.requestBody.content).toHaveProperty('application/xml');

@@ -278,7 +278,8 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
       tags: [tag],
       security: admin
         ? [{ [tag === 'finance' && route.method === 'GET' ? 'financeKey' : 'adminKey']: [] }, ...(tag === 'finance' && route.method === 'GET' ? [{ adminKey: [] }] : [])]
-        : [{ apiKey: route.scope ? [route.scope] : [] }],
+        : // The scope goes in `x-required-scope`: security requirements name scopes of OAuth 2 schemes only (the linters hold to it).
+          [{ apiKey: [] }],
       ...(route.scope ? { 'x-required-scope': route.scope } : {}),
       parameters: [
         ...pathParams,
