@@ -14,6 +14,9 @@ const SAMPLE_IDS: Record<string, string> = {
   events: 'evt_x1',
   refunds: 're_x1',
   balance_transactions: 'txn_x1',
+  payout_batches: 'pob_x1',
+  payouts: 'po_x1',
+  bank_accounts: 'ba_x1',
   accounts: 'platform:fees:DZD',
   balances: 'platform:fees:DZD',
 };
