@@ -26,6 +26,11 @@ export const RESOURCES = [
   same<Sdk.EventDelivery, Contract.DeliveryResource>(true),
   same<Sdk.Recovery, Contract.RecoveryResource>(true),
   same<Sdk.Event, Contract.EventResource>(true),
+  same<Sdk.BankAccount, Contract.BankAccountResource>(true),
+  same<Sdk.Payout, Contract.PayoutResource>(true),
+  same<Sdk.PayoutBatch, Contract.PayoutBatchResource>(true),
+  same<Sdk.BankStatementImport, Contract.BankStatementImportResource>(true),
+  same<Sdk.AuditEvent, Contract.AuditEventResource>(true),
   same<Sdk.List<Sdk.Payment>, Contract.ListResource<Contract.PaymentResource>>(true),
 ] as const;
 
