@@ -1,16 +1,12 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type ListObjects, type MessageKeys } from './common';
-import type { ListResource } from './resources';
+import { amount, currency, id, type ListResource } from './resources';
+import { literal, named, nullable, object, oneOfValues, string, time, type Static } from './schema';
 
 /** The cash app: cash checkout (cash payments) and the cash points where agents validate cash. */
 
-export interface CashPointResource {
-  id: string;
-  object: 'cash_point';
-  name: string;
-  address: string;
-  created_at: string;
-}
+export const CashPointResource = named('CashPoint', object({ id: id('cp_'), object: literal('cash_point'), name: string(), address: string(), created_at: time() }));
+export type CashPointResource = Static<typeof CashPointResource>;
 
 export interface CreateCashPoint {
   cashPointId: string;
@@ -22,25 +18,32 @@ export const CASH_PAYMENT_STATUSES = ['awaiting_payment', 'succeeded', 'expired'
 export type CashPaymentStatus = (typeof CASH_PAYMENT_STATUSES)[number];
 
 /** The cash payment as the API shows it (specification, "cash payment"). */
-export interface CashPaymentResource {
-  id: string;
-  object: 'cash_payment';
-  status: CashPaymentStatus;
-  amount: number;
-  currency: Currency;
-  order_reference: string;
-  merchant_connection: string;
-  payment_reference: string;
-  qr_code_url: string;
-  instructions_url: string;
-  expires_at: string;
-  cash_point: string | null;
-  receipt_number: string | null;
-  fee_amount: number | null;
-  net_amount: number | null;
-  paid_at: string | null;
-  created_at: string;
-}
+export const CashPaymentResource = named(
+  'CashPayment',
+  object(
+    {
+      id: id('cpay_'),
+      object: literal('cash_payment'),
+      status: oneOfValues(CASH_PAYMENT_STATUSES),
+      amount: amount(),
+      currency: currency(),
+      order_reference: string(),
+      merchant_connection: id('conn_'),
+      payment_reference: string({ description: 'What the customer shows at a cash point.' }),
+      qr_code_url: string({ format: 'uri' }),
+      instructions_url: string({ format: 'uri' }),
+      expires_at: time(),
+      cash_point: nullable(id('cp_')),
+      receipt_number: nullable(string()),
+      fee_amount: nullable(amount()),
+      net_amount: nullable(amount()),
+      paid_at: nullable(time()),
+      created_at: time(),
+    },
+    { description: 'A cash checkout: the customer pays cash at a cash point, and the merchant is credited.' },
+  ),
+);
+export type CashPaymentResource = Static<typeof CashPaymentResource>;
 
 export interface CreateCashPaymentRequest {
   /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same cash payment. */

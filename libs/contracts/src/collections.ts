@@ -1,44 +1,57 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type ListObjects, type MessageKeys } from './common';
-import type { ListResource } from './resources';
+import { amount, currency, id, type ListResource } from './resources';
+import { boolean, literal, named, nullable, object, oneOfValues, string, time, type Static } from './schema';
 
 /** The collections app: marketplace cash reconciliation (collection, deposit, settlement). */
 
 export const COLLECTION_STATUSES = ['awaiting_collection', 'collected_awaiting_deposit', 'deposit_under_review', 'settled'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
 
-export interface CollectionDepositResource {
-  /** The assigned cash point (`cp_…`). */
-  point: string;
-  due_at: string;
-  overdue: boolean;
-  deposited_late: boolean;
-  amount_expected: number;
-  amount_received: number | null;
-  validated_at: string | null;
-}
+export const CollectionDepositResource = named(
+  'CollectionDeposit',
+  object({
+    point: id('cp_', 'The assigned cash point.'),
+    due_at: time(),
+    overdue: boolean(),
+    deposited_late: boolean(),
+    amount_expected: amount(),
+    amount_received: nullable(amount()),
+    validated_at: nullable(time()),
+  }),
+);
+export type CollectionDepositResource = Static<typeof CollectionDepositResource>;
 
-export interface CollectionSettlementResource {
-  gross_amount: number;
-  fee_amount: number;
-  net_amount: number;
-  currency: Currency;
-  settled_at: string;
-}
+export const CollectionSettlementResource = named(
+  'CollectionSettlement',
+  object({ gross_amount: amount(), fee_amount: amount(), net_amount: amount(), currency: currency(), settled_at: time() }),
+);
+export type CollectionSettlementResource = Static<typeof CollectionSettlementResource>;
 
-export interface CollectionResource {
-  id: string;
-  object: 'collection';
-  status: CollectionStatus;
-  amount: number;
-  currency: Currency;
-  order_reference: string;
-  beneficiary_connection: string;
-  collected_at: string | null;
-  deposit: CollectionDepositResource | null;
-  settlement: CollectionSettlementResource | null;
-  created_at: string;
-}
+export const CollectionResource = named(
+  'Collection',
+  object(
+    {
+      id: id('col_'),
+      object: literal('collection'),
+      status: oneOfValues(COLLECTION_STATUSES),
+      amount: amount(),
+      currency: currency(),
+      order_reference: string(),
+      beneficiary_connection: id('conn_'),
+      collected_at: nullable(time()),
+      deposit: nullable(CollectionDepositResource),
+      settlement: nullable(CollectionSettlementResource),
+      created_at: time(),
+    },
+    { description: 'Marketplace cash: collected by a carrier, deposited at a cash point, settled to the wholesaler.' },
+  ),
+);
+export type CollectionResource = Static<typeof CollectionResource>;
+
+/** The code the wholesaler gives the carrier at handover (GET /v1/collections/{id}/handover_code). */
+export const HandoverCodeResource = named('HandoverCode', object({ object: literal('handover_code'), collection: id('col_'), code: string() }));
+export type HandoverCodeResource = Static<typeof HandoverCodeResource>;
 
 export interface CreateCollectionRequest {
   /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same collection. */

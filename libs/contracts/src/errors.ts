@@ -1,3 +1,5 @@
+import { named, object, oneOfValues, optional, string, type Static } from './schema';
+
 /** Error codes of the contract (section 2) and their HTTP statuses. */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -23,11 +25,18 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export interface ErrorBody {
-  code: ErrorCode;
-  message: string;
-  param?: string;
-}
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export const ErrorBody = object({
+  code: oneOfValues(ERROR_CODES),
+  message: string({ description: 'For humans; never a stack trace.' }),
+  param: optional(string({ description: 'The parameter at fault, when one is.' })),
+});
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** Every error answer (section 2): `{ "error": { "code", "message", "param"? } }`. */
+export const ErrorResource = named('Error', object({ error: ErrorBody }, { description: 'Every error: its contract code, a message for humans, and the parameter at fault when one is.' }));
+export type ErrorResource = Static<typeof ErrorResource>;
 
 /** A broken rule, carrying its contract code. Crosses the bus as an ErrorBody. */
 export class ServiceError extends Error {

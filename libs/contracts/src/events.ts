@@ -1,39 +1,12 @@
 import { createHash } from 'node:crypto';
+import { EVENT_TYPES, type EventType } from './event-types';
+import { CashPaymentResource } from './cash';
+import { CollectionResource } from './collections';
+import { id, PaymentResource, PayoutResource, RefundResource, WebhookEndpointResource } from './resources';
+import { extend, integer, literal, named, nameOf, object, oneOfValues, schemaOf, time, type Schema, type Static } from './schema';
+import { SupplierPaymentResource } from './supplier-payments';
 
-/**
- * Integration events: what integrators receive (contract section 6). Every status reached after
- * creation is an event type; the six of the specification carry the payloads it lists.
- */
-export const EVENT_TYPES = [
-  'payment.succeeded',
-  'payment.declined',
-  'payment.canceled',
-  'payment.expired',
-  'cash_payment.succeeded',
-  'cash_payment.expired',
-  'cash_payment.canceled',
-  'supplier_payment.succeeded',
-  'supplier_payment.declined',
-  'supplier_payment.rejected',
-  'supplier_payment.canceled',
-  'supplier_payment.expired',
-  'collection.collected',
-  'collection.deposit_under_review',
-  'settlement.completed',
-  'refund.succeeded',
-  'refund.failed',
-  'payout.in_transit',
-  'payout.paid',
-  'payout.failed',
-  'payout.canceled',
-  // Not a status change: emitted once, the first time a deposit is seen past due_at unvalidated.
-  'collection.deposit_overdue',
-  // Not an object's status change: an endpoint the service disabled after failing for 5 days.
-  'webhook_endpoint.disabled',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const isEventType = (value: unknown): value is EventType => typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+export { EVENT_TYPES, isEventType, type EventType } from './event-types';
 
 /** An event as the owning app records it with the webhooks app. */
 export interface IntegrationEvent {
@@ -48,14 +21,39 @@ export interface IntegrationEvent {
   data: Record<string, unknown> & { object_version: number };
 }
 
-/** The event delivered and listed: `{ id, object: "event", type, created_at, data }`. */
-export interface EventResource {
-  id: string;
-  object: 'event';
-  type: EventType;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+/** The object an event type is about: its `data` is that resource as of the change, with `object_version`. */
+const EVENT_FAMILIES = [
+  { name: 'PaymentEvent', prefix: 'payment.', resource: PaymentResource },
+  { name: 'CashPaymentEvent', prefix: 'cash_payment.', resource: CashPaymentResource },
+  { name: 'SupplierPaymentEvent', prefix: 'supplier_payment.', resource: SupplierPaymentResource },
+  { name: 'CollectionEvent', prefix: 'collection.', resource: CollectionResource },
+  { name: 'SettlementEvent', prefix: 'settlement.', resource: CollectionResource },
+  { name: 'RefundEvent', prefix: 'refund.', resource: RefundResource },
+  { name: 'PayoutEvent', prefix: 'payout.', resource: PayoutResource },
+  { name: 'WebhookEndpointEvent', prefix: 'webhook_endpoint.', resource: WebhookEndpointResource },
+] as const;
+
+const objectVersion = integer({ minimum: 1, description: 'The change’s position in the object’s history: a receiver keeps the highest it has seen.' });
+
+/** The event of each family of types, its `data` the family's resource (the webhooks section and the events list). */
+export const EVENT_SCHEMAS = EVENT_FAMILIES.map(({ name, prefix, resource }) => {
+  const types = EVENT_TYPES.filter((type) => type.startsWith(prefix));
+  const data = extend(resource as Schema<object>, { object_version: objectVersion }, { description: `The ${nameOf(resource)} as of this change.` });
+  return {
+    types,
+    schema: named(
+      name,
+      object(
+        { id: id('evt_'), object: literal('event'), type: oneOfValues(types), created_at: time('When the change happened, on the service clock.'), data },
+        { description: `An event about a ${nameOf(resource)}: ${types.map((t) => `\`${t}\``).join(', ')}.` },
+      ),
+    ),
+  };
+});
+
+/** The event delivered and listed: `{ id, object: "event", type, created_at, data }`, one of the families above. */
+export const EventResource = named('Event', schemaOf<{ id: string; object: 'event'; type: EventType; created_at: string; data: Record<string, unknown> }>({ oneOf: EVENT_SCHEMAS.map((e) => e.schema) }));
+export type EventResource = Static<typeof EventResource>;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -11,3 +11,7 @@ export * from './collections';
 export * from './reconciliation';
 export * from './operations';
 export * from './topics';
+export { listOf, named, nameOf, type JsonSchema, type Schema, type Static } from './schema';
+export * as schemas from './schema';
+export * from './event-types';
+export * from './admin-resources';

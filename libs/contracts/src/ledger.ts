@@ -8,7 +8,10 @@ import type {
   JournalEntryResource,
   LedgerAccountResource,
   ListResource,
-  PostingResource,
+  ChainEntryResource,
+  ChainVerificationResource,
+  LedgerHeadResource,
+  SigningKeyResource,
   StatementResource,
   TopupResource,
   TrialBalanceResource,
@@ -136,42 +139,6 @@ export interface ListBalanceTransactions {
   source?: string;
   createdGte?: string;
   createdLt?: string;
-}
-
-/** An entry of the hash chain (contract section 17): what its hash covers, its prev_hash and its hash. */
-export interface ChainEntryResource {
-  sequence: number;
-  id: string;
-  reference: string;
-  created_at: string;
-  postings: PostingResource[];
-  prev_hash: string;
-  hash: string;
-}
-
-/** The chain's head at a sequence, signed with Ed25519 over `sequence + "." + hash + "." + signed_at`. */
-export interface LedgerHeadResource {
-  object: 'ledger_head';
-  sequence: number;
-  hash: string;
-  signed_at: string;
-  key_id: string;
-  signature: string;
-}
-
-export interface SigningKeyResource {
-  key_id: string;
-  algorithm: 'Ed25519';
-  /** PEM SPKI. */
-  public_key: string;
-}
-
-export interface ChainVerificationResource {
-  object: 'chain_verification';
-  status: 'valid' | 'broken';
-  /** Entries that hold, from sequence 1 (all of them when valid). */
-  entries: number;
-  first_broken_sequence: number | null;
 }
 
 export interface LedgerTopics {

@@ -1,22 +1,20 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type MessageKeys } from './common';
-import type { ListResource } from './resources';
+import { amount, currency, id, type ListResource } from './resources';
+import { literal, named, nullable, object, oneOfValues, string, time, type Static } from './schema';
 
 /** The supplier-payments app: beneficiaries of businesses and the supplier payments made to them. */
 
-export interface BeneficiaryResource {
-  id: string;
-  object: 'beneficiary';
-  account_name: string;
-  status: 'authorized' | 'revoked';
-  created_at: string;
-}
+export const BENEFICIARY_STATUSES = ['authorized', 'revoked'] as const;
+
+const beneficiaryFields = { id: id('ben_'), object: literal('beneficiary'), account_name: string(), status: oneOfValues(BENEFICIARY_STATUSES), created_at: time() };
+
+export const BeneficiaryResource = named('Beneficiary', object(beneficiaryFields));
+export type BeneficiaryResource = Static<typeof BeneficiaryResource>;
 
 /** The admin view adds the business and the currency of the beneficiary's account. */
-export interface AdminBeneficiaryResource extends BeneficiaryResource {
-  business: string;
-  currency: Currency;
-}
+export const AdminBeneficiaryResource = named('AdminBeneficiary', object({ ...beneficiaryFields, business: id('conn_'), currency: currency() }));
+export type AdminBeneficiaryResource = Static<typeof AdminBeneficiaryResource>;
 
 export interface CreateBeneficiary {
   beneficiaryId: string;
@@ -36,26 +34,34 @@ export interface BeneficiaryRef {
 
 export const SUPPLIER_PAYMENT_STATUSES = ['awaiting_approval', 'succeeded', 'rejected', 'declined', 'canceled', 'expired'] as const;
 export type SupplierPaymentStatus = (typeof SUPPLIER_PAYMENT_STATUSES)[number];
-export type SupplierPaymentDeclineReason = 'insufficient_balance' | 'beneficiary_unavailable';
+export const SUPPLIER_PAYMENT_DECLINE_REASONS = ['insufficient_balance', 'beneficiary_unavailable'] as const;
+export type SupplierPaymentDeclineReason = (typeof SUPPLIER_PAYMENT_DECLINE_REASONS)[number];
 
-export interface SupplierPaymentResource {
-  id: string;
-  object: 'supplier_payment';
-  status: SupplierPaymentStatus;
-  decline_reason: SupplierPaymentDeclineReason | null;
-  payer_connection: string;
-  beneficiary: string;
-  amount: number;
-  currency: Currency;
-  invoice_reference: string;
-  description: string | null;
-  approval_url: string | null;
-  fee_amount: number | null;
-  expires_at: string;
-  approved_at: string | null;
-  succeeded_at: string | null;
-  created_at: string;
-}
+export const SupplierPaymentResource = named(
+  'SupplierPayment',
+  object(
+    {
+      id: id('spay_'),
+      object: literal('supplier_payment'),
+      status: oneOfValues(SUPPLIER_PAYMENT_STATUSES),
+      decline_reason: nullable(oneOfValues(SUPPLIER_PAYMENT_DECLINE_REASONS)),
+      payer_connection: id('conn_'),
+      beneficiary: id('ben_'),
+      amount: amount(),
+      currency: currency(),
+      invoice_reference: string(),
+      description: nullable(string()),
+      approval_url: nullable(string({ format: 'uri' })),
+      fee_amount: nullable(amount()),
+      expires_at: time('The approval deadline.'),
+      approved_at: nullable(time()),
+      succeeded_at: nullable(time()),
+      created_at: time(),
+    },
+    { description: 'A business pays a supplier (a beneficiary) once an authorized user approves it.' },
+  ),
+);
+export type SupplierPaymentResource = Static<typeof SupplierPaymentResource>;
 
 export interface CreateSupplierPaymentRequest {
   /** Allocated by the gateway and kept with the idempotency key: a retried create reaches the same payment. */

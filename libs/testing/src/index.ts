@@ -4,3 +4,5 @@ export * from './decider-model';
 /** Apache Kafka (tools/kafka) and the mock cluster (tools/kafka-mock), as the distributed launcher starts them, for the Kafka tests. */
 export * from '@pay/kafka-mock';
 export * from '@pay/kafka';
+/** The API-description tools (Redocly, Spectral, openapi-typescript, openapi-fetch) the tests run. */
+export * from './openapi-tools';

@@ -6,6 +6,7 @@ import { createTestDatabase } from '@pay/testing';
 import { startDistributedTopology } from '@pay/topology';
 import { readConfig } from '../config';
 import { startService } from '../service';
+import { assertConforms, DocumentConformance } from './conformance';
 
 /** The origin of hosted URLs in tests (PUBLIC_BASE_URL), the same in both topologies. */
 export const PUBLIC_BASE_URL = 'https://pay.example.test';
@@ -32,11 +33,15 @@ export type Client = (method: string, path: string, options?: RequestOptions) =>
 /**
  * Real HTTP with fetch: JSON in, JSON (or text) out. Given several origins (the gateways of a
  * topology with several instances), requests go to them in turn, as a load balancer spreads them.
+ * Every answer of `/v1` and `/admin/v1` is checked against the OpenAPI document the service serves
+ * (`conformance.ts`): an undeclared status, field or type fails the request that got it.
  */
 export const httpClient = (baseUrl: string | readonly string[]): Client => {
   const origins = typeof baseUrl === 'string' ? [baseUrl] : baseUrl;
   if (origins.length === 0) throw new RangeError('httpClient needs an origin');
   let turn = 0;
+  let conformance: Promise<DocumentConformance> | undefined;
+  const documentOf = (origin: string) => (conformance ??= fetchConformance(origin));
   return async (method, path, { key, body, rawBody, headers = {} } = {}) => {
     const origin = origins[turn++ % origins.length]!;
     const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
@@ -56,9 +61,21 @@ export const httpClient = (baseUrl: string | readonly string[]): Client => {
     } catch {
       /* not JSON: an HTML page or an image */
     }
+    if (DESCRIBED_PATH.test(path)) {
+      assertConforms(await documentOf(origin), { method, path, status: response.status, contentType: response.headers.get('content-type'), headers: response.headers, body: parsed });
+    }
     return { status: response.status, body: parsed, headers: response.headers };
   };
 };
+
+const DESCRIBED_PATH = /^\/(v1|admin\/v1)\//;
+
+/** The document the service serves, read once per client (on its first answer of a described route). */
+async function fetchConformance(origin: string): Promise<DocumentConformance> {
+  const response = await fetch(`${origin}/openapi.json`);
+  if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}: the answers cannot be checked against it`);
+  return new DocumentConformance((await response.json()) as ConstructorParameters<typeof DocumentConformance>[0]);
+}
 
 export interface TestService {
   /** The (first) gateway's origin; `http` spreads requests over every gateway. */

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRoutes, GatewayModule } from '@pay/gateway-feature';
+import { EVENT_TYPES } from '@pay/contracts';
 import { DEFAULT_BRAND } from '@pay/hosted-ui';
 import { launchBrowser, screenshot } from './browser';
 import { createIntegrator, idempotencyKey, paymentBody, startTestService, type TestService } from './harness';
@@ -58,6 +59,61 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }));
     expect(document.paths['/v1/payments'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['status', 'limit', 'starting_after', 'created_gte']));
     expect(document.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  it('declares every answer from the contracts’ schemas: no success response is a bare object, every operation named and described', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, methods]: [string, any]) => Object.entries(methods).map(([method, op]: [string, any]) => ({ route: `${method.toUpperCase()} ${path}`, op })));
+    expect(operations.length).toBeGreaterThan(60);
+    const ids = new Set<string>();
+    for (const { route, op } of operations) {
+      const [status, success] = Object.entries(op.responses).find(([code]) => code.startsWith('2')) as [string, any];
+      const [mediaType, answered] = Object.entries(success.content)[0] as [string, any];
+      if (mediaType === 'application/json') {
+        expect({ route, status, ref: typeof answered.schema.$ref === 'string' && answered.schema.$ref.startsWith('#/components/schemas/') }).toEqual({ route, status, ref: true });
+      } else {
+        // A file or a stream (the payout batch's XML, the chain's NDJSON): its text described in words.
+        expect({ route, mediaType, schema: answered.schema }).toEqual({ route, mediaType: expect.stringMatching(/^application\/(xml|x-ndjson)$/), schema: { type: 'string', description: expect.any(String) } });
+      }
+      expect({ route, summary: typeof op.summary, description: typeof op.description, operationId: /^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/.test(op.operationId) }).toEqual({ route, summary: 'string', description: 'string', operationId: true });
+      expect(ids.has(op.operationId)).toBe(false);
+      ids.add(op.operationId);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '404', '429', '500', '503']));
+      const json = op.requestBody?.content['application/json'];
+      if (json) expect({ route, closed: document.components.schemas[json.schema.$ref.split('/').pop()].additionalProperties }).toEqual({ route, closed: false });
+      else if (op.requestBody) expect({ route, media: Object.keys(op.requestBody.content) }).toEqual({ route, media: ['application/xml'] });
+      for (const param of op.parameters ?? []) {
+        if (param.in === 'query' && ['status', 'type', 'kind', 'currency'].includes(param.name)) expect({ route, param: param.name, enum: Array.isArray(param.schema.enum) }).toEqual({ route, param: param.name, enum: true });
+        if (param.in === 'query' && /^(created_gte|created_lt|from|to|as_of)$/.test(param.name)) expect(param.schema.format).toBe('date-time');
+      }
+    }
+    expect([...ids]).toEqual(expect.arrayContaining(['payments.create', 'payments.list', 'refunds.create', 'balanceTransactions.list', 'balances.retrieve', 'webhookEndpoints.delete', 'events.list']));
+    const limit = document.paths['/v1/payments'].get.parameters.find((p: any) => p.name === 'limit');
+    expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 10 });
+    const payment = document.components.schemas.Payment;
+    expect(payment).toMatchObject({ additionalProperties: false, properties: { created_at: { type: 'string', format: 'date-time' }, status: { enum: ['pending', 'succeeded', 'declined', 'canceled', 'expired'] } } });
+    expect(payment.required).toContain('amount_refunded');
+    // Restricted keys: every /v1 operation names the scope it needs.
+    expect(document.paths['/v1/payouts'].post).toMatchObject({ 'x-required-scope': 'payouts:write', security: [{ apiKey: [] }] });
+    expect(document.paths['/v1/payouts'].get.parameters).toContainEqual(expect.objectContaining({ name: 'status', schema: expect.objectContaining({ enum: ['pending', 'in_transit', 'paid', 'failed', 'canceled'] }) }));
+    expect(document.paths['/v1/api_keys'].get['x-required-scope']).toBe('*');
+    expect(document.paths['/admin/v1/bank_statements'].post.requestBody.content).toHaveProperty('application/xml');
+    expect(document.components.schemas.BalanceTransaction.properties.type.enum).toEqual(expect.arrayContaining(['payout', 'payout_reversal']));
+  });
+
+  it('declares the headers, the statuses of every error, the webhooks with their signature headers, and the public base URL as the server', () => {
+    const create = document.paths['/v1/payments'].post;
+    expect(Object.keys(create.responses['201'].headers).sort()).toEqual(['Idempotent-Replayed', 'Request-Id']);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['409', '413']));
+    expect(document.components.responses.TooManyRequests.headers['Retry-After']).toMatchObject({ required: true });
+    expect(document.components.responses.ServiceUnavailable.description).toContain('service_unavailable');
+    expect(document.servers).toEqual([expect.objectContaining({ url: 'https://pay.example.test' })]);
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const succeeded = document.webhooks['payment.succeeded'].post;
+    expect(succeeded.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(succeeded.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PaymentEvent' });
+    expect(document.components.schemas.PaymentEvent.properties.data.properties.object_version).toMatchObject({ type: 'integer' });
+    const tags = new Set(document.tags.map((t: any) => t.name));
+    for (const methods of Object.values(document.paths) as any[]) for (const op of Object.values(methods) as any[]) expect(tags.has(op.tags[0])).toBe(true);
   });
 
   it('what the service answers matches the document: statuses declared, errors in the described shape', async () => {

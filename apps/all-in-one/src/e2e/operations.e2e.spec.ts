@@ -238,6 +238,9 @@ describe('operator API and CLI', () => {
     it('replay is validated: an event needs its subscription; a subscription of no subscribing app is refused', async () => {
       const replay = (body: unknown) => service.admin('POST', `${OPS}/parked_events/replay`, { body });
       expect((await replay({ event_id: 'x' })).body.error).toMatchObject({ code: 'invalid_request', param: 'subscription_id' });
+      // null counts as missing (found by schemathesis: it was a 500).
+      expect((await replay({ event_id: '0', subscription_id: null })).body.error).toMatchObject({ code: 'invalid_request', param: 'subscription_id' });
+      expect((await service.admin('POST', `${OPS}/failed_deliveries/redeliver`, { body: { endpoint_id: null } })).body).toMatchObject({ object: 'redelivery', endpoint: null });
       expect((await replay({ subscription_id: 'ledger.views' })).body.error).toMatchObject({ code: 'invalid_request', param: 'subscription_id' });
       expect((await replay({ subscription_id: 'payments.payment-views', extra: 1 })).body.error).toMatchObject({ code: 'invalid_request', param: 'extra' });
       expect((await service.admin('GET', `${OPS}/subscriptions?limit=1`)).body.error).toMatchObject({ code: 'invalid_request', param: 'limit' });

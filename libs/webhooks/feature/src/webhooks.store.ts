@@ -732,7 +732,8 @@ export const toEndpointResource = (endpoint: EndpointRow, { withSecret = false }
   id: endpoint.id,
   object: 'webhook_endpoint',
   url: endpoint.url,
-  enabled_events: endpoint.enabledEvents,
+  // Checked against the event types when the endpoint was created or updated.
+  enabled_events: endpoint.enabledEvents as WebhookEndpointResource['enabled_events'],
   ...(withSecret ? { secret: endpoint.secret } : {}),
   status: endpoint.status,
   disabled_reason: endpoint.disabledReason,

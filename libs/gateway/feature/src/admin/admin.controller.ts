@@ -1,15 +1,7 @@
 import { Body, Controller, Header, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import {
-  notFound,
-  ServiceError,
-  type CollectionResource,
-  type ConnectionKind,
-  type ConnectionResource,
-  type CustomerResource,
-  type TopupResource,
-} from '@pay/contracts';
+import { AdminBeneficiaryResource, CashPointResource, CollectionResource, type ConnectionKind, ConnectionResource, CreatedApiKeyResource, CreatedFinanceKeyResource, CreatedIntegratorResource, CustomerResource, notFound, RevokedApiKeyResource, ServiceError, TopupResource } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, CASH_POINT_ADDRESS_LENGTH_MAX, ID_LENGTH_MAX, newId, PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, PIN_LENGTH_MAX, PIN_LENGTH_MIN, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
@@ -19,7 +11,7 @@ import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody } from '../openapi/describe';
+import { JsonBody, Returns } from '../openapi/describe';
 import { Audited } from '../audit/audited';
 
 class NameBody {
@@ -86,6 +78,7 @@ export class AdminController {
     private readonly apiKeys: ApiKeyAuthenticator,
   ) {}
 
+  @Returns(CreatedIntegratorResource, 'Create an integrator', { description: 'Answers the integrator with its first API key; the secret is shown only here.' })
   @JsonBody(NameBody)
   @Post('integrators')
   @HttpCode(201)
@@ -98,32 +91,35 @@ export class AdminController {
   }
 
   /** A read-only key for finance: every GET of the ledger and balances, nothing else. Shown only here. */
+  @Returns(CreatedFinanceKeyResource, 'Create a finance key')
   @JsonBody(NameBody)
   @Post('finance_keys')
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createFinanceKey(@Body() body: unknown) {
+  async createFinanceKey(@Body() body: unknown): Promise<CreatedFinanceKeyResource> {
     const { name } = validateBody(NameBody, body);
     const { keyId, secret } = await this.directory.createFinanceKey(name, this.now());
     return { id: keyId, object: 'api_key', role: 'finance', name, api_key: secret, status: 'active' };
   }
 
+  @Returns(CreatedApiKeyResource, 'Create an API key for an integrator')
   @Post('integrators/:id/api_keys')
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createApiKey(@Param('id') integratorId: string, @Body() body: unknown) {
+  async createApiKey(@Param('id') integratorId: string, @Body() body: unknown): Promise<CreatedApiKeyResource> {
     requireEmptyBody(body);
     if (!(await this.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
     const { keyId, secret } = await this.directory.createApiKey(integratorId, this.now());
     return { id: keyId, object: 'api_key', integrator: integratorId, scopes: ['*'], api_key: secret, status: 'active' };
   }
 
+  @Returns(RevokedApiKeyResource, 'Revoke an API key', { description: 'The key then gets 401.' })
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
   @Audited('api_key.revoked')
-  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown) {
+  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown): Promise<RevokedApiKeyResource> {
     requireEmptyBody(body);
     const revoked = await this.directory.revokeKey(keyId, this.now());
     if (!revoked) throw notFound('API key', keyId);
@@ -131,6 +127,7 @@ export class AdminController {
     return { id: revoked.id, object: 'api_key', integrator: revoked.integratorId, status: 'revoked', created_at: revoked.createdAt, revoked_at: revoked.revokedAt };
   }
 
+  @Returns(ConnectionResource, 'Create a connection')
   @JsonBody(ConnectionBody)
   @Post('connections')
   @HttpCode(201)
@@ -146,6 +143,7 @@ export class AdminController {
     return this.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now());
   }
 
+  @Returns(CustomerResource, 'Create a customer')
   @JsonBody(CustomerBody)
   @Post('customers')
   @HttpCode(201)
@@ -157,6 +155,7 @@ export class AdminController {
     return this.directory.createCustomer({ id, ...input }, this.now());
   }
 
+  @Returns(AdminBeneficiaryResource, 'Create a beneficiary')
   @JsonBody(BeneficiaryBody)
   @Post('beneficiaries')
   @HttpCode(201)
@@ -174,6 +173,7 @@ export class AdminController {
     });
   }
 
+  @Returns(AdminBeneficiaryResource, 'Revoke a beneficiary')
   @Post('beneficiaries/:id/revoke')
   @HttpCode(200)
   @Audited('beneficiary.revoked')
@@ -182,6 +182,7 @@ export class AdminController {
     return this.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
   }
 
+  @Returns(CashPointResource, 'Create a cash point')
   @JsonBody(CashPointBody)
   @Post('cash_points')
   @HttpCode(201)
@@ -191,6 +192,7 @@ export class AdminController {
     return this.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
   }
 
+  @Returns(TopupResource, 'Top up an account')
   @JsonBody(TopupBody)
   @Post('topups')
   @HttpCode(201)
@@ -209,6 +211,7 @@ export class AdminController {
    * the amount received as the gross; `{"resolution": "correct", "amount_received": N}` records the
    * recount (the exact amount settles, any other stays under review). Not under review: invalid_status.
    */
+  @Returns(CollectionResource, 'Resolve a deposit under review')
   @JsonBody(ResolveDepositBody)
   @Post('collections/:id/resolve_deposit')
   @HttpCode(200)

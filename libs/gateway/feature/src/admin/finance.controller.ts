@@ -3,25 +3,11 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import {
-  notFound,
-  ServiceError,
-  type BalanceResource,
-  type CashInTransitResource,
-  type ChainEntryResource,
-  type FeeRevenueResource,
-  type JournalEntryResource,
-  type LedgerAccountResource,
-  type LedgerHeadResource,
-  type ListResource,
-  type SigningKeyResource,
-  type StatementResource,
-  type TrialBalanceResource,
-} from '@pay/contracts';
+import { BalanceResource, CashInTransitResource, ChainEntryResource, FeeRevenueResource, JournalEntryResource, LedgerAccountResource, LedgerHeadResource, listOf, type ListResource, notFound, ServiceError, SigningKeyResource, StatementResource, TrialBalanceResource } from '@pay/contracts';
 import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_CHAIN_PAGE_DEFAULT, LEDGER_CHAIN_PAGE_MAX, LEDGER_CHAIN_VERIFY_TIMEOUT_MS, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { FinanceGuard } from '../auth/admin.guard';
-import { LIST_QUERY, QueryParams } from '../openapi/describe';
+import { LIST_QUERY, QueryParams, Returns, ReturnsMedia } from '../openapi/describe';
 
 /**
  * Accounts whose balance finance may read: an owner's, a cash point's in one currency (`cp_…:<CUR>`),
@@ -45,6 +31,7 @@ const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'p
 export class FinanceController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
+  @Returns(BalanceResource, 'Retrieve an account’s balance', { description: 'The balance now, or as it stood at `as_of`.' })
   @QueryParams('as_of')
   @Get('balances/:owner')
   async balance(@Param('owner') owner: string, @Query() query: unknown): Promise<BalanceResource> {
@@ -56,6 +43,7 @@ export class FinanceController {
     return this.bus.request('ledger.get-balance', { owner, ...(asOf === undefined ? {} : { asOf }) });
   }
 
+  @Returns(TrialBalanceResource, 'Retrieve the trial balance')
   @QueryParams('as_of')
   @Get('ledger/trial_balance')
   async trialBalance(@Query() query: unknown): Promise<TrialBalanceResource> {
@@ -63,14 +51,16 @@ export class FinanceController {
     return this.bus.request('ledger.trial-balance', asOf === undefined ? {} : { asOf });
   }
 
-  @QueryParams('kind', 'currency', ...LIST_QUERY)
+  @Returns(listOf(LedgerAccountResource), 'List ledger accounts')
+  @QueryParams({ kind: ACCOUNT_KINDS, currency: CURRENCIES }, ...LIST_QUERY)
   @Get('ledger/accounts')
   async accounts(@Query() query: unknown): Promise<ListResource<LedgerAccountResource>> {
     const { limit, startingAfter, filters } = parseListQuery(query, ['kind', 'currency'] as const, { oneOf: { kind: ACCOUNT_KINDS, currency: CURRENCIES }, idPattern: ACCOUNT_ID });
     return this.bus.request('ledger.accounts.list', { limit, ...(startingAfter === undefined ? {} : { startingAfter }), ...filters });
   }
 
-  @QueryParams('from!', 'to!', ...LIST_QUERY)
+  @Returns(StatementResource, 'Retrieve an account statement', { csv: true, description: 'The lines of one account between `from` (exclusive opening balance) and `to`, oldest first, each with its running balance.' })
+  @QueryParams('from!', 'to!', { limit: { type: 'integer', minimum: 1, maximum: STATEMENT_LIMIT_MAX, default: STATEMENT_LIMIT_DEFAULT, description: `How many lines a page holds, 1 to ${STATEMENT_LIMIT_MAX} (default ${STATEMENT_LIMIT_DEFAULT}).` } }, { starting_after: { type: 'string', maxLength: STRING_LENGTH_MAX, description: 'The entry id of the last line of the previous page.' } })
   @Get('ledger/accounts/:id/statement')
   async statement(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') account: string, @Query() query: unknown): Promise<StatementResource | string> {
     const { from, to, limit, starting_after: startingAfter } = timeParams(query, ['from', 'to'], [], ['limit', 'starting_after']);
@@ -85,7 +75,8 @@ export class FinanceController {
   }
 
   /** By `reference` (an object id), or by `account` over an optional period; oldest first. */
-  @QueryParams('reference', 'account', 'from', 'to', ...LIST_QUERY)
+  @Returns(listOf(JournalEntryResource), 'List journal entries', { csv: true, description: 'The entries of one reference, or of one account over a period, oldest first.' })
+  @QueryParams('reference', 'account', 'from', 'to', { limit: { type: 'integer', minimum: 1, maximum: LEDGER_ENTRIES_PAGE_MAX, default: LIST_LIMIT_DEFAULT, description: `How many entries a page holds, 1 to ${LEDGER_ENTRIES_PAGE_MAX} (default ${LIST_LIMIT_DEFAULT}).` } }, 'starting_after')
   @Get('ledger/entries')
   async entries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<JournalEntryResource> | string> {
     const params = timeParams(query, [], ['from', 'to'], ['reference', 'account', 'limit', 'starting_after']);
@@ -106,6 +97,7 @@ export class FinanceController {
     return csv(reply, ['entry', 'reference', 'kind', 'created_at', 'account', 'direction', 'amount', 'currency'], rows);
   }
 
+  @Returns(FeeRevenueResource, 'Report fee revenue', { csv: true })
   @QueryParams('from!', 'to!')
   @Get('ledger/fee_revenue')
   async feeRevenue(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<FeeRevenueResource | string> {
@@ -117,7 +109,14 @@ export class FinanceController {
   }
 
   /** The hash chain, ascending from `from_sequence` (contract section 17). */
-  @QueryParams('from_sequence', 'limit')
+  @Returns(listOf(ChainEntryResource), 'List the ledger’s hash chain', {
+    operationId: 'admin.chain.list',
+    description: 'The ledger’s entries in sequence order, ascending from `from_sequence`, each with `prev_hash` and `hash`: `hash` is the SHA-256 of `prev_hash`, a newline and the RFC 8785 JSON of `{sequence, id, reference, created_at, postings}`.',
+  })
+  @QueryParams(
+    { from_sequence: { type: 'integer', minimum: 1, default: 1, description: 'The first sequence of the page (default 1).' } },
+    { limit: { type: 'integer', minimum: 1, maximum: LEDGER_CHAIN_PAGE_MAX, default: LEDGER_CHAIN_PAGE_DEFAULT, description: `How many entries a page holds, 1 to ${LEDGER_CHAIN_PAGE_MAX} (default ${LEDGER_CHAIN_PAGE_DEFAULT}).` } },
+  )
   @Get('ledger/chain')
   async chain(@Query() query: unknown): Promise<ListResource<ChainEntryResource>> {
     const params = timeParams(query, [], [], ['from_sequence', 'limit']);
@@ -126,12 +125,14 @@ export class FinanceController {
   }
 
   /** The chain's last entry, signed now. */
+  @Returns(LedgerHeadResource, 'Retrieve the chain’s signed head', { description: 'The chain’s last entry, signed now with Ed25519 over `sequence + "." + hash + "." + signed_at`.' })
   @Get('ledger/chain/head')
   async chainHead(@Query() query: unknown): Promise<LedgerHeadResource> {
     timeParams(query, []);
     return this.bus.request('ledger.chain.head', {});
   }
 
+  @Returns(listOf(SigningKeyResource), 'List the chain’s signing keys', { description: 'The public keys (PEM SPKI) that check the head’s signature, by `key_id`.' })
   @Get('ledger/signing_keys')
   async signingKeys(@Query() query: unknown): Promise<ListResource<SigningKeyResource>> {
     timeParams(query, []);
@@ -143,7 +144,13 @@ export class FinanceController {
    * the public key of the key that signed it, so that `payments ledger verify` needs nothing but the file.
    * Read a page at a time while it is sent.
    */
-  @QueryParams('to_sequence')
+  @ReturnsMedia(
+    'application/x-ndjson',
+    { type: 'string', description: 'One `ChainEntry` JSON a line from sequence 1, then one line: the `LedgerHead` at the last entry, with the `public_key` that signed it.' },
+    'Export the hash chain',
+    { description: 'The chain as NDJSON, to check offline with `payments ledger verify FILE`: every entry from sequence 1 (to `to_sequence`, else the head), then the signed head.' },
+  )
+  @QueryParams({ to_sequence: { type: 'integer', minimum: 0, description: 'The export’s last sequence (default: the head).' } })
   @Get('ledger/chain/export')
   async chainExport(@Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<StreamableFile> {
     const params = timeParams(query, [], [], ['to_sequence']);
@@ -168,6 +175,7 @@ export class FinanceController {
     return new StreamableFile(Readable.from(lines()), { type: 'application/x-ndjson' });
   }
 
+  @Returns(CashInTransitResource, 'Report cash in transit')
   @Get('ledger/cash_in_transit')
   async cashInTransit(@Query() query: unknown): Promise<CashInTransitResource> {
     timeParams(query, []);

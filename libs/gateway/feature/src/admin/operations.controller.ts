@@ -1,20 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, UseGuards } from '@nestjs/common';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import {
-  ServiceError,
-  SUBSCRIBING_APPS,
-  type EndpointHealth,
-  type FailedDelivery,
-  type ParkedEvent,
-  type SubscribingApp,
-  type SubscriptionStatus,
-} from '@pay/contracts';
+import { type EndpointHealth, EndpointHealthResource, type FailedDelivery, FailedDeliveryResource, listOf, type ListResource, operationsListOf, type ParkedEvent, ParkedEventReplayResource, ParkedEventResource, RedeliveryResource, ServiceError, type Static, SUBSCRIBING_APPS, type SubscribingApp, SubscriptionResource, type SubscriptionStatus } from '@pay/contracts';
 import { ID_LENGTH_MAX, OPERATIONS_APP_TIMEOUT_MS, OPERATIONS_REPLAY_TIMEOUT_MS } from '@pay/kernel';
 import { parseListQuery } from '../api/list-query';
 import { AdminGuard } from '../auth/admin.guard';
 import { validateBody } from '../http/validation';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 
 const SUBSCRIPTION_ID = new RegExp(`^(${SUBSCRIBING_APPS.join('|')})\\.[a-z0-9][a-z0-9-]{0,99}$`);
 const EVENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -33,6 +25,9 @@ class RedeliverFailedBody {
   endpoint_id?: string;
 }
 
+const SUBSCRIPTION_LIST = operationsListOf(SubscriptionResource, 'SubscriptionList');
+const PARKED_EVENT_LIST = operationsListOf(ParkedEventResource, 'ParkedEventList');
+
 /** An app that did not answer: listed beside the answers of the others rather than failing the whole view. */
 interface AppError {
   app: SubscribingApp;
@@ -50,17 +45,19 @@ interface AppError {
 export class OperationsController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
+  @Returns(SUBSCRIPTION_LIST, 'List catch-up subscriptions')
   @Get('subscriptions')
-  async subscriptions(@Query() query: unknown) {
+  async subscriptions(@Query() query: unknown): Promise<Static<typeof SUBSCRIPTION_LIST>> {
     refuseParameters(query);
     const { answers, errors } = await this.askEveryApp((app) => this.bus.request(`${app}.operations.subscriptions`, {}, { timeoutMs: OPERATIONS_APP_TIMEOUT_MS }));
     return { object: 'list', data: answers.flatMap((answer) => answer.items.map(toSubscriptionView)), has_more: false, errors };
   }
 
   /** The newest parked events of every app, at most `limit` in all. */
+  @Returns(PARKED_EVENT_LIST, 'List parked events')
   @QueryParams('limit')
   @Get('parked_events')
-  async parkedEvents(@Query() query: unknown) {
+  async parkedEvents(@Query() query: unknown): Promise<Static<typeof PARKED_EVENT_LIST>> {
     const limit = limitOnly(query);
     // One more than asked from each app: whether there are more.
     const ask = (app: SubscribingApp) => this.bus.request(`${app}.operations.parked-events`, { limit: limit + 1 }, { timeoutMs: OPERATIONS_APP_TIMEOUT_MS });
@@ -70,11 +67,15 @@ export class OperationsController {
   }
 
   /** One parked event (both ids), every one of a subscription, or every one of every app (no body). */
+  @Returns(ParkedEventReplayResource, 'Replay parked events')
   @JsonBody(ReplayParkedBody)
   @Post('parked_events/replay')
   @HttpCode(200)
-  async replayParked(@Body() body: unknown) {
-    const { subscription_id: subscriptionId, event_id: eventId } = validateOptionalBody(ReplayParkedBody, body);
+  async replayParked(@Body() body: unknown): Promise<ParkedEventReplayResource> {
+    const input = validateOptionalBody(ReplayParkedBody, body);
+    // A parameter sent as JSON null counts as missing (class-validator lets null through @IsOptional).
+    const subscriptionId = input.subscription_id ?? undefined;
+    const eventId = input.event_id ?? undefined;
     if (eventId !== undefined && subscriptionId === undefined) throw new ServiceError('invalid_request', 'event_id needs the subscription_id it is parked in', 'subscription_id');
     const replay = { ...(subscriptionId === undefined ? {} : { subscriptionId }), ...(eventId === undefined ? {} : { eventId }) };
     // A replay handles events again: given the time a projection batch may take, not the usual bound.
@@ -89,9 +90,10 @@ export class OperationsController {
     };
   }
 
+  @Returns(listOf(FailedDeliveryResource), 'List failed webhook deliveries')
   @QueryParams('endpoint_id', ...LIST_QUERY)
   @Get('failed_deliveries')
-  async failedDeliveries(@Query() query: unknown) {
+  async failedDeliveries(@Query() query: unknown): Promise<ListResource<FailedDeliveryResource>> {
     const { limit, startingAfter, filters } = parseListQuery(query, ['endpoint_id'] as const, { idPattern: DELIVERY_ID });
     const endpointId = filters.endpoint_id;
     if (endpointId !== undefined && !ENDPOINT_ID.test(endpointId)) throw new ServiceError('invalid_request', 'endpoint_id must be a webhook endpoint id (we_…)', 'endpoint_id');
@@ -104,18 +106,20 @@ export class OperationsController {
   }
 
   /** Every failed delivery (of one endpoint, or all) sent again now; a repeat finds none. */
+  @Returns(RedeliveryResource, 'Redeliver failed webhook deliveries')
   @JsonBody(RedeliverFailedBody)
   @Post('failed_deliveries/redeliver')
   @HttpCode(200)
-  async redeliverFailed(@Body() body: unknown) {
-    const { endpoint_id: endpointId } = validateOptionalBody(RedeliverFailedBody, body);
+  async redeliverFailed(@Body() body: unknown): Promise<RedeliveryResource> {
+    const endpointId = validateOptionalBody(RedeliverFailedBody, body).endpoint_id ?? undefined;
     const { redelivered } = await this.bus.request('webhooks.operations.redeliver-failed', endpointId === undefined ? {} : { endpointId }, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
     return { object: 'redelivery', endpoint: endpointId ?? null, redelivered };
   }
 
+  @Returns(listOf(EndpointHealthResource), 'List failing webhook endpoints')
   @QueryParams('limit')
   @Get('failing_endpoints')
-  async failingEndpoints(@Query() query: unknown) {
+  async failingEndpoints(@Query() query: unknown): Promise<ListResource<EndpointHealthResource>> {
     const limit = limitOnly(query);
     const { items } = await this.bus.request('webhooks.operations.failing-endpoints', { limit: limit + 1 });
     return { object: 'list', data: items.slice(0, limit).map(toEndpointHealthView), has_more: items.length > limit };
@@ -156,7 +160,7 @@ const refuseParameters = (query: unknown): void => {
   if (name !== undefined) throw new ServiceError('invalid_request', `unknown parameter: ${name}`, name);
 };
 
-const toSubscriptionView = (s: SubscriptionStatus) => ({
+const toSubscriptionView = (s: SubscriptionStatus): SubscriptionResource => ({
   id: s.subscriptionId,
   object: 'subscription',
   app: s.app,
@@ -167,7 +171,7 @@ const toSubscriptionView = (s: SubscriptionStatus) => ({
   running: s.running,
 });
 
-const toParkedEventView = (p: ParkedEvent) => ({
+const toParkedEventView = (p: ParkedEvent): ParkedEventResource => ({
   object: 'parked_event',
   subscription: p.subscriptionId,
   event: p.eventId,
@@ -177,7 +181,7 @@ const toParkedEventView = (p: ParkedEvent) => ({
   parked_at: p.parkedAt,
 });
 
-const toFailedDeliveryView = (d: FailedDelivery) => ({
+const toFailedDeliveryView = (d: FailedDelivery): FailedDeliveryResource => ({
   id: d.deliveryId,
   object: 'failed_delivery',
   endpoint: d.endpointId,
@@ -190,7 +194,7 @@ const toFailedDeliveryView = (d: FailedDelivery) => ({
   last_attempt_at: d.lastAttemptAt,
 });
 
-const toEndpointHealthView = (e: EndpointHealth) => ({
+const toEndpointHealthView = (e: EndpointHealth): EndpointHealthResource => ({
   id: e.endpointId,
   object: 'endpoint_health',
   integrator: e.integratorId,

@@ -3,13 +3,13 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res, Use
 import type { FastifyReply } from 'fastify';
 import { IsDefined, IsNotEmpty, IsString } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { ServiceError, type BankStatementImportResource, type PayoutBatchResource } from '@pay/contracts';
+import { BankStatementImportResource, PayoutBatchResource, ServiceError } from '@pay/contracts';
 import { newId, PAYOUT_ADMIN_REQUEST_TIMEOUT_MS, type Currency } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsSupportedCurrency, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody } from '../openapi/describe';
+import { JsonBody, MediaBody, Returns, ReturnsMedia } from '../openapi/describe';
 import { parseStatement } from './camt053';
 
 class PayoutBatchBody {
@@ -31,6 +31,9 @@ export class PayoutsAdminController {
   ) {}
 
   /** `201`: every pending payout of the currency (the oldest PAYOUT_BATCH_MAX), now in transit; `count` 0 is allowed. */
+  @Returns(PayoutBatchResource, 'Create a payout batch', {
+    description: 'Puts every `pending` payout of the currency in a new batch, now `in_transit` (`count` 0 is allowed); its file is the credit transfer initiation for the bank. Answers 201 with the batch.',
+  })
   @JsonBody(PayoutBatchBody)
   @Audited('payout_batch.created')
   @Post('payout_batches')
@@ -44,6 +47,12 @@ export class PayoutsAdminController {
   }
 
   /** The batch's pain.001.001.09 file, `application/xml`. */
+  @ReturnsMedia(
+    'application/xml',
+    { type: 'string', description: 'An ISO 20022 `pain.001.001.09` credit transfer initiation: one `PmtInf`, one `CdtTrfTxInf` a payout (`EndToEndId` the payout id, `InstdAmt` in major units).' },
+    'Download a payout batch’s file',
+    { description: 'The batch as an ISO 20022 credit transfer initiation (`pain.001.001.09`, `application/xml`), to send to the bank.' },
+  )
   @Get('payout_batches/:id/file')
   async batchFile(@Param('id') batchId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const { xml } = await this.bus.request('payments.payout-batches.file', { batchId }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
@@ -56,6 +65,11 @@ export class PayoutsAdminController {
    * A camt.053.001.08 statement, `application/xml` (up to 10 MB): parsed here (no entity is resolved,
    * a DOCTYPE is refused), then applied by the payments app; a file that fails applies nothing.
    */
+  @Returns(BankStatementImportResource, 'Import a bank statement', {
+    description:
+      'Applies an ISO 20022 `camt.053.001.08` statement: a booked debit entry whose `EndToEndId` is an `in_transit` payout with the same amount and currency marks it `paid`; a returned credit marks it `failed` (`returned_by_bank`, `failure_code` the return reason) and the amount goes back; any other entry changes nothing and is listed in `unmatched`. A statement imported before answers `duplicate: true` and applies nothing. Answers 201.',
+  })
+  @MediaBody('application/xml', { type: 'string', description: 'An ISO 20022 `camt.053.001.08` bank statement (`Content-Type: application/xml`).' })
   @Audited('bank_statement_import.created')
   @Post('bank_statements')
   @HttpCode(201)

@@ -1,14 +1,14 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { ServiceError } from '@pay/contracts';
+import { AgentResource, BusinessUserResource, ServiceError } from '@pay/contracts';
 import { LOGIN_LENGTH_MAX, LOGIN_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { PeopleRepository, type AgentRole } from '../directory/people.repository';
 import { validateBody } from '../http/validation';
-import { JsonBody } from '../openapi/describe';
+import { JsonBody, Returns } from '../openapi/describe';
 
 const LOGIN = new RegExp(`^[A-Za-z0-9._@+-]{${LOGIN_LENGTH_MIN},${LOGIN_LENGTH_MAX}}$`);
 const LOGIN_MESSAGE = { message: `login must be ${LOGIN_LENGTH_MIN} to ${LOGIN_LENGTH_MAX} letters, digits or . _ @ + -` };
@@ -46,10 +46,11 @@ export class PeopleController {
     private readonly people: PeopleRepository,
   ) {}
 
+  @Returns(BusinessUserResource, 'Create a business user')
   @JsonBody(BusinessUserBody)
   @Post('business_users')
   @HttpCode(201)
-  async createBusinessUser(@Body() body: unknown) {
+  async createBusinessUser(@Body() body: unknown): Promise<BusinessUserResource> {
     const input = validateBody(BusinessUserBody, body);
     const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
@@ -58,10 +59,11 @@ export class PeopleController {
     return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
   }
 
+  @Returns(AgentResource, 'Create a cash agent')
   @JsonBody(AgentBody)
   @Post('agents')
   @HttpCode(201)
-  async createAgent(@Body() body: unknown) {
+  async createAgent(@Body() body: unknown): Promise<AgentResource> {
     const input = validateBody(AgentBody, body);
     try {
       await this.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });

@@ -1,10 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { ChainVerificationResource, ReconciliationResource } from '@pay/contracts';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { AccountDeltas, ChainVerificationResource, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
+import type { AccountDeltas, ExpectedMovements, ExpectedMovementsPage, LedgerMovementsPage } from '@pay/contracts';
 import { LEDGER_CHAIN_VERIFY_TIMEOUT_MS, RECONCILIATION_PAGE, RECONCILIATION_TIMEOUT_MS } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { requireEmptyBody } from '../http/validation';
 import { reconcile, type ReconciliationReport } from './reconciliation';
+import { Returns } from '../openapi/describe';
 
 const EXPECTED_MOVEMENT_TOPICS = ['payments.expected-movements', 'cash.expected-movements', 'supplier-payments.expected-movements', 'collections.expected-movements'] as const;
 
@@ -14,6 +16,7 @@ const EXPECTED_MOVEMENT_TOPICS = ['payments.expected-movements', 'cash.expected-
 export class ReconciliationController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
+  @Returns(ReconciliationResource, 'Reconcile the ledger with the objects’ histories')
   @Post('reconciliations')
   @HttpCode(200)
   async reconcile(@Body() body: unknown): Promise<ReconciliationReport> {
@@ -39,6 +42,7 @@ export class ReconciliationController {
   }
 
   /** Every hash of the chain recomputed from the stored entries (admin key only: a finance key is 403). */
+  @Returns(ChainVerificationResource, 'Verify the hash chain', { description: 'Recomputes every hash of the chain from the stored entries (admin key only): `valid`, or `broken` with the first sequence that does not hold.' })
   @Post('chain/verify')
   @HttpCode(200)
   async verifyChain(@Body() body: unknown): Promise<ChainVerificationResource> {

@@ -1,29 +1,11 @@
-import type { AccountDeltas, ChainVerificationResource, ExpectedMovements } from '@pay/contracts';
+import type { AccountDeltas, BrokenChainResource, ChainVerificationResource, ExpectedMovements, ReconciliationDifferenceResource, ReconciliationResource } from '@pay/contracts';
 import { RECONCILIATION_DIFFERENCES_MAX } from '@pay/kernel';
 
-export interface Difference {
-  object_id: string | null;
-  reference: string;
-  kind: 'missing_entry' | 'unexpected_entry' | 'amount_mismatch';
-  account: string;
-  expected: number;
-  found: number;
-  message: string;
-}
+export type Difference = ReconciliationDifferenceResource;
 
-/** The ledger's hash chain does not hold from `sequence` on: an entry there was changed, removed or moved. */
-export interface BrokenChain {
-  kind: 'broken_chain';
-  sequence: number;
-  message: string;
-}
+export type BrokenChain = BrokenChainResource;
 
-export interface ReconciliationReport {
-  object: 'reconciliation';
-  status: 'balanced' | 'differences';
-  checked_objects: number;
-  differences: (Difference | BrokenChain)[];
-}
+export type ReconciliationReport = ReconciliationResource;
 
 /**
  * Compares what the objects' histories say moved with what the ledger moved, reference by reference and

@@ -1,20 +1,20 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ServiceError, type ListResource } from '@pay/contracts';
+import { ApiKeyWithSecretResource, ApiKeyResource, listOf, ServiceError, type ListResource } from '@pay/contracts';
 import { API_KEY_ROLL_OVERLAP_MAX_SECONDS, API_KEY_SCOPES_MAX, STRING_LENGTH_MAX, type Clock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { ApiKeyAuthenticator, LastUses } from '../auth/auth';
 import { FULL_ACCESS, isScope, RequiresScope, SCOPE_RESOURCES } from '../auth/scopes';
 import { Audited } from '../audit/audited';
-import { ApiKeysRepository, type ApiKeyResource } from '../directory/api-keys.repository';
+import { ApiKeysRepository } from '../directory/api-keys.repository';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore, type AnswerSeal } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseIsoInstant, parseListQuery } from './list-query';
 
 export class CreateApiKeyBody {
@@ -90,6 +90,10 @@ export class ApiKeysController {
   ) {}
 
   /** `201` the key with its secret `api_key` (shown only here): `sk_…` for `["*"]`, `rk_…` otherwise. */
+  @Returns(ApiKeyWithSecretResource, 'Create an API key', {
+    description:
+      'A key with the given scopes: `["*"]` (every /v1 route, an `sk_…` secret) or `<resource>:read` / `<resource>:write` (an `rk_…` secret). An unknown scope or an `expires_at` in the past is `400 invalid_request`. Answers 201 with the key and its secret `api_key`, shown only here.',
+  })
   @JsonBody(CreateApiKeyBody)
   @Post()
   @HttpCode(201)
@@ -113,6 +117,7 @@ export class ApiKeysController {
     });
   }
 
+  @Returns(listOf(ApiKeyResource), 'List API keys', { description: 'Every key of the integrator (also those the admin API issued), without secrets, newest first.' })
   @QueryParams(...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<ApiKeyResource>> {
@@ -123,6 +128,7 @@ export class ApiKeysController {
     return { object: 'list', data, has_more: hasMore };
   }
 
+  @Returns(ApiKeyResource, 'Retrieve an API key')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ApiKeyResource> {
     await this.lastUses.flush().catch(() => undefined);
@@ -130,6 +136,9 @@ export class ApiKeysController {
   }
 
   /** `201` a new key (same name and scopes) with its secret; the old one works `expires_in` seconds more (default 0). */
+  @Returns(ApiKeyWithSecretResource, 'Roll an API key', {
+    description: 'A new key with the same name and scopes; the old key stops working `expires_in` seconds later (0 to 604800, default 0). Answers 201 with the new key and its secret `api_key`, shown only here.',
+  })
   @JsonBody(RollApiKeyBody)
   @Post(':id/roll')
   @HttpCode(201)
@@ -146,6 +155,7 @@ export class ApiKeysController {
     });
   }
 
+  @Returns(ApiKeyResource, 'Revoke an API key', { description: 'Answers 200 with the key, `revoked`: it gets 401 from then on.' })
   @Post(':id/revoke')
   @HttpCode(200)
   @Audited('api_key.revoked')

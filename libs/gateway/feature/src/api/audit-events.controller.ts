@@ -1,12 +1,12 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import type { ListResource } from '@pay/contracts';
+import { AuditEventResource, listOf, type ListResource } from '@pay/contracts';
 import { ID_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { FinanceGuard } from '../auth/admin.guard';
 import { FULL_ACCESS, RequiresScope } from '../auth/scopes';
-import { AuditLog, type AuditEventResource } from '../directory/audit-log';
+import { AuditLog } from '../directory/audit-log';
 import type { ApiKeyRecord } from '../directory/directory.repository';
-import { LIST_QUERY, QueryParams } from '../openapi/describe';
+import { CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
 const AUDIT_ID = new RegExp(`^aud_[0-9A-Za-z]{1,${ID_LENGTH_MAX}}$`);
@@ -18,7 +18,8 @@ const AUDIT_ID = new RegExp(`^aud_[0-9A-Za-z]{1,${ID_LENGTH_MAX}}$`);
 export class AuditEventsController {
   constructor(private readonly audit: AuditLog) {}
 
-  @QueryParams('action', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(AuditEventResource), 'List audit events', { description: 'The integrator’s audit trail, newest first: every change made through the API (reads are not recorded). Only a `["*"]` key may read it.' })
+  @QueryParams('action', ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<AuditEventResource>> {
     const parsed = parseListQuery(query, ['action'] as const, { createdRange: true, idPattern: AUDIT_ID });
@@ -33,7 +34,8 @@ export class AuditEventsController {
 export class AdminAuditEventsController {
   constructor(private readonly audit: AuditLog) {}
 
-  @QueryParams('integrator', 'action', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(AuditEventResource), 'List every audit event', { operationId: 'admin.auditEvents.list', description: 'Every integrator’s audit trail (and the admin’s), newest first.' })
+  @QueryParams('integrator', 'action', ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Query() query: unknown): Promise<ListResource<AuditEventResource>> {
     const parsed = parseListQuery(query, ['integrator', 'action'] as const, { createdRange: true, idPattern: AUDIT_ID });

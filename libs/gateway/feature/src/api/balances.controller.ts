@@ -1,11 +1,11 @@
 import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { notFound, ServiceError, type BalanceResource, type BalanceTransactionResource, type ListResource } from '@pay/contracts';
+import { BalanceResource, BalanceTransactionResource, listOf, type ListResource, notFound, ServiceError } from '@pay/contracts';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
-import { LIST_QUERY, QueryParams } from '../openapi/describe';
+import { CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
 /** An integrator reads the accounts of its own connections: balances and the movements behind them. */
@@ -19,6 +19,7 @@ export class BalancesController {
     private readonly connections: ConnectionAuthorization,
   ) {}
 
+  @Returns(BalanceResource, 'Retrieve a connection’s balance', { operationId: 'balances.retrieve' })
   @Get('balances/:connection')
   async balance(@Integrator() { integratorId }: ApiKeyRecord, @Param('connection') connectionId: string): Promise<BalanceResource> {
     const connection = await this.connections.authorized(integratorId, connectionId, 'connection');
@@ -26,7 +27,8 @@ export class BalancesController {
   }
 
   /** Newest first; `connection` is required, `source` (an object id) and the creation time filter. */
-  @QueryParams('connection!', 'source', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(BalanceTransactionResource), 'List balance transactions', { description: 'The movements of one of your connections’ accounts, newest first: their amounts add up to its available balance.' })
+  @QueryParams('connection!', 'source', ...CREATED_RANGE, ...LIST_QUERY)
   @Get('balance_transactions')
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<BalanceTransactionResource>> {
     const { filters, ...page } = parseListQuery(query, ['connection', 'source'] as const, { createdRange: true });
@@ -35,6 +37,7 @@ export class BalancesController {
     return this.bus.request('ledger.balance-transactions.list', { owner: connection.id, ...page, ...(filters.source === undefined ? {} : { source: filters.source }) });
   }
 
+  @Returns(BalanceTransactionResource, 'Retrieve a balance transaction')
   @Get('balance_transactions/:id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<BalanceTransactionResource> {
     const transaction = await this.bus.request('ledger.balance-transactions.retrieve', { id });

@@ -1,14 +1,14 @@
 import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { BeneficiaryResource } from '@pay/contracts';
+import { BeneficiaryResource } from '@pay/contracts';
 import { STRING_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { validateQuery } from '../http/validation';
-import { QueryParams } from '../openapi/describe';
+import { QueryParams, Returns } from '../openapi/describe';
 
 class BeneficiaryQuery {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payer_connection!: string;
@@ -27,6 +27,7 @@ export class BeneficiariesController {
     private readonly connections: ConnectionAuthorization,
   ) {}
 
+  @Returns(BeneficiaryResource, 'Retrieve a beneficiary', { description: 'A beneficiary of the business `payer_connection` (one of yours); a revoked one is still retrievable, with `status: "revoked"`.' })
   @QueryParams('payer_connection!')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') beneficiaryId: string, @Query() query: unknown): Promise<BeneficiaryResource> {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { CASH_PAYMENT_STATUSES, ServiceError, type CashPaymentResource, type ListResource } from '@pay/contracts';
+import { CASH_PAYMENT_STATUSES, CashPaymentResource, listOf, type ListResource, ServiceError } from '@pay/contracts';
 import { CASH_EXPIRES_AT_MAX_AHEAD_MS, CASH_EXPIRES_AT_MIN_AHEAD_MS, DAY_MS, MINUTE_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
@@ -11,7 +11,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseIsoInstant, parseListQuery } from './list-query';
 
 /** ISO 8601 date and time with a zone (Z or ±hh:mm): a deadline without a zone is ambiguous. */
@@ -58,6 +58,7 @@ export class CashPaymentsController {
     private readonly connections: ConnectionAuthorization,
   ) {}
 
+  @Returns(CashPaymentResource, 'Create a cash payment', { description: 'Creates a cash payment awaiting payment at a cash point, with its `payment_reference`, QR code and instructions page; it expires at `expires_at` (default 72 hours).' })
   @JsonBody(CreateCashPaymentBody)
   @Post()
   @HttpCode(201)
@@ -82,18 +83,21 @@ export class CashPaymentsController {
   }
 
   /** Newest first, own cash payments only; filters by order, status, payment reference and creation time. */
-  @QueryParams('order_reference', 'status', 'payment_reference', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(CashPaymentResource), 'List cash payments')
+  @QueryParams('order_reference', { status: CASH_PAYMENT_STATUSES }, 'payment_reference', ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<CashPaymentResource>> {
     const page = parseListQuery(query, ['order_reference', 'status', 'payment_reference'] as const, { oneOf: { status: CASH_PAYMENT_STATUSES }, createdRange: true });
     return this.bus.request('cash.list', { integratorId, ...page });
   }
 
+  @Returns(CashPaymentResource, 'Retrieve a cash payment')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') cashPaymentId: string): Promise<CashPaymentResource> {
     return this.bus.request('cash.cash-payments.retrieve', { integratorId, cashPaymentId });
   }
 
+  @Returns(CashPaymentResource, 'Cancel a cash payment')
   @Post(':id/cancel')
   @HttpCode(200)
   async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') cashPaymentId: string, @Body() body: unknown): Promise<CashPaymentResource> {
@@ -110,6 +114,7 @@ export class CashPaymentsTestHelpersController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   /** The cash agent validates the cash at a cash point: the exact amount only (else invalid_amount, nothing changes). */
+  @Returns(CashPaymentResource, 'Pay a cash payment at a cash point (sandbox)', { description: 'The agent validates the cash: the exact amount succeeds; any other amount is 400 invalid_amount and changes nothing.' })
   @JsonBody(PayCashBody)
   @Post(':id/pay')
   @HttpCode(200)

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { COLLECTION_STATUSES, ServiceError, type CollectionResource, type ListResource } from '@pay/contracts';
+import { COLLECTION_STATUSES, CollectionResource, listOf, type ListResource, ServiceError } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
 export class CreateCollectionBody {
@@ -45,6 +45,7 @@ export class CollectionsController {
    * caller's own wholesaler connection, else connection_not_authorized), then its currency.
    * Idempotency-Key is honoured when sent, not required.
    */
+  @Returns(CollectionResource, 'Create a collection')
   @JsonBody(CreateCollectionBody)
   @Post()
   @HttpCode(201)
@@ -69,13 +70,15 @@ export class CollectionsController {
   }
 
   /** Newest first, own collections only; filters by order, status and creation time. */
-  @QueryParams('order_reference', 'status', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(CollectionResource), 'List collections')
+  @QueryParams('order_reference', { status: COLLECTION_STATUSES }, ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<CollectionResource>> {
     const page = parseListQuery(query, ['order_reference', 'status'] as const, { oneOf: { status: COLLECTION_STATUSES }, createdRange: true });
     return this.bus.request('collections.list', { integratorId, ...page });
   }
 
+  @Returns(CollectionResource, 'Retrieve a collection')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') collectionId: string): Promise<CollectionResource> {
     return this.bus.request('collections.retrieve', { integratorId, collectionId });
@@ -92,6 +95,7 @@ export class CollectionsController {
 export class CollectionsTestHelpersController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
+  @Returns(CollectionResource, 'Confirm a collection’s handover (sandbox)')
   @Post(':id/confirm_handover')
   @HttpCode(200)
   async confirmHandover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
@@ -99,6 +103,7 @@ export class CollectionsTestHelpersController {
     return this.bus.request('collections.confirm-handover', { integratorId, collectionId });
   }
 
+  @Returns(CollectionResource, 'Validate a collection’s deposit (sandbox)', { description: 'The amount expected settles the collection; any other moves it to `deposit_under_review`, with no credit.' })
   @JsonBody(ValidateDepositBody)
   @Post(':id/validate_deposit')
   @HttpCode(200)

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { PAYMENT_STATUSES, type ListResource, type PaymentResource } from '@pay/contracts';
+import { listOf, type ListResource, PAYMENT_STATUSES, PaymentResource } from '@pay/contracts';
 import { STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { Creation, requireIdempotencyKey, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, IsHttpsUrl, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
 export class CreatePaymentBody {
@@ -32,6 +32,7 @@ export class PaymentsController {
   ) {}
 
   /** The Idempotency-Key is required here, unlike the other creates. */
+  @Returns(PaymentResource, 'Create a payment', { description: 'Creates a pending payment and answers its `authorization_url`, the hosted page where the customer authorizes it before `expires_at` (30 minutes). Requires an Idempotency-Key.' })
   @JsonBody(CreatePaymentBody)
   @Post()
   @HttpCode(201)
@@ -54,18 +55,21 @@ export class PaymentsController {
   }
 
   /** Newest first, own payments only; filters by order, status, merchant connection and creation time. */
-  @QueryParams('order_reference', 'status', 'merchant_connection', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(PaymentResource), 'List payments')
+  @QueryParams('order_reference', { status: PAYMENT_STATUSES }, 'merchant_connection', ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<PaymentResource>> {
     const page = parseListQuery(query, ['order_reference', 'status', 'merchant_connection'] as const, { oneOf: { status: PAYMENT_STATUSES }, createdRange: true });
     return this.bus.request('payments.list', { integratorId, ...page });
   }
 
+  @Returns(PaymentResource, 'Retrieve a payment')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') paymentId: string): Promise<PaymentResource> {
     return this.bus.request('payments.retrieve', { integratorId, paymentId });
   }
 
+  @Returns(PaymentResource, 'Cancel a payment', { description: 'Cancels a pending payment; any other status is 409 invalid_status.' })
   @Post(':id/cancel')
   @HttpCode(200)
   async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') paymentId: string, @Body() body: unknown): Promise<PaymentResource> {

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Body, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { PAYOUT_STATUSES, type BankAccountResource, type ListResource, type PayoutResource, type PayoutStatus } from '@pay/contracts';
+import { BankAccountResource, listOf, PAYOUT_STATUSES, PayoutResource, type ListResource, type PayoutStatus } from '@pay/contracts';
 import { ACCOUNT_HOLDER_LENGTH_MAX, DESCRIPTION_LENGTH_MAX, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { Audited } from '../audit/audited';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
@@ -11,7 +11,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { CREATED_RANGE, JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
 export class CreateBankAccountBody {
@@ -40,6 +40,9 @@ export class BankAccountsController {
   ) {}
 
   /** `201` with the bank account; the only answer with the full `iban`. */
+  @Returns(BankAccountResource, 'Register a bank account', {
+    description: 'Registers a bank account for a connection’s payouts. The IBAN is checked by ISO 13616 (spaces ignored) and its country must use the connection’s currency, else `400 invalid_request` with `param: "iban"`. Answers 201 with the bank account: the only answer with the full `iban`.',
+  })
   @JsonBody(CreateBankAccountBody)
   @Audited('bank_account.created')
   @Post()
@@ -60,6 +63,7 @@ export class BankAccountsController {
     );
   }
 
+  @Returns(listOf(BankAccountResource), 'List bank accounts')
   @QueryParams('connection', ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<BankAccountResource>> {
@@ -68,6 +72,7 @@ export class BankAccountsController {
     return this.bus.request('payments.bank-accounts.list', { integratorId, ...page });
   }
 
+  @Returns(BankAccountResource, 'Retrieve a bank account', { description: 'Answers 200 with the bank account, without the full IBAN.' })
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<BankAccountResource> {
     return this.bus.request('payments.bank-accounts.retrieve', { integratorId, id });
@@ -89,6 +94,10 @@ export class PayoutsController {
   ) {}
 
   /** `201` with the payout, `pending`: the amount has left the available balance (else `400 insufficient_balance`, nothing moved). */
+  @Returns(PayoutResource, 'Create a payout', {
+    description:
+      'Pays part of a connection’s available balance out to one of its bank accounts. The amount leaves the available balance at once (a balance transaction of type `payout`); above the available balance it is `400 insufficient_balance` and nothing moves; `currency` must be the connection’s (`currency_mismatch`). Answers 201 with the payout, `pending`.',
+  })
   @JsonBody(CreatePayoutBody)
   @Audited('payout.created')
   @Post()
@@ -111,7 +120,8 @@ export class PayoutsController {
   }
 
   /** Newest first; filters `connection`, `status`, `created_gte`, `created_lt`. */
-  @QueryParams('connection', 'status', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(PayoutResource), 'List payouts')
+  @QueryParams('connection', { status: PAYOUT_STATUSES }, ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<PayoutResource>> {
     const { filters, ...page } = parseListQuery(query, ['connection', 'status'] as const, { oneOf: { status: PAYOUT_STATUSES }, createdRange: true });
@@ -120,12 +130,14 @@ export class PayoutsController {
     return this.bus.request('payments.payouts.list', { integratorId, ...page, filters: { ...filters, status: filters.status as PayoutStatus | undefined } });
   }
 
+  @Returns(PayoutResource, 'Retrieve a payout')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') payoutId: string): Promise<PayoutResource> {
     return this.bus.request('payments.payouts.retrieve', { integratorId, payoutId });
   }
 
   /** Only a `pending` payout (else `409 invalid_status`): the amount goes back to the available balance. */
+  @Returns(PayoutResource, 'Cancel a payout', { description: 'Only a `pending` payout (else `409 invalid_status`): the amount goes back to the available balance (a balance transaction of type `payout_reversal`). Answers 200 with the payout, `canceled`.' })
   @Audited('payout.canceled')
   @Post(':id/cancel')
   @HttpCode(200)

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { ServiceError, type ListResource, type RefundResource } from '@pay/contracts';
+import { listOf, type ListResource, RefundResource, ServiceError } from '@pay/contracts';
 import { hasPrefix, STRING_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -9,7 +9,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 import { Audited } from '../audit/audited';
 
@@ -30,6 +30,7 @@ export class RefundsController {
   ) {}
 
   /** `201` with the refund, `succeeded` or `failed` (insufficient_balance: nothing moved). */
+  @Returns(RefundResource, 'Refund a payment', { description: 'Refunds a succeeded payment, wholly (no amount) or in part, to the customer’s balance: the refund answers `succeeded`, or `failed` with `insufficient_balance` when the merchant’s balance cannot cover it (nothing moved).' })
   @JsonBody(CreateRefundBody)
   @Post()
   @HttpCode(201)
@@ -45,12 +46,14 @@ export class RefundsController {
     );
   }
 
+  @Returns(listOf(RefundResource), 'List refunds')
   @QueryParams('payment', ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<RefundResource>> {
     return this.bus.request('payments.refunds.list', { integratorId, ...parseListQuery(query, ['payment'] as const) });
   }
 
+  @Returns(RefundResource, 'Retrieve a refund')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<RefundResource> {
     return this.bus.request('payments.refunds.retrieve', { integratorId, id });

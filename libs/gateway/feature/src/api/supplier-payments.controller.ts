@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { SUPPLIER_PAYMENT_STATUSES, type ListResource, type SupplierPaymentResource, type SupplierPaymentStatus } from '@pay/contracts';
+import { listOf, type ListResource, SUPPLIER_PAYMENT_STATUSES, SupplierPaymentResource, type SupplierPaymentStatus } from '@pay/contracts';
 import { DESCRIPTION_LENGTH_MAX, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
 export class CreateSupplierPaymentBody {
@@ -37,6 +37,7 @@ export class SupplierPaymentsController {
     private readonly connections: ConnectionAuthorization,
   ) {}
 
+  @Returns(SupplierPaymentResource, 'Create a supplier payment')
   @JsonBody(CreateSupplierPaymentBody)
   @Post()
   @HttpCode(201)
@@ -60,7 +61,8 @@ export class SupplierPaymentsController {
   }
 
   /** Newest first; used after a time-out to find whether a payment exists for an invoice. */
-  @QueryParams('invoice_reference', 'status', ...LIST_QUERY)
+  @Returns(listOf(SupplierPaymentResource), 'List supplier payments')
+  @QueryParams('invoice_reference', { status: SUPPLIER_PAYMENT_STATUSES }, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<SupplierPaymentResource>> {
     const { limit, startingAfter, filters } = parseListQuery(query, ['invoice_reference', 'status'] as const, { oneOf: { status: SUPPLIER_PAYMENT_STATUSES } });
@@ -75,11 +77,13 @@ export class SupplierPaymentsController {
     });
   }
 
+  @Returns(SupplierPaymentResource, 'Retrieve a supplier payment')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') supplierPaymentId: string): Promise<SupplierPaymentResource> {
     return this.bus.request('supplier-payments.retrieve', { integratorId, supplierPaymentId });
   }
 
+  @Returns(SupplierPaymentResource, 'Cancel a supplier payment')
   @Post(':id/cancel')
   @HttpCode(200)
   async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') supplierPaymentId: string, @Body() body: unknown): Promise<SupplierPaymentResource> {
@@ -99,6 +103,7 @@ export class SupplierPaymentsTestHelpersController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   /** `succeeded`, or `declined` with insufficient_balance or beneficiary_unavailable. */
+  @Returns(SupplierPaymentResource, 'Approve a supplier payment (sandbox)')
   @Post(':id/approve')
   @HttpCode(200)
   async approve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') supplierPaymentId: string, @Body() body: unknown): Promise<SupplierPaymentResource> {
@@ -106,6 +111,7 @@ export class SupplierPaymentsTestHelpersController {
     return this.bus.request('supplier-payments.approve', { integratorId, supplierPaymentId });
   }
 
+  @Returns(SupplierPaymentResource, 'Reject a supplier payment (sandbox)')
   @Post(':id/reject')
   @HttpCode(200)
   async reject(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') supplierPaymentId: string, @Body() body: unknown): Promise<SupplierPaymentResource> {

@@ -1,14 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { DEADLINE_TOPICS, ServiceError, type ClockResource, type PaymentResource } from '@pay/contracts';
+import { ClockResource, DEADLINE_TOPICS, PaymentResource, ServiceError } from '@pay/contracts';
 import { CLOCK_ADVANCE_REQUEST_TIMEOUT_MS, CLOCK_ADVANCE_SECONDS_MAX, iso, SERVICE_CLOCK_FOLLOW_MS, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK, ServiceClockStore } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { FULL_ACCESS, RequiresScope } from '../auth/scopes';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
 import { requireEmptyBody, validateBody } from '../http/validation';
-import { JsonBody } from '../openapi/describe';
+import { JsonBody, Returns } from '../openapi/describe';
 
 class AuthorizeBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) customer!: string;
@@ -33,6 +33,7 @@ export class TestHelpersController {
     private readonly directory: DirectoryRepository,
   ) {}
 
+  @Returns(PaymentResource, 'Authorize a payment as the customer (sandbox)', { description: 'The customer authorizes: `succeeded`, or `declined` with `insufficient_balance`.' })
   @JsonBody(AuthorizeBody)
   @Post('payments/:id/authorize')
   @HttpCode(200)
@@ -43,6 +44,7 @@ export class TestHelpersController {
     return this.bus.request('payments.authorize', { integratorId, paymentId, customer });
   }
 
+  @Returns(PaymentResource, 'Decline a payment as the customer (sandbox)')
   @Post('payments/:id/decline')
   @HttpCode(200)
   async decline(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') paymentId: string, @Body() body: unknown): Promise<PaymentResource> {
@@ -51,6 +53,7 @@ export class TestHelpersController {
   }
 
   @RequiresScope(FULL_ACCESS)
+  @Returns(ClockResource, 'Read the service clock (sandbox)', { operationId: 'testHelpers.clock.retrieve' })
   @Get('clock')
   clock(): ClockResource {
     return { object: 'clock', now: iso(this.serviceClock.now()) };
@@ -58,6 +61,7 @@ export class TestHelpersController {
 
   /** Moves the service clock forward, then has every app apply the deadlines now passed, before answering. */
   @RequiresScope(FULL_ACCESS)
+  @Returns(ClockResource, 'Advance the service clock (sandbox)', { description: 'Moves the service clock forward; every deadline now passed (expiries, due webhook retries) is applied before the answer.' })
   @JsonBody(AdvanceBody)
   @Post('clock/advance')
   @HttpCode(200)

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { EVENT_TYPES, type DeliveryResource, type EndpointDeliveryResource, type EventResource, type ListResource, type WebhookEndpointResource } from '@pay/contracts';
+import { DeletedWebhookEndpointResource, DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -9,7 +9,7 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { JsonBody, LIST_QUERY, QueryParams } from '../openapi/describe';
+import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { NO_STORE } from '../http/headers';
 import { parseListQuery } from './list-query';
 import { Audited } from '../audit/audited';
@@ -41,6 +41,7 @@ export class WebhookEndpointsController {
     private readonly idempotency: IdempotencyStore,
   ) {}
 
+  @Returns(WebhookEndpointResource, 'Create a webhook endpoint', { description: 'Answers the endpoint with its `secret` (shown only here and by rotate_secret). `url` must be https:// and must not resolve to a private address (in sandbox, http://localhost is accepted).' })
   @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
@@ -54,6 +55,7 @@ export class WebhookEndpointsController {
     );
   }
 
+  @Returns(listOf(WebhookEndpointResource), 'List webhook endpoints')
   @QueryParams(...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<WebhookEndpointResource>> {
@@ -61,12 +63,14 @@ export class WebhookEndpointsController {
     return this.bus.request('webhooks.endpoints.list', { integratorId, limit, ...(startingAfter ? { startingAfter } : {}) });
   }
 
+  @Returns(WebhookEndpointResource, 'Retrieve a webhook endpoint')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<WebhookEndpointResource> {
     return this.bus.request('webhooks.endpoints.retrieve', { integratorId, id });
   }
 
   /** Changes url, enabled_events or status; a disabled endpoint is sent nothing (nor later the events of that time). */
+  @Returns(WebhookEndpointResource, 'Update a webhook endpoint', { description: 'Changes the URL, the event types or the status; a disabled endpoint is sent nothing, and events of the disabled period are not sent later.' })
   @JsonBody(UpdateEndpointBody)
   @Post(':id')
   @HttpCode(200)
@@ -83,6 +87,7 @@ export class WebhookEndpointsController {
   }
 
   /** A new secret, shown once here; for 24 hours deliveries are signed with the old one too. */
+  @Returns(WebhookEndpointResource, 'Rotate a webhook endpoint’s secret', { description: 'Answers the endpoint with a new `secret`; for 24 hours every delivery carries two signatures, one per secret.' })
   @Post(':id/rotate_secret')
   @HttpCode(200)
   @Audited('webhook_endpoint.secret_rotated')
@@ -92,7 +97,8 @@ export class WebhookEndpointsController {
     return this.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
   }
 
-  @QueryParams('status', ...LIST_QUERY)
+  @Returns(listOf(EndpointDeliveryResource), 'List a webhook endpoint’s deliveries')
+  @QueryParams({ status: DELIVERY_STATUSES }, ...LIST_QUERY)
   @Get(':id/deliveries')
   async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Query() query: unknown): Promise<ListResource<EndpointDeliveryResource>> {
     const { limit, startingAfter, filters } = parseListQuery(query, ['status'] as const, { oneOf: { status: DELIVERY_STATUSES } });
@@ -106,6 +112,7 @@ export class WebhookEndpointsController {
   }
 
   /** Sends again every failed delivery of the endpoint whose event was created at or after `since`. */
+  @Returns(RecoveryResource, 'Recover failed deliveries', { description: 'Sends again every failed delivery of the endpoint whose event was created at or after `since`.' })
   @JsonBody(RecoverBody)
   @Post(':id/recover')
   @HttpCode(200)
@@ -114,6 +121,7 @@ export class WebhookEndpointsController {
     return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(since).toISOString() });
   }
 
+  @Returns(DeletedWebhookEndpointResource, 'Delete a webhook endpoint', { operationId: 'webhookEndpoints.delete' })
   @Delete(':id')
   @Audited('webhook_endpoint.deleted')
   async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string) {
@@ -128,19 +136,22 @@ export class WebhookEndpointsController {
 export class EventsController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
-  @QueryParams('type', 'object_id', 'created_gte', 'created_lt', ...LIST_QUERY)
+  @Returns(listOf(EventResource), 'List events')
+  @QueryParams({ type: EVENT_TYPES }, 'object_id', ...CREATED_RANGE, ...LIST_QUERY)
   @Get()
   async list(@Integrator() { integratorId }: ApiKeyRecord, @Query() query: unknown): Promise<ListResource<EventResource>> {
     const page = parseListQuery(query, ['type', 'object_id'] as const, { oneOf: { type: EVENT_TYPES }, createdRange: true });
     return this.bus.request('webhooks.events.list', { integratorId, ...page });
   }
 
+  @Returns(EventResource, 'Retrieve an event')
   @Get(':id')
   async retrieve(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<EventResource> {
     return this.bus.request('webhooks.events.retrieve', { integratorId, id });
   }
 
   /** Sends the event again to the integrator's matching endpoints: same id and body, a fresh timestamp. */
+  @Returns(EventResource, 'Redeliver an event', { description: 'Schedules a new delivery of the event to each endpoint that listens to its type.' })
   @Post(':id/redeliver')
   @HttpCode(200)
   async redeliver(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<EventResource> {
@@ -148,6 +159,7 @@ export class EventsController {
     return this.bus.request('webhooks.events.redeliver', { integratorId, id });
   }
 
+  @Returns(listOf(DeliveryResource), 'List an event’s deliveries', { description: 'Every delivery of the event, with its attempts.' })
   @Get(':id/deliveries')
   async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ListResource<DeliveryResource>> {
     return this.bus.request('webhooks.events.deliveries', { integratorId, id });

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { ServiceError } from '@pay/contracts';
+import { ServiceError, type ApiKeyResource } from '@pay/contracts';
 import { API_KEY_RANDOM_LENGTH, newId, randomBase62 } from '@pay/kernel';
 import { inTransaction } from '@pay/platform';
 import { FULL_ACCESS } from '../auth/scopes';
@@ -10,17 +10,7 @@ export const RESTRICTED_KEY_PREFIX = 'rk_';
 const newRestrictedKeySecret = (): string => `${RESTRICTED_KEY_PREFIX}${randomBase62(API_KEY_RANDOM_LENGTH)}`;
 
 /** An API key as the contract shows it (section 16): never its secret. */
-export interface ApiKeyResource {
-  id: string;
-  object: 'api_key';
-  name: string | null;
-  scopes: string[];
-  redacted: string | null;
-  status: 'active' | 'expired' | 'revoked';
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-}
+export type { ApiKeyResource };
 
 interface KeyRow {
   id: string;

@@ -1,20 +1,9 @@
 import type { Pool } from 'pg';
-import { ServiceError } from '@pay/contracts';
+import { ServiceError, type AuditActorType, type AuditEventResource } from '@pay/contracts';
 import { newId } from '@pay/kernel';
 
-export type AuditActorType = 'api_key' | 'admin' | 'finance_key';
-
 /** An audit event as the contract shows it (section 16). */
-export interface AuditEventResource {
-  id: string;
-  object: 'audit_event';
-  action: string;
-  actor: { type: AuditActorType; id: string | null };
-  integrator: string | null;
-  target: { object: string; id: string };
-  request_id: string | null;
-  created_at: string;
-}
+export type { AuditActorType, AuditEventResource };
 
 export interface AuditEntry {
   action: string;

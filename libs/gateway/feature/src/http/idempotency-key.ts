@@ -2,6 +2,7 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from '@pay/kernel';
+import { IDEMPOTENT_CREATE } from '../openapi/describe';
 
 /** The header of a create's idempotency key (contract section 3), as Node lower-cases it. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -33,7 +34,7 @@ export interface CreateRequest {
   reply: FastifyReply;
 }
 
-export const Creation = createParamDecorator((_data: unknown, context: ExecutionContext): CreateRequest => {
+const creationRequest = createParamDecorator((_data: unknown, context: ExecutionContext): CreateRequest => {
   const http = context.switchToHttp();
   const request = http.getRequest<FastifyRequest>();
   return { body: request.body, idempotencyKey: idempotencyKeyOf(request), reply: http.getResponse<FastifyReply>() };
@@ -45,4 +46,10 @@ const idempotencyKeyOf = (request: FastifyRequest): string | readonly string[] |
   const values: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === IDEMPOTENCY_KEY_HEADER) values.push(raw[i + 1]!);
   return values.length > 1 ? values : (request.headers[IDEMPOTENCY_KEY_HEADER] as string | undefined);
+};
+
+/** The create's body and Idempotency-Key; it also marks the route as an idempotent create in the API description. */
+export const Creation = (): ParameterDecorator => (target, key, index) => {
+  creationRequest()(target, key, index);
+  if (key !== undefined) Reflect.defineMetadata(IDEMPOTENT_CREATE, true, (target as Record<string | symbol, object>)[key]!);
 };
