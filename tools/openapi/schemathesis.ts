@@ -13,7 +13,8 @@ import { newPortFile, waitUntilServing } from '@pay/topology';
  * status, media type, headers and body as the document declares. Exits non-zero on any failure.
  *
  * Environment: SCHEMATHESIS (the `st` command, default `st`), ST_MAX_EXAMPLES (default 25),
- * ST_MAX_TIME (seconds per run, default 300), ST_WORKERS (default 2).
+ * ST_MAX_TIME (seconds per run, default 300), ST_WORKERS (default 2), ST_PHASES (default
+ * examples,coverage,fuzzing,stateful).
  */
 const ROOT = resolve(__dirname, '..', '..');
 const st = process.env['SCHEMATHESIS'] ?? 'st';
@@ -56,7 +57,7 @@ async function main(): Promise<number> {
         '--header', `Authorization: Bearer ${key}`,
         '--include-path-regex', pathRegex,
         '--checks', CHECKS,
-        '--phases', 'examples,coverage,fuzzing,stateful',
+        '--phases', process.env['ST_PHASES'] ?? 'examples,coverage,fuzzing,stateful',
         '--max-examples', process.env['ST_MAX_EXAMPLES'] ?? '25',
         '--max-time', process.env['ST_MAX_TIME'] ?? '300',
         '--workers', process.env['ST_WORKERS'] ?? '2',

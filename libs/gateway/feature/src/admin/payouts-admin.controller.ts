@@ -51,7 +51,11 @@ export class PayoutsAdminController {
     'application/xml',
     { type: 'string', description: 'An ISO 20022 `pain.001.001.09` credit transfer initiation: one `PmtInf`, one `CdtTrfTxInf` a payout (`EndToEndId` the payout id, `InstdAmt` in major units).' },
     'Download a payout batch’s file',
-    { description: 'The batch as an ISO 20022 credit transfer initiation (`pain.001.001.09`, `application/xml`), to send to the bank.' },
+    {
+      description:
+        'The batch as an ISO 20022 credit transfer initiation (`pain.001.001.09`, `application/xml`), to send to the bank. A batch that holds no payout has no file (the standard wants one transaction at least): `409 invalid_status`.',
+      conflict: true,
+    },
   )
   @Get('payout_batches/:id/file')
   async batchFile(@Param('id') batchId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {

@@ -20,6 +20,8 @@ export interface ReturnsOptions {
   operationId?: string;
   /** The route also answers `text/csv` when asked with `Accept: text/csv`. */
   csv?: boolean;
+  /** A GET that can answer `409 invalid_status` (the object's status allows no such read). */
+  conflict?: boolean;
 }
 
 export interface ReturnsMetadata extends ReturnsOptions {

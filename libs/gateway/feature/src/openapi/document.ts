@@ -271,7 +271,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
     const tag = tagOf(route);
     const returns = route.returns ?? { schema: { type: 'object' }, summary: `${route.method} ${openApiPath}` };
     const success = { description: returns.summary, headers: { 'Request-Id': REQUEST_ID, ...(route.idempotentCreate ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) } };
-    const errorStatuses = ['400', '401', '403', '404', ...(route.method === 'GET' ? [] : ['409', '413', '415']), '429', '500', '503'];
+    const errorStatuses = ['400', '401', '403', '404', ...(route.method === 'GET' ? (returns.conflict ? ['409'] : []) : ['409', '413', '415']), '429', '500', '503'];
     const operation: Record<string, unknown> = {
       operationId: operationIdOf(route, tag),
       summary: returns.summary,
