@@ -220,7 +220,10 @@ export async function startKafka(options: LocalKafkaOptions): Promise<KafkaClust
     // then read by every start: 3.6 s of CPU to start a node without it, 2.1 s with it.
     const cds = existsSync(archive) ? [`-XX:SharedArchiveFile=${archive}`] : [`-XX:ArchiveClassesAtExit=${archive}.${process.pid}.${node.id}.tmp`];
     const args = [...jvmOptions, ...cds, `-Dlog4j2.configurationFile=${join(dir, `node-${node.id}`, 'log4j2.properties')}`, '-cp', classPath, MAIN_CLASS, node.config];
-    const child = spawn(java, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // A process group of its own: a terminal's Ctrl-C reaches the launcher, which stops the apps first and
+    // then this node, rather than the broker going away under apps still draining (the watchdog covers a
+    // launcher that dies).
+    const child = spawn(java, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
     node.child = child;

@@ -18,10 +18,10 @@ import { createWorld, type World } from './world';
  */
 const APPS: AppName[] = ['gateway', 'payments', 'ledger', 'webhooks', 'cash', 'supplier-payments', 'collections'];
 
-/** Each app's tables by prefix; every app has the platform's service clock and its migrations tables. */
+/** Each app's tables by prefix (the payments app also owns payouts and bank accounts); every app has the platform's service clock and its migrations tables. */
 const OWN_TABLE_PREFIX: Record<AppName, RegExp> = {
   gateway: /^gw_/,
-  payments: /^(payment|refund)_/,
+  payments: /^(payment|refund|payout|bank)_/,
   ledger: /^ledger_/,
   webhooks: /^wh_/,
   cash: /^cash_/,
