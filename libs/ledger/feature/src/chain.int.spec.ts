@@ -1,8 +1,7 @@
-import { type ExecuteTransfer } from '@pay/contracts';
 import { type Clock, newId } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE, entryHash, GENESIS_HASH, headMessage } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, paymentTransfer as payment } from '@pay/testing';
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { type Pool } from 'pg';
 import { LEDGER_MIGRATIONS, LedgerChain, LedgerService, signingKey } from './index';
@@ -36,16 +35,6 @@ afterAll(async () => {
   await pool.end();
 });
 
-const payment = (debitOwner: string, creditOwner: string, amount: number): ExecuteTransfer => ({
-  operationId: newId('payment'),
-  reference: newId('payment'),
-  useCase: 'payment',
-  feeMode: 'deducted',
-  debitOwner,
-  creditOwner,
-  amount,
-  currency: 'DZD',
-});
 
 /** Every entry in sequence order, its hash recomputed from the rows here (not by the code under test's reads). */
 async function recompute(): Promise<{ sequences: number[]; mismatches: number[] }> {

@@ -4,7 +4,7 @@ import { type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
 import { type Clock, type Currency, newId } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, paymentTransfer as payment } from '@pay/testing';
 import { type Pool } from 'pg';
 import { generateKeyPairSync } from 'node:crypto';
 import { LEDGER_MIGRATIONS, LedgerChain, LedgerService, registerLedgerHandlers, signingKey } from './index';
@@ -44,17 +44,6 @@ const merchant = async (currency: Currency = 'DZD') => {
 };
 const available = async (owner: string) => (await bus.request('ledger.get-balance', { owner })).available;
 const entriesOf = async (reference: string) => (await bus.request('ledger.entries', { reference })).data;
-const payment = (debitOwner: string, creditOwner: string, amount: number, changes: Partial<ExecuteTransfer> = {}): ExecuteTransfer => ({
-  operationId: newId('payment'),
-  reference: newId('payment'),
-  useCase: 'payment',
-  feeMode: 'deducted',
-  debitOwner,
-  creditOwner,
-  amount,
-  currency: 'DZD',
-  ...changes,
-});
 const transfer = (request: ExecuteTransfer) => bus.request('ledger.transfer', request);
 
 describe('ledger accounts and top-ups', () => {

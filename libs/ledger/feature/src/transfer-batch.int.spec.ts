@@ -3,7 +3,7 @@ import { type Clock, type Currency, newId } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { ledgerTransfersTotal } from '@pay/observability';
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, paymentTransfer as payment } from '@pay/testing';
 import { type Pool } from 'pg';
 import { TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
 import { LEDGER_MIGRATIONS, LedgerService } from './index';
@@ -40,17 +40,6 @@ const open = async (kind: 'customer' | 'connection', funds = 0, currency: Curren
   if (funds > 0) await ledger.topup({ topupId: newId('topup'), owner, amount: funds, currency });
   return owner;
 };
-const payment = (debitOwner: string, creditOwner: string, amount: number, changes: Partial<ExecuteTransfer> = {}): ExecuteTransfer => ({
-  operationId: newId('payment'),
-  reference: newId('payment'),
-  useCase: 'payment',
-  feeMode: 'deducted',
-  debitOwner,
-  creditOwner,
-  amount,
-  currency: 'DZD',
-  ...changes,
-});
 const balance = async (owner: string) => (await ledger.getBalance({ owner })).available;
 const settle = (requests: ExecuteTransfer[]) => Promise.allSettled(requests.map((request) => ledger.transfer(request)));
 const counted = async () => Object.fromEntries((await ledgerTransfersTotal.get()).values.map((v) => [v.labels['outcome'], v.value]));
