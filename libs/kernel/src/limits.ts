@@ -467,7 +467,7 @@ export const KAFKA_CONSUMER_MAX_WAIT_MS = 500;
  * there every idle hop costs up to this much, and at 5 ms the idle fetch loops took both cores.
  */
 export const KAFKA_MOCK_CONSUMER_MAX_WAIT_MS = 50;
-/** The longest KAFKA_FETCH_MAX_WAIT_MS accepted: past it a fetch outlives kafkajs's request timeouts. */
+/** The longest KAFKA_FETCH_MAX_WAIT_MS accepted: a waiting fetch stays well inside kafkajs's 30 s request timeout. */
 export const KAFKA_CONSUMER_MAX_WAIT_MS_MAX = 10 * SECOND_MS;
 /** Sends made while one is in flight leave together, this many messages at most (coalescingSend). */
 export const KAFKA_PRODUCE_BATCH_MESSAGES_MAX = 500;
