@@ -16,7 +16,7 @@ import {
   type Integrator,
   type TestService,
 } from './harness';
-import { startServiceProcess, type ServiceProcess } from './process-harness';
+import { CRASH_TEST_TIMEOUT_MS, startServiceProcess, type ServiceProcess } from './process-harness';
 import { Receiver } from './receiver';
 
 const HOUR_MS = 3_600_000;
@@ -532,5 +532,5 @@ describe('Cash checkout: cash payments over HTTP', () => {
     const again = await running.http('POST', `/v1/test_helpers/cash_payments/${payment.id}/pay`, { key: integrator.api_key, body: { cash_point: cashPoint.id, amount: AMOUNT } });
     expect(again.status).toBe(409);
     expect((await admin('GET', `/admin/v1/balances/${merchant.id}`)).body.available).toBe(AMOUNT - FEE);
-  });
+  }, CRASH_TEST_TIMEOUT_MS);
 });

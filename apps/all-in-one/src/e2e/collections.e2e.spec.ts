@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
 import { balanceOf, createIntegrator, DISTRIBUTED, expectBalancedTrialBalance, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
-import { startServiceProcess, type ServiceProcess } from './process-harness';
+import { CRASH_TEST_TIMEOUT_MS, startServiceProcess, type ServiceProcess } from './process-harness';
 import { Receiver } from './receiver';
 
 const DAY_MS = 24 * 3_600_000;
@@ -685,5 +685,5 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
     const events = (await running.http('GET', '/v1/events', { key: integrator.api_key })).body.data.map((e: { type: string }) => e.type);
     expect(events).toEqual(['settlement.completed', 'collection.collected']);
     expect((await running.http('POST', `/v1/test_helpers/collections/${collection.id}/validate_deposit`, { key: integrator.api_key, body: { amount_received: AMOUNT } })).status).toBe(409);
-  });
+  }, CRASH_TEST_TIMEOUT_MS);
 });

@@ -45,14 +45,22 @@ export const httpClient = (baseUrl: string | readonly string[]): Client => {
   return async (method, path, { key, body, rawBody, headers = {} } = {}) => {
     const origin = origins[turn++ % origins.length]!;
     const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      headers: {
-        ...(key ? { Authorization: `Bearer ${key}` } : {}),
-        ...(payload !== undefined ? { 'Content-Type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: payload,
+    const send = () =>
+      fetch(`${origin}${path}`, {
+        method,
+        headers: {
+          ...(key ? { Authorization: `Bearer ${key}` } : {}),
+          ...(payload !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: payload,
+      });
+    // A kept-alive connection the server closes as its idle timeout ends can take a request that is
+    // already on its way (more likely when a busy machine delays both timers): a read is sent again
+    // once, as an HTTP client may for a safe method (RFC 9110, 9.2.2). Writes never are.
+    const response = await send().catch((error: unknown) => {
+      if ((method === 'GET' || method === 'HEAD') && isConnectionReset(error)) return send();
+      throw error;
     });
     const text = await response.text();
     let parsed: unknown = text;
@@ -69,6 +77,11 @@ export const httpClient = (baseUrl: string | readonly string[]): Client => {
 };
 
 const DESCRIBED_PATH = /^\/(v1|admin\/v1)\//;
+
+const isConnectionReset = (error: unknown): boolean => {
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
+};
 
 /** The document the service serves, read once per client (on its first answer of a described route). */
 async function fetchConformance(origin: string): Promise<DocumentConformance> {

@@ -7,6 +7,12 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
 const START_TIMEOUT_MS = 60_000;
 const POLL_MS = 200;
 
+/**
+ * A crash test starts the service twice (killed by its failpoint, then restarted on the same DATA_DIR),
+ * each start a migration and a recovery: on a busy two-core machine that outlasts jest's default bound.
+ */
+export const CRASH_TEST_TIMEOUT_MS = 240_000;
+
 export interface ServiceProcess {
   url: string;
   http: Client;
