@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { createIntegrator, createPayment, httpClient, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
+import { createIntegrator, createPayment, DISTRIBUTED, httpClient, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
 
 /**
  * API keys (contract section 16): restricted keys and their scopes, expiry, rolling with an overlap,
@@ -7,6 +7,8 @@ import { createIntegrator, createPayment, httpClient, idempotencyKey, paymentBod
  */
 describe('API keys: scopes, expiry, rolling, revocation', () => {
   let service: TestService;
+  /** All-in-one: a second service on the same database, so that two gateways (each with its key cache) answer. */
+  let second: TestService | undefined;
   let shop: Integrator;
   let other: Integrator;
   /** Every secret the tests were given: none may be stored or shown again. */
@@ -14,11 +16,15 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
 
   beforeAll(async () => {
     service = await startTestService();
+    if (!DISTRIBUTED) second = await startTestService({ DATABASE_URL: service.databaseUrl });
     shop = await createIntegrator(service);
     other = await createIntegrator(service);
     secrets.push(shop.apiKey, other.apiKey);
   }, 180_000);
-  afterAll(() => service?.stop());
+  afterAll(async () => {
+    await second?.stop();
+    await service?.stop();
+  });
 
   const as = (key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => service.http(method, path, { key, body, headers });
   const createKey = async (body: Record<string, unknown>, key = shop.apiKey): Promise<Response> => {
@@ -36,10 +42,12 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
   };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Each gateway's own client: a cache in one instance must not outlive a revocation made through another. */
-  const gateways = (): Client[] =>
-    Object.entries(service.processUrls())
+  const gateways = (): Client[] => [
+    ...Object.entries(service.processUrls())
       .filter(([name]) => name === 'all-in-one' || name.startsWith('gateway'))
-      .map(([, url]) => httpClient(url));
+      .map(([, url]) => httpClient(url)),
+    ...(second ? [httpClient(second.url)] : []),
+  ];
   type Client = ReturnType<typeof httpClient>;
 
   it('creates a restricted key: 201 with its rk_ secret shown once, redacted to its first 3 and last 4 characters', async () => {
@@ -233,6 +241,8 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
 
   it('revoke: the key, status revoked; 401 from every gateway within a second', async () => {
     const key = await restricted(['events:read']);
+    // Two gateways at least (distributed: with E2E_INSTANCES=2), each having cached the key.
+    if (!DISTRIBUTED) expect(gateways()).toHaveLength(2);
     for (const gateway of gateways()) expect((await gateway('GET', '/v1/events?limit=1', { key: key.secret })).status).toBe(200);
     const revoked = await as(shop.apiKey, 'POST', `/v1/api_keys/${key.id}/revoke`);
     expect(revoked.status).toBe(200);

@@ -146,7 +146,7 @@ describe('audit trail', () => {
     await expectRecorded(paid, 'payout.created', actor, shop.id);
     const batch = await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'DZD' }, headers: { 'Idempotency-Key': idempotencyKey() } });
     await expectRecorded(batch, 'payout_batch.created', ADMIN, null);
-    const xml = statement(`STMT-AUDIT-${batch.body.id}`, [{ e2e: paid.body.id, amount: '200.00', currency: 'DZD', indicator: 'DBIT', ref: `A-${paid.body.id}` }]);
+    const xml = statement(`AUD-${batch.body.id}`, [{ e2e: paid.body.id, amount: '200.00', currency: 'DZD', indicator: 'DBIT', ref: `A-${paid.body.id}` }]);
     const imported = await service.admin('POST', '/admin/v1/bank_statements', { rawBody: xml, headers: { 'Content-Type': 'application/xml' } });
     await expectRecorded(imported, 'bank_statement_import.created', ADMIN, null);
     // The same statement again answers the first import (duplicate): still one event.
