@@ -5,7 +5,7 @@ import { DeletedWebhookEndpointResource, DeliveryResource, EndpointDeliveryResou
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
-import type { ApiKeyRecord } from '../directory/directory.repository';
+import { sha256, type ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
@@ -79,9 +79,10 @@ export class WebhookEndpointsController {
   async update(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<WebhookEndpointResource> {
     const input = validateBody(UpdateEndpointBody, body);
     const enabledEvents = input.enabled_events === undefined ? undefined : [...new Set(input.enabled_events)];
-    // What the endpoint shows once updated: how the sweeper tells, after a crash, that the update was made.
+    // What the endpoint shows once updated: how the sweeper tells, after a crash, that the update was made
+    // (the URL as its hash: a URL may carry a token, and intents hold no secret).
     await audit.intend({ object: 'webhook_endpoint', id }, {
-      ...(input.url === undefined ? {} : { url: input.url }),
+      ...(input.url === undefined ? {} : { url_sha256: sha256(input.url) }),
       ...(enabledEvents === undefined ? {} : { enabled_events: enabledEvents }),
       ...(input.status === undefined ? {} : { status: input.status }),
     });

@@ -4,7 +4,7 @@ import { ServiceError } from '@pay/contracts';
 import { AUDIT_INTENT_SETTLE_AFTER_MS, AUDIT_SWEEP_BATCH_MAX, AUDIT_SWEEP_INTERVAL_MS, type Clock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AuditLog, type AuditEntry, type AuditIntent, type IntentOutcome } from '../directory/audit-log';
-import { DirectoryRepository } from '../directory/directory.repository';
+import { DirectoryRepository, sha256 } from '../directory/directory.repository';
 import { integratorOf, onceKey } from './audited';
 
 type Answer = Record<string, unknown>;
@@ -41,8 +41,11 @@ const beneficiary: Read = (intent, bus) => orNotFound(() => bus.request('supplie
 const cashPoint: Read = (intent, bus) => orNotFound(() => bus.request('cash.cash-points.retrieve', { cashPointId: intent.target.id }));
 const topup: Read = async (intent, bus) =>
   (await bus.request('ledger.entries', { reference: intent.target.id })).data.length > 0 ? { id: intent.target.id, object: 'topup', account: intent.details['account'] } : undefined;
+/** The endpoint shows every field the update asked for (its URL kept as a hash). */
 const sameAs = (requested: Answer, answer: Answer): boolean =>
-  Object.entries(requested).every(([field, value]) => JSON.stringify(answer[field]) === JSON.stringify(value));
+  Object.entries(requested).every(([field, value]) =>
+    field === 'url_sha256' ? typeof answer['url'] === 'string' && sha256(answer['url']) === value : JSON.stringify(answer[field]) === JSON.stringify(value),
+  );
 
 /**
  * How each change made by another app is read back after a crash: done (the target is there, in the

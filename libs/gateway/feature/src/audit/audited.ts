@@ -86,7 +86,8 @@ export class AuditTrail {
   async intend(target: Target, details: Record<string, unknown> = {}, integrator: string | null = this.integrator): Promise<void> {
     const id = newId('auditEvent');
     const at = this.clock.now();
-    await this.log.intend({ ...this.entry(target, integrator, at, this.repeatable ? id : onceKey(this.action, target.id)), id, operationKey: this.repeatable ? id : onceKey(this.action, target.id), details });
+    const operationKey = this.repeatable ? id : onceKey(this.action, target.id);
+    await this.log.intend({ ...this.entry(target, integrator, at, operationKey), id, operationKey, details });
     this.intent = { id, target, integrator, at };
   }
 
