@@ -210,6 +210,14 @@ describe('audit trail', () => {
     const all = await adminEvents('');
     expect(all.some((e) => e.integrator === shop.id) && all.some((e) => e.integrator === other.id)).toBe(true);
     expect((await adminEvents(`integrator=${shop.id}`)).every((e) => e.integrator === shop.id)).toBe(true);
+    const topups = await adminEvents('action=topup.created');
+    expect(topups.length).toBeGreaterThan(0);
+    expect(topups.every((e) => e.action === 'topup.created')).toBe(true);
+    const pivot = all[Math.floor(all.length / 2)];
+    const later = await adminEvents(`created_gte=${encodeURIComponent(pivot.created_at)}`);
+    const earlier = await adminEvents(`created_lt=${encodeURIComponent(pivot.created_at)}`);
+    expect(later.every((e) => e.created_at >= pivot.created_at) && earlier.every((e) => e.created_at < pivot.created_at)).toBe(true);
+    expect(later.some((e) => e.id === pivot.id) && !earlier.some((e) => e.id === pivot.id)).toBe(true);
     const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Auditors' } });
     secrets.push(finance.body.api_key);
     expect((await service.http('GET', '/admin/v1/audit_events', { key: finance.body.api_key })).status).toBe(200);
