@@ -107,6 +107,8 @@ export interface PaymentsTopics {
   /** The batch's pain.001.001.09 file. */
   'payments.payout-batches.file': { request: { batchId: string }; reply: { xml: string } };
   'payments.bank-statements.import': { request: ImportBankStatement; reply: BankStatementImportResource };
+  /** Whether a payout batch or a bank statement import of this id was made (the gateway's audit trail reads a change back after a crash). */
+  'payments.created-objects.exists': { request: { object: 'payout_batch' | 'bank_statement_import'; id: string }; reply: { exists: boolean } };
 }
 
 /** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
@@ -133,6 +135,7 @@ export const PAYMENTS_MESSAGE_KEYS = {
   'payments.payout-batches.file': 'batchId',
   /** By statement: a repeated import waits for the first. */
   'payments.bank-statements.import': 'statementId',
+  'payments.created-objects.exists': 'id',
 } as const satisfies MessageKeys<PaymentsTopics>;
 
 export const PAYMENTS_TOPICS = topicsOf(PAYMENTS_MESSAGE_KEYS);

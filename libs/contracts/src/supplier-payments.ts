@@ -95,6 +95,8 @@ export interface SupplierPaymentsTopics {
   'supplier-payments.beneficiaries.create': { request: CreateBeneficiary; reply: AdminBeneficiaryResource };
   'supplier-payments.beneficiaries.revoke': { request: { beneficiaryId: string }; reply: AdminBeneficiaryResource };
   'supplier-payments.beneficiaries.retrieve': { request: BeneficiaryRef; reply: BeneficiaryResource };
+  /** Any beneficiary by id, as the admin API shows it (the gateway's audit trail reads a change back after a crash). */
+  'supplier-payments.beneficiaries.find': { request: { beneficiaryId: string }; reply: AdminBeneficiaryResource };
   'supplier-payments.create': { request: CreateSupplierPaymentRequest; reply: SupplierPaymentResource };
   'supplier-payments.retrieve': { request: SupplierPaymentRef; reply: SupplierPaymentResource };
   'supplier-payments.list': { request: ListSupplierPayments; reply: ListResource<SupplierPaymentResource> };
@@ -110,6 +112,7 @@ export const SUPPLIER_PAYMENTS_MESSAGE_KEYS = {
   'supplier-payments.beneficiaries.create': 'beneficiaryId',
   'supplier-payments.beneficiaries.revoke': 'beneficiaryId',
   'supplier-payments.beneficiaries.retrieve': 'beneficiaryId',
+  'supplier-payments.beneficiaries.find': 'beneficiaryId',
   'supplier-payments.create': 'supplierPaymentId',
   'supplier-payments.retrieve': 'supplierPaymentId',
   'supplier-payments.list': null,

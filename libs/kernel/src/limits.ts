@@ -136,6 +136,16 @@ export const API_KEY_ROLL_OVERLAP_MAX_SECONDS = 604_800;
 export const API_KEY_SCOPES_MAX = 50;
 /** Attempts to record a done change in the audit trail before the failure is logged (the answer stands). */
 export const AUDIT_RECORD_ATTEMPTS = 3;
+/**
+ * An audit intent (a change dispatched to its owning app) older than this is settled by the sweeper,
+ * which reads the target back: longer than any gateway request waits for its answer, so an intent still
+ * in flight is left to its request.
+ */
+export const AUDIT_INTENT_SETTLE_AFTER_MS = PAYOUT_ADMIN_REQUEST_TIMEOUT_MS + 30 * SECOND_MS;
+/** How often each gateway looks for audit intents to settle (also once at start). */
+export const AUDIT_SWEEP_INTERVAL_MS = 10 * SECOND_MS;
+/** Intents one sweep settles, each in its own short transaction. */
+export const AUDIT_SWEEP_BATCH_MAX = 100;
 export const API_KEY_CACHE_MAX = 10_000;
 export const CONNECTION_CACHE_MAX = 10_000;
 /** Customers a gateway remembers (id and currency, which never change); past it the cache starts over. */
@@ -570,3 +580,7 @@ check(KAFKA_CONNECTION_TIMEOUT_MS < BUS_REQUEST_TIMEOUT_MS, 'connecting to Kafka
 check(KAFKA_REJOIN_AFTER_CRASH_MS_MIN <= KAFKA_REJOIN_AFTER_CRASH_MS_MAX, 'the Kafka rejoin delays are inverted');
 check(KAFKA_RETRY_MS_MIN <= KAFKA_RETRY_MS_MAX && KAFKA_RETRY_MS_MIN <= KAFKA_CONSUMER_RETRY_MS_MAX, 'the Kafka retry delays are inverted');
 check(WEBHOOK_KEEP_ALIVE_FREE_SOCKETS_MAX <= WEBHOOK_IN_FLIGHT_MAX, 'an origin keeps no more idle sockets than attempts may be in flight at once');
+check(
+  AUDIT_INTENT_SETTLE_AFTER_MS > Math.max(PAYOUT_ADMIN_REQUEST_TIMEOUT_MS, SETTLEMENT_REQUEST_TIMEOUT_MS, BUS_REQUEST_TIMEOUT_MS),
+  'an audit intent is settled only after its request has stopped waiting for the answer',
+);

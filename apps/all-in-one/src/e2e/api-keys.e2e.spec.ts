@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { createIntegrator, createPayment, httpClient, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
+import { createIntegrator, createPayment, DISTRIBUTED, httpClient, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
 
 /**
  * API keys (contract section 16): restricted keys and their scopes, expiry, rolling with an overlap,
@@ -7,6 +7,8 @@ import { createIntegrator, createPayment, httpClient, idempotencyKey, paymentBod
  */
 describe('API keys: scopes, expiry, rolling, revocation', () => {
   let service: TestService;
+  /** All-in-one: a second service on the same database, so that two gateways (each with its key cache) answer. */
+  let second: TestService | undefined;
   let shop: Integrator;
   let other: Integrator;
   /** Every secret the tests were given: none may be stored or shown again. */
@@ -14,11 +16,15 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
 
   beforeAll(async () => {
     service = await startTestService();
+    if (!DISTRIBUTED) second = await startTestService({ DATABASE_URL: service.databaseUrl });
     shop = await createIntegrator(service);
     other = await createIntegrator(service);
     secrets.push(shop.apiKey, other.apiKey);
   }, 180_000);
-  afterAll(() => service?.stop());
+  afterAll(async () => {
+    await second?.stop();
+    await service?.stop();
+  });
 
   const as = (key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => service.http(method, path, { key, body, headers });
   const createKey = async (body: Record<string, unknown>, key = shop.apiKey): Promise<Response> => {
@@ -35,11 +41,14 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect({ status: response.status, code: response.body?.error?.code, ...(param === undefined ? {} : { param: response.body?.error?.param }) }).toEqual({ status, code, ...(param === undefined ? {} : { param }) });
   };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const OVERLAP_SECONDS = 15;
   /** Each gateway's own client: a cache in one instance must not outlive a revocation made through another. */
-  const gateways = (): Client[] =>
-    Object.entries(service.processUrls())
+  const gateways = (): Client[] => [
+    ...Object.entries(service.processUrls())
       .filter(([name]) => name === 'all-in-one' || name.startsWith('gateway'))
-      .map(([, url]) => httpClient(url));
+      .map(([, url]) => httpClient(url)),
+    ...(second ? [httpClient(second.url)] : []),
+  ];
   type Client = ReturnType<typeof httpClient>;
 
   it('creates a restricted key: 201 with its rk_ secret shown once, redacted to its first 3 and last 4 characters', async () => {
@@ -200,12 +209,13 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     const old = await restricted(['events:read']);
     // Every gateway has the old key in its cache before the roll.
     for (const gateway of gateways()) expect((await gateway('GET', '/v1/events?limit=1', { key: old.secret })).status).toBe(200);
-    const rolled = await as(shop.apiKey, 'POST', `/v1/api_keys/${old.id}/roll`, { expires_in: 6 });
+    // An overlap long enough for several answers on each side of its end on a loaded machine.
+    const rolled = await as(shop.apiKey, 'POST', `/v1/api_keys/${old.id}/roll`, { expires_in: OVERLAP_SECONDS });
     expect(rolled.status).toBe(201);
     secrets.push(rolled.body.api_key);
     // The old key's expiry is the roll's instant plus the overlap (checked after the run).
-    const overlapEnds = Date.parse(rolled.body.created_at) + 6_000;
-    const stopAt = overlapEnds + 2_000;
+    const overlapEnds = Date.parse(rolled.body.created_at) + OVERLAP_SECONDS * 1000;
+    const stopAt = overlapEnds + 8_000;
     const results: { sent: number; received: number; status: number; key: 'old' | 'new' }[] = [];
     const clients = gateways();
     const worker = async (index: number) => {
@@ -229,10 +239,12 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(olds.filter((r) => r.sent >= overlapEnds).length).toBeGreaterThan(3);
     const after = (await as(shop.apiKey, 'GET', `/v1/api_keys/${old.id}`)).body;
     expect(after).toMatchObject({ status: 'expired', expires_at: new Date(overlapEnds).toISOString() });
-  }, 60_000);
+  }, 180_000);
 
   it('revoke: the key, status revoked; 401 from every gateway within a second', async () => {
     const key = await restricted(['events:read']);
+    // Two gateways at least (distributed: with E2E_INSTANCES=2), each having cached the key.
+    if (!DISTRIBUTED) expect(gateways()).toHaveLength(2);
     for (const gateway of gateways()) expect((await gateway('GET', '/v1/events?limit=1', { key: key.secret })).status).toBe(200);
     const revoked = await as(shop.apiKey, 'POST', `/v1/api_keys/${key.id}/revoke`);
     expect(revoked.status).toBe(200);

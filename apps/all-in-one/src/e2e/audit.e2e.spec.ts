@@ -1,5 +1,6 @@
 import { Client as PgClient } from 'pg';
 import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type Response, type TestService } from './harness';
+import { iban, statement } from './payouts-files';
 import { Receiver } from './receiver';
 
 /**
@@ -121,6 +122,49 @@ describe('audit trail', () => {
     expect(await eventsOf(refund.body.id)).toHaveLength(1);
   });
 
+  it('payouts: bank account, payout, cancel, batch, bank statement import, each recorded once; a repeated import is not recorded again', async () => {
+    const actor = { type: 'api_key', id: shop.apiKeyId };
+    expect((await service.admin('POST', '/admin/v1/topups', { body: { account: shop.merchant, amount: 1_000_000, currency: 'DZD' } })).status).toBe(201);
+    const account = await service.http('POST', '/v1/bank_accounts', {
+      key: shop.apiKey,
+      body: { connection: shop.merchant, account_holder: 'Audit SARL', iban: iban('DZ', '0002100001113000000570') },
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    await expectRecorded(account, 'bank_account.created', actor, shop.id);
+    const payout = (amount: number, key = idempotencyKey()) =>
+      service.http('POST', '/v1/payouts', { key: shop.apiKey, body: { connection: shop.merchant, bank_account: account.body.id, amount, currency: 'DZD' }, headers: { 'Idempotency-Key': key } });
+    const key = idempotencyKey();
+    const canceled = await payout(10_000, key);
+    await expectRecorded(canceled, 'payout.created', actor, shop.id);
+    expect((await payout(10_000, key)).headers.get('idempotent-replayed')).toBe('true');
+    await expectRecorded(await service.http('POST', `/v1/payouts/${canceled.body.id}/cancel`, { key: shop.apiKey }), 'payout.canceled', actor, shop.id);
+    // A second cancel is refused (409): nothing more is recorded.
+    expect((await service.http('POST', `/v1/payouts/${canceled.body.id}/cancel`, { key: shop.apiKey })).status).toBe(409);
+    expect((await eventsOf(canceled.body.id)).map((e) => e.action)).toEqual(['payout.created', 'payout.canceled']);
+
+    const paid = await payout(20_000);
+    await expectRecorded(paid, 'payout.created', actor, shop.id);
+    const batch = await service.admin('POST', '/admin/v1/payout_batches', { body: { currency: 'DZD' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    await expectRecorded(batch, 'payout_batch.created', ADMIN, null);
+    const xml = statement(`AUD-${batch.body.id}`, [{ e2e: paid.body.id, amount: '200.00', currency: 'DZD', indicator: 'DBIT', ref: `A-${paid.body.id}` }]);
+    const imported = await service.admin('POST', '/admin/v1/bank_statements', { rawBody: xml, headers: { 'Content-Type': 'application/xml' } });
+    await expectRecorded(imported, 'bank_statement_import.created', ADMIN, null);
+    // The same statement again answers the first import (duplicate): still one event.
+    const again = await service.admin('POST', '/admin/v1/bank_statements', { rawBody: xml, headers: { 'Content-Type': 'application/xml' } });
+    expect(again.body).toMatchObject({ id: imported.body.id, duplicate: true });
+    expect(await eventsOf(imported.body.id)).toHaveLength(1);
+  });
+
+  it('a change that may happen again (a webhook endpoint update) is recorded at each request', async () => {
+    const endpoint = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url: receiver.url, enabled_events: ['*'] } });
+    secrets.push(endpoint.body.secret);
+    const update = (events: string[]) => service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}`, { key: shop.apiKey, body: { enabled_events: events } });
+    const first = await update(['payment.succeeded']);
+    const second = await update(['payment.succeeded']);
+    const updates = (await eventsOf(endpoint.body.id)).filter((e) => e.action === 'webhook_endpoint.updated');
+    expect(updates.map((e) => e.request_id)).toEqual([requestId(first), requestId(second)]);
+  });
+
   it('reads and failed requests are not recorded', async () => {
     const before = (await adminEvents('')).length;
     await service.http('GET', '/v1/api_keys', { key: shop.apiKey });
@@ -166,6 +210,14 @@ describe('audit trail', () => {
     const all = await adminEvents('');
     expect(all.some((e) => e.integrator === shop.id) && all.some((e) => e.integrator === other.id)).toBe(true);
     expect((await adminEvents(`integrator=${shop.id}`)).every((e) => e.integrator === shop.id)).toBe(true);
+    const topups = await adminEvents('action=topup.created');
+    expect(topups.length).toBeGreaterThan(0);
+    expect(topups.every((e) => e.action === 'topup.created')).toBe(true);
+    const pivot = all[Math.floor(all.length / 2)];
+    const later = await adminEvents(`created_gte=${encodeURIComponent(pivot.created_at)}`);
+    const earlier = await adminEvents(`created_lt=${encodeURIComponent(pivot.created_at)}`);
+    expect(later.every((e) => e.created_at >= pivot.created_at) && earlier.every((e) => e.created_at < pivot.created_at)).toBe(true);
+    expect(later.some((e) => e.id === pivot.id) && !earlier.some((e) => e.id === pivot.id)).toBe(true);
     const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Auditors' } });
     secrets.push(finance.body.api_key);
     expect((await service.http('GET', '/admin/v1/audit_events', { key: finance.body.api_key })).status).toBe(200);
@@ -194,6 +246,8 @@ describe('audit trail', () => {
     let rows: string;
     try {
       rows = (await db.query<{ row: string }>('SELECT row_to_json(a)::text AS row FROM gw_audit_events a')).rows.map((r) => r.row).join('\n');
+      // Every request settled its intent (recorded, or dropped when refused): none is left for the sweeper.
+      expect((await db.query('SELECT row_to_json(i)::text AS row FROM gw_audit_intents i')).rows).toEqual([]);
     } finally {
       await db.end();
     }

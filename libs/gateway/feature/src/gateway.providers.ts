@@ -20,6 +20,7 @@ import { SignInLimiter } from './hosted/stores/sign-in-limiter';
 import { HostedPages } from './hosted/views/hosted-pages';
 import { IdempotencyStore } from './idempotency/idempotency';
 import { IdempotencyPurge } from './idempotency/idempotency-purge';
+import { AuditSweeper } from './audit/audit-sweeper';
 
 /** A store of the gateway's tables, on the shared pool. */
 const onPool = <T>(store: new (pool: Pool) => T, pool: symbol | string = PG_POOL): Provider => ({
@@ -58,6 +59,7 @@ export const gatewayProviders = (config: GatewayConfig): Provider[] => [
   },
   onPool(ApiKeysRepository),
   onPool(AuditLog),
+  AuditSweeper,
   /** Keys' last uses, written in batches on the asynchronous-commit pool: a crash loses at most one batch of a timestamp. */
   {
     provide: LastUses,

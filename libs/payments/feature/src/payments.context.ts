@@ -104,6 +104,7 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       'payments.payout-batches.create': (m) => payouts.createBatch(m),
       'payments.payout-batches.file': ({ batchId }) => payouts.batchFile(batchId),
       'payments.bank-statements.import': (m) => payouts.importStatement(m),
+      'payments.created-objects.exists': (m) => payouts.createdObjectExists(m),
       // Reconciliation: what each payment's, refund's and payout's history says moved.
       'payments.expected-movements': async ({ afterSeq, limit }) => {
         await caughtUp(PAYMENT_VIEWS);

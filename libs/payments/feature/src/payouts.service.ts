@@ -299,6 +299,13 @@ export class PayoutsService {
    * A statement whose import stopped half way (a crash) is applied again: each payout's commands are
    * idempotent by the entry, so what it had applied is counted, not applied twice.
    */
+  /** A payout batch opened, or a bank statement import claimed, under this id (a read: nothing is closed or resumed). */
+  async createdObjectExists({ object, id }: { object: 'payout_batch' | 'bank_statement_import'; id: string }): Promise<{ exists: boolean }> {
+    if (object === 'payout_batch') return { exists: (await this.batches.load(id)).state.status !== 'none' };
+    const { rows } = await this.pool.query('SELECT 1 FROM bank_statement_imports WHERE import_id = $1', [id]);
+    return { exists: rows.length > 0 };
+  }
+
   async importStatement(request: ImportBankStatement): Promise<BankStatementImportResource> {
     const { statementId } = request;
     const claimed = await this.pool.query<{ import_id: string; result: BankStatementImportResource | null }>(

@@ -45,6 +45,11 @@ export function supplierPaymentsContext({ store, bus, clock, pool }: ContextInfr
         return toAdminBeneficiaryResource(revoked);
       },
       'supplier-payments.beneficiaries.retrieve': (ref) => service.retrieveBeneficiary(ref),
+      'supplier-payments.beneficiaries.find': async ({ beneficiaryId }) => {
+        const beneficiary = await beneficiaries.find(beneficiaryId);
+        if (!beneficiary) throw notFound('beneficiary', beneficiaryId);
+        return toAdminBeneficiaryResource(beneficiary);
+      },
       'supplier-payments.create': (m) => service.create(m),
       'supplier-payments.retrieve': (m) => service.retrieve(m),
       'supplier-payments.cancel': (m) => service.cancel(m),

@@ -12,7 +12,7 @@ import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idemp
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, Returns } from '../openapi/describe';
-import { Audited } from '../audit/audited';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -84,9 +84,9 @@ export class AdminController {
   @HttpCode(201)
   @Audited('integrator.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createIntegrator(@Body() body: unknown) {
+  async createIntegrator(@Body() body: unknown, @Audit() audit: AuditTrail) {
     const { name } = validateBody(NameBody, body);
-    const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now());
+    const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now(), audit.record);
     return { ...integrator, api_key: apiKey, api_key_id: apiKeyId };
   }
 
@@ -97,9 +97,9 @@ export class AdminController {
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createFinanceKey(@Body() body: unknown): Promise<CreatedFinanceKeyResource> {
+  async createFinanceKey(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<CreatedFinanceKeyResource> {
     const { name } = validateBody(NameBody, body);
-    const { keyId, secret } = await this.directory.createFinanceKey(name, this.now());
+    const { keyId, secret } = await this.directory.createFinanceKey(name, this.now(), audit.record);
     return { id: keyId, object: 'api_key', role: 'finance', name, api_key: secret, status: 'active' };
   }
 
@@ -108,10 +108,10 @@ export class AdminController {
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createApiKey(@Param('id') integratorId: string, @Body() body: unknown): Promise<CreatedApiKeyResource> {
+  async createApiKey(@Param('id') integratorId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<CreatedApiKeyResource> {
     requireEmptyBody(body);
     if (!(await this.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
-    const { keyId, secret } = await this.directory.createApiKey(integratorId, this.now());
+    const { keyId, secret } = await this.directory.createApiKey(integratorId, this.now(), audit.record);
     return { id: keyId, object: 'api_key', integrator: integratorId, scopes: ['*'], api_key: secret, status: 'active' };
   }
 
@@ -119,9 +119,9 @@ export class AdminController {
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
   @Audited('api_key.revoked')
-  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown): Promise<RevokedApiKeyResource> {
+  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<RevokedApiKeyResource> {
     requireEmptyBody(body);
-    const revoked = await this.directory.revokeKey(keyId, this.now());
+    const revoked = await this.directory.revokeKey(keyId, this.now(), audit.record);
     if (!revoked) throw notFound('API key', keyId);
     this.apiKeys.forget(keyId);
     return { id: revoked.id, object: 'api_key', integrator: revoked.integratorId, status: 'revoked', created_at: revoked.createdAt, revoked_at: revoked.revokedAt };
@@ -132,7 +132,7 @@ export class AdminController {
   @Post('connections')
   @HttpCode(201)
   @Audited('connection.created')
-  async createConnection(@Body() body: unknown): Promise<ConnectionResource> {
+  async createConnection(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<ConnectionResource> {
     const input = validateBody(ConnectionBody, body);
     if (!(await this.directory.integratorExists(input.integrator))) {
       throw new ServiceError('invalid_request', `no such integrator: '${input.integrator}'`, 'integrator');
@@ -140,7 +140,7 @@ export class AdminController {
     const id = newId('connection');
     // The account first: a crash in between leaves an unused account, never a connection without one.
     await this.bus.request('ledger.open-account', { owner: id, kind: 'connection', currency: input.currency });
-    return this.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now());
+    return this.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now(), audit.record);
   }
 
   @Returns(CustomerResource, 'Create a customer')
@@ -148,11 +148,11 @@ export class AdminController {
   @Post('customers')
   @HttpCode(201)
   @Audited('customer.created')
-  async createCustomer(@Body() body: unknown): Promise<CustomerResource> {
+  async createCustomer(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<CustomerResource> {
     const input = validateBody(CustomerBody, body);
     const id = newId('customer');
     await this.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
-    return this.directory.createCustomer({ id, ...input }, this.now());
+    return this.directory.createCustomer({ id, ...input }, this.now(), audit.record);
   }
 
   @Returns(AdminBeneficiaryResource, 'Create a beneficiary')
@@ -160,12 +160,14 @@ export class AdminController {
   @Post('beneficiaries')
   @HttpCode(201)
   @Audited('beneficiary.created')
-  async createBeneficiary(@Body() body: unknown) {
+  async createBeneficiary(@Body() body: unknown, @Audit() audit: AuditTrail) {
     const input = validateBody(BeneficiaryBody, body);
     const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
+    const beneficiaryId = newId('beneficiary');
+    await audit.intend({ object: 'beneficiary', id: beneficiaryId }, {}, business.integratorId);
     return this.bus.request('supplier-payments.beneficiaries.create', {
-      beneficiaryId: newId('beneficiary'),
+      beneficiaryId,
       business: business.id,
       integratorId: business.integratorId,
       accountName: input.account_name,
@@ -177,8 +179,9 @@ export class AdminController {
   @Post('beneficiaries/:id/revoke')
   @HttpCode(200)
   @Audited('beneficiary.revoked')
-  async revokeBeneficiary(@Param('id') id: string, @Body() body: unknown) {
+  async revokeBeneficiary(@Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail) {
     requireEmptyBody(body);
+    await audit.intend({ object: 'beneficiary', id });
     return this.bus.request('supplier-payments.beneficiaries.revoke', { beneficiaryId: id });
   }
 
@@ -187,9 +190,11 @@ export class AdminController {
   @Post('cash_points')
   @HttpCode(201)
   @Audited('cash_point.created')
-  async createCashPoint(@Body() body: unknown) {
+  async createCashPoint(@Body() body: unknown, @Audit() audit: AuditTrail) {
     const input = validateBody(CashPointBody, body);
-    return this.bus.request('cash.cash-points.create', { cashPointId: newId('cashPoint'), ...input });
+    const cashPointId = newId('cashPoint');
+    await audit.intend({ object: 'cash_point', id: cashPointId });
+    return this.bus.request('cash.cash-points.create', { cashPointId, ...input });
   }
 
   @Returns(TopupResource, 'Top up an account')
@@ -197,13 +202,15 @@ export class AdminController {
   @Post('topups')
   @HttpCode(201)
   @Audited('topup.created')
-  async createTopup(@Creation() request: CreateRequest): Promise<TopupResource> {
+  async createTopup(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<TopupResource> {
     const input = validateBody(TopupBody, request.body);
     if (!LEDGER_OWNER.test(input.account)) throw new ServiceError('invalid_request', 'account must be a cus_, conn_ or ben_ id', 'account');
     const key = checkIdempotencyKey(request.idempotencyKey);
-    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/topups', objectKind: 'topup' }, request, (topupId) =>
-      this.bus.request('ledger.topup', { topupId, owner: input.account, amount: input.amount, currency: input.currency }),
-    );
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/topups', objectKind: 'topup' }, request, async (topupId) => {
+      // The account names the top-up's integrator (a connection's) when the sweeper reads it back.
+      await audit.intend({ object: 'topup', id: topupId }, { account: input.account });
+      return this.bus.request('ledger.topup', { topupId, owner: input.account, amount: input.amount, currency: input.currency });
+    });
   }
 
   /**

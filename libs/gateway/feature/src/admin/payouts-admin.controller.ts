@@ -1,4 +1,4 @@
-import { Audited } from '../audit/audited';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { IsDefined, IsNotEmpty, IsString } from 'class-validator';
@@ -38,12 +38,13 @@ export class PayoutsAdminController {
   @Audited('payout_batch.created')
   @Post('payout_batches')
   @HttpCode(201)
-  async createBatch(@Creation() request: CreateRequest): Promise<PayoutBatchResource> {
+  async createBatch(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<PayoutBatchResource> {
     const input = validateBody(PayoutBatchBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
-    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/payout_batches', objectKind: 'payoutBatch' }, request, (batchId) =>
-      this.bus.request('payments.payout-batches.create', { batchId, currency: input.currency }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS }),
-    );
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/payout_batches', objectKind: 'payoutBatch' }, request, async (batchId) => {
+      await audit.intend({ object: 'payout_batch', id: batchId });
+      return this.bus.request('payments.payout-batches.create', { batchId, currency: input.currency }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+    });
   }
 
   /** The batch's pain.001.001.09 file, `application/xml`. */
@@ -77,11 +78,14 @@ export class PayoutsAdminController {
   @Audited('bank_statement_import.created')
   @Post('bank_statements')
   @HttpCode(201)
-  async importStatement(@Headers('content-type') contentType: string | undefined, @Body() body: unknown): Promise<BankStatementImportResource> {
+  async importStatement(@Headers('content-type') contentType: string | undefined, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<BankStatementImportResource> {
     if (!XML.test(contentType ?? '') || typeof body !== 'string') {
       throw new ServiceError('invalid_request', 'the statement must be sent as XML, with Content-Type: application/xml');
     }
     const { statementId, entries } = parseStatement(body);
-    return this.bus.request('payments.bank-statements.import', { importId: newId('bankStatementImport'), statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+    const importId = newId('bankStatementImport');
+    // A statement imported before answers its first import: the answer's id is the one recorded.
+    await audit.intend({ object: 'bank_statement_import', id: importId });
+    return this.bus.request('payments.bank-statements.import', { importId, statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
   }
 }

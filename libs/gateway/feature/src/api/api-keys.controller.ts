@@ -7,7 +7,7 @@ import { CLOCK } from '@pay/platform';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { ApiKeyAuthenticator, LastUses } from '../auth/auth';
 import { FULL_ACCESS, isScope, RequiresScope, SCOPE_RESOURCES } from '../auth/scopes';
-import { Audited } from '../audit/audited';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { ApiKeysRepository } from '../directory/api-keys.repository';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { NO_STORE } from '../http/headers';
@@ -99,7 +99,7 @@ export class ApiKeysController {
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<ApiKeyResource & { api_key: string }> {
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<ApiKeyResource & { api_key: string }> {
     const input = validateBody(CreateApiKeyBody, request.body);
     const scopes = checkScopes(input.scopes);
     const now = this.clock.now();
@@ -112,7 +112,7 @@ export class ApiKeysController {
     const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);
     const call = { scope: integratorId, key: idempotencyKey, endpoint: 'POST /v1/api_keys', objectKind: 'apiKey' as const, seal: secretSeal(request, idempotencyKey) };
     return this.idempotency.run(call, request, async (keyId) => {
-      const { key, secret } = await this.keys.create(integratorId, { name: input.name, scopes, expiresAt }, now, keyId);
+      const { key, secret } = await this.keys.create(integratorId, { name: input.name, scopes, expiresAt }, now, keyId, audit.record);
       return { ...key, api_key: secret };
     });
   }
@@ -144,12 +144,12 @@ export class ApiKeysController {
   @HttpCode(201)
   @Audited('api_key.rolled')
   @Header('Cache-Control', NO_STORE) // the answer carries the new key's secret
-  async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Creation() request: CreateRequest): Promise<ApiKeyResource & { api_key: string }> {
+  async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<ApiKeyResource & { api_key: string }> {
     const input = validateBody(RollApiKeyBody, request.body ?? {});
     const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);
     const call = { scope: integratorId, key: idempotencyKey, endpoint: `POST /v1/api_keys/${id}/roll`, objectKind: 'apiKey' as const, seal: secretSeal(request, idempotencyKey) };
     return this.idempotency.run(call, request, async (newKeyId) => {
-      const { key, secret } = await this.keys.roll(integratorId, id, input.expires_in ?? 0, this.clock.now(), newKeyId);
+      const { key, secret } = await this.keys.roll(integratorId, id, input.expires_in ?? 0, this.clock.now(), newKeyId, audit.record);
       this.authenticator.forget(id);
       return { ...key, api_key: secret };
     });
@@ -159,9 +159,9 @@ export class ApiKeysController {
   @Post(':id/revoke')
   @HttpCode(200)
   @Audited('api_key.revoked')
-  async revoke(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<ApiKeyResource> {
+  async revoke(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<ApiKeyResource> {
     requireEmptyBody(body);
-    const key = await this.keys.revoke(integratorId, id, this.clock.now());
+    const key = await this.keys.revoke(integratorId, id, this.clock.now(), audit.record);
     this.authenticator.forget(id);
     return key;
   }

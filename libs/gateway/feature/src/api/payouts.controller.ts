@@ -3,7 +3,7 @@ import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-va
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { BankAccountResource, listOf, PAYOUT_STATUSES, PayoutResource, type ListResource, type PayoutStatus } from '@pay/contracts';
 import { ACCOUNT_HOLDER_LENGTH_MAX, DESCRIPTION_LENGTH_MAX, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
-import { Audited } from '../audit/audited';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
 import { ConnectionAuthorization } from '../directory/connection-authorization';
@@ -47,20 +47,21 @@ export class BankAccountsController {
   @Audited('bank_account.created')
   @Post()
   @HttpCode(201)
-  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<BankAccountResource> {
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<BankAccountResource> {
     const input = validateBody(CreateBankAccountBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
     const connection = await this.connections.authorized(integratorId, input.connection, 'connection');
-    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/bank_accounts', objectKind: 'bankAccount' }, request, (bankAccountId) =>
-      this.bus.request('payments.bank-accounts.create', {
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/bank_accounts', objectKind: 'bankAccount' }, request, async (bankAccountId) => {
+      await audit.intend({ object: 'bank_account', id: bankAccountId });
+      return this.bus.request('payments.bank-accounts.create', {
         bankAccountId,
         integratorId,
         connection: connection.id,
         connectionCurrency: connection.currency,
         accountHolder: input.account_holder,
         iban: input.iban,
-      }),
-    );
+      });
+    });
   }
 
   @Returns(listOf(BankAccountResource), 'List bank accounts')
@@ -102,12 +103,13 @@ export class PayoutsController {
   @Audited('payout.created')
   @Post()
   @HttpCode(201)
-  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<PayoutResource> {
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<PayoutResource> {
     const input = validateBody(CreatePayoutBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
     const connection = await this.connections.authorized(integratorId, input.connection, 'connection');
-    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/payouts', objectKind: 'payout' }, request, (payoutId) =>
-      this.bus.request('payments.payouts.create', {
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/payouts', objectKind: 'payout' }, request, async (payoutId) => {
+      await audit.intend({ object: 'payout', id: payoutId });
+      return this.bus.request('payments.payouts.create', {
         payoutId,
         integratorId,
         connection: connection.id,
@@ -115,8 +117,8 @@ export class PayoutsController {
         amount: input.amount,
         currency: input.currency,
         description: input.description ?? null,
-      }),
-    );
+      });
+    });
   }
 
   /** Newest first; filters `connection`, `status`, `created_gte`, `created_lt`. */
@@ -141,8 +143,9 @@ export class PayoutsController {
   @Audited('payout.canceled')
   @Post(':id/cancel')
   @HttpCode(200)
-  async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') payoutId: string, @Body() body: unknown): Promise<PayoutResource> {
+  async cancel(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') payoutId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<PayoutResource> {
     requireEmptyBody(body);
+    await audit.intend({ object: 'payout', id: payoutId });
     return this.bus.request('payments.payouts.cancel', { integratorId, payoutId });
   }
 }

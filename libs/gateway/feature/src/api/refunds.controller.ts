@@ -11,7 +11,7 @@ import { IsAmount, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
-import { Audited } from '../audit/audited';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 
 export class CreateRefundBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payment!: string;
@@ -35,15 +35,16 @@ export class RefundsController {
   @Post()
   @HttpCode(201)
   @Audited('refund.created')
-  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<RefundResource> {
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<RefundResource> {
     const input = validateBody(CreateRefundBody, request.body);
     if (!hasPrefix(input.payment, 'payment')) {
       throw new ServiceError('invalid_request', 'payment must be the id of a payment (pay_…): only Pay payments can be refunded', 'payment');
     }
     const key = checkIdempotencyKey(request.idempotencyKey);
-    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/refunds', objectKind: 'refund' }, request, (refundId) =>
-      this.bus.request('payments.refunds.create', { refundId, integratorId, paymentId: input.payment, amount: input.amount ?? null, reason: input.reason ?? null }),
-    );
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/refunds', objectKind: 'refund' }, request, async (refundId) => {
+      await audit.intend({ object: 'refund', id: refundId });
+      return this.bus.request('payments.refunds.create', { refundId, integratorId, paymentId: input.payment, amount: input.amount ?? null, reason: input.reason ?? null });
+    });
   }
 
   @Returns(listOf(RefundResource), 'List refunds')

@@ -5,14 +5,14 @@ import { DeletedWebhookEndpointResource, DeliveryResource, EndpointDeliveryResou
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
-import type { ApiKeyRecord } from '../directory/directory.repository';
+import { sha256, type ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { NO_STORE } from '../http/headers';
 import { parseListQuery } from './list-query';
-import { Audited } from '../audit/audited';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 
 class CreateEndpointBody {
   @IsDefined() @IsString() @MaxLength(URL_LENGTH_MAX) url!: string;
@@ -47,12 +47,13 @@ export class WebhookEndpointsController {
   @HttpCode(201)
   @Audited('webhook_endpoint.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the signing secret
-  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest): Promise<WebhookEndpointResource> {
+  async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<WebhookEndpointResource> {
     const input = validateBody(CreateEndpointBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
-    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/webhook_endpoints', objectKind: 'webhookEndpoint' }, request, (endpointId) =>
-      this.bus.request('webhooks.endpoints.create', { endpointId, integratorId, url: input.url, enabledEvents: [...new Set(input.enabled_events ?? ['*'])] }),
-    );
+    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/webhook_endpoints', objectKind: 'webhookEndpoint' }, request, async (endpointId) => {
+      await audit.intend({ object: 'webhook_endpoint', id: endpointId });
+      return this.bus.request('webhooks.endpoints.create', { endpointId, integratorId, url: input.url, enabledEvents: [...new Set(input.enabled_events ?? ['*'])] });
+    });
   }
 
   @Returns(listOf(WebhookEndpointResource), 'List webhook endpoints')
@@ -74,14 +75,22 @@ export class WebhookEndpointsController {
   @JsonBody(UpdateEndpointBody)
   @Post(':id')
   @HttpCode(200)
-  @Audited('webhook_endpoint.updated')
-  async update(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
+  @Audited('webhook_endpoint.updated', { repeatable: true })
+  async update(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<WebhookEndpointResource> {
     const input = validateBody(UpdateEndpointBody, body);
+    const enabledEvents = input.enabled_events === undefined ? undefined : [...new Set(input.enabled_events)];
+    // What the endpoint shows once updated: how the sweeper tells, after a crash, that the update was made
+    // (the URL as its hash: a URL may carry a token, and intents hold no secret).
+    await audit.intend({ object: 'webhook_endpoint', id }, {
+      ...(input.url === undefined ? {} : { url_sha256: sha256(input.url) }),
+      ...(enabledEvents === undefined ? {} : { enabled_events: enabledEvents }),
+      ...(input.status === undefined ? {} : { status: input.status }),
+    });
     return this.bus.request('webhooks.endpoints.update', {
       integratorId,
       id,
       ...(input.url === undefined ? {} : { url: input.url }),
-      ...(input.enabled_events === undefined ? {} : { enabledEvents: [...new Set(input.enabled_events)] }),
+      ...(enabledEvents === undefined ? {} : { enabledEvents }),
       ...(input.status === undefined ? {} : { status: input.status }),
     });
   }
@@ -90,10 +99,11 @@ export class WebhookEndpointsController {
   @Returns(WebhookEndpointResource, 'Rotate a webhook endpoint’s secret', { description: 'Answers the endpoint with a new `secret`; for 24 hours every delivery carries two signatures, one per secret.' })
   @Post(':id/rotate_secret')
   @HttpCode(200)
-  @Audited('webhook_endpoint.secret_rotated')
+  @Audited('webhook_endpoint.secret_rotated', { repeatable: true })
   @Header('Cache-Control', NO_STORE) // the answer carries the new signing secret
-  async rotateSecret(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<WebhookEndpointResource> {
+  async rotateSecret(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<WebhookEndpointResource> {
     requireEmptyBody(body);
+    await audit.intend({ object: 'webhook_endpoint', id });
     return this.bus.request('webhooks.endpoints.rotate-secret', { integratorId, id });
   }
 
@@ -124,7 +134,8 @@ export class WebhookEndpointsController {
   @Returns(DeletedWebhookEndpointResource, 'Delete a webhook endpoint', { operationId: 'webhookEndpoints.delete' })
   @Delete(':id')
   @Audited('webhook_endpoint.deleted')
-  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string) {
+  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Audit() audit: AuditTrail) {
+    await audit.intend({ object: 'webhook_endpoint', id });
     return this.bus.request('webhooks.endpoints.delete', { integratorId, id });
   }
 }

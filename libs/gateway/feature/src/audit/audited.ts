@@ -1,30 +1,110 @@
-import { applyDecorators, Inject, Injectable, Logger, SetMetadata, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  Inject,
+  Injectable,
+  Logger,
+  SetMetadata,
+  UseInterceptors,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { from, mergeMap, type Observable } from 'rxjs';
-import { AUDIT_RECORD_ATTEMPTS, hasPrefix, type Clock } from '@pay/kernel';
+import { catchError, from, mergeMap, type Observable } from 'rxjs';
+import { ERROR_STATUS, ServiceError } from '@pay/contracts';
+import { AUDIT_RECORD_ATTEMPTS, failpoint, hasPrefix, newId, type Clock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { authenticatedKey } from '../auth/api-key.guard';
-import { AuditLog } from '../directory/audit-log';
+import { AuditLog, type AuditEntry, type AuditWriter, type Queryable } from '../directory/audit-log';
 import { DirectoryRepository } from '../directory/directory.repository';
 
 export const AUDITED_ACTION = 'pay:audit:action';
+const AUDITED_OPTIONS = 'pay:audit:options';
+const TRAIL = Symbol('audit trail');
+
+export interface AuditedOptions {
+  /** The change may happen again to the same target (an update, a secret rotation): each request is its own event. */
+  repeatable?: boolean;
+}
+
+/** Killed here (FAILPOINTS) a process has made a change and not yet recorded it: the crash test's point. */
+export const AUDIT_FAILPOINT = 'audit.after-change';
 
 /**
  * Records a successful answer of the route in the audit trail as `action` (`<object>.<verb>`, e.g.
- * `refund.created`), its target the answer's `{object, id}`, its actor the caller's key (or the admin
- * key), its request id the Request-Id. One line per route; an idempotent replay is not recorded again.
+ * `refund.created`), its actor the caller's key (or the admin key), its request id the Request-Id.
+ * One line per route. The handler says where the change happens (its `@Audit()` trail): a change the
+ * gateway stores is recorded in the change's transaction (`trail.record`); a change dispatched to
+ * another app gets an intent first (`trail.intend`), settled by the answer or, after a crash, by the
+ * sweeper. An idempotent replay records nothing: its first answer did.
  */
-export const Audited = (action: string) => applyDecorators(SetMetadata(AUDITED_ACTION, action), UseInterceptors(AuditInterceptor));
+export const Audited = (action: string, options: AuditedOptions = {}) =>
+  applyDecorators(SetMetadata(AUDITED_ACTION, action), SetMetadata(AUDITED_OPTIONS, options), UseInterceptors(AuditInterceptor));
 
-interface Answer {
-  id?: unknown;
-  object?: unknown;
-  integrator?: unknown;
-  business?: unknown;
-  account?: unknown;
-  owner?: unknown;
+/** The audit trail of the request (a route with `@Audited`). */
+export const Audit = createParamDecorator((_: unknown, context: ExecutionContext): AuditTrail => {
+  const trail = (context.switchToHttp().getRequest<FastifyRequest>() as unknown as Record<symbol, AuditTrail | undefined>)[TRAIL];
+  if (!trail) throw new Error('@Audit() needs @Audited on its route');
+  return trail;
+});
+
+/** `<action> <target id>`: at most one event for a change that happens once to its target. */
+export const onceKey = (action: string, targetId: string): string => `${action} ${targetId}`;
+
+type Target = { object: string; id: string };
+
+/** The request's audit trail: who does it, and where the handler records it. */
+export class AuditTrail {
+  /** The intent written before the change was dispatched, if any. */
+  intent: { id: string; target: Target; integrator: string | null; at: Date } | undefined;
+  /** Recorded in the change's own transaction. */
+  recorded = false;
+
+  constructor(
+    readonly action: string,
+    readonly repeatable: boolean,
+    readonly actor: AuditEntry['actor'],
+    /** The key's integrator; null for the admin API (then each change names it). */
+    readonly integrator: string | null,
+    readonly requestId: string,
+    private readonly log: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** For a change the gateway stores: pass it to the repository, which calls it in the change's transaction. */
+  readonly record: AuditWriter = async (db: Queryable, target: Target, integrator: string | null) => {
+    await this.log.record(this.entry(target, integrator ?? this.integrator, this.clock.now(), this.repeatable ? null : onceKey(this.action, target.id)), db);
+    this.recorded = true;
+  };
+
+  /**
+   * For a change another app makes: call it before dispatching, with the target's id (minted by the
+   * gateway). `details`: what reading the outcome back needs, never a secret.
+   */
+  async intend(target: Target, details: Record<string, unknown> = {}, integrator: string | null = this.integrator): Promise<void> {
+    const id = newId('auditEvent');
+    const at = this.clock.now();
+    const operationKey = this.repeatable ? id : onceKey(this.action, target.id);
+    await this.log.intend({ ...this.entry(target, integrator, at, operationKey), id, operationKey, details });
+    this.intent = { id, target, integrator, at };
+  }
+
+  entry(target: Target, integrator: string | null, at: Date, operationKey: string | null): AuditEntry {
+    return { action: this.action, actor: this.actor, integrator, target, requestId: this.requestId, at, operationKey };
+  }
 }
+
+/** A change's integrator when the caller is the admin: the answer's own, or the one of the connection it names (null for shared things). */
+export const integratorOf = async (answer: Record<string, unknown>, directory: DirectoryRepository): Promise<string | null> => {
+  if (answer['object'] === 'integrator' && typeof answer['id'] === 'string') return answer['id'];
+  if (typeof answer['integrator'] === 'string') return answer['integrator'];
+  for (const field of [answer['business'], answer['account'], answer['owner']]) {
+    if (hasPrefix(field, 'connection')) return (await directory.findConnection(field))?.integratorId ?? null;
+  }
+  return null;
+};
 
 @Injectable()
 export class AuditInterceptor implements NestInterceptor {
@@ -39,56 +119,62 @@ export class AuditInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const action = this.reflector.get<string | undefined>(AUDITED_ACTION, context.getHandler());
+    if (action === undefined) return next.handle();
+    const options = this.reflector.get<AuditedOptions | undefined>(AUDITED_OPTIONS, context.getHandler()) ?? {};
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    const key = authenticatedKey(request);
+    const actor = key ? { type: 'api_key' as const, id: key.keyId } : { type: 'admin' as const, id: null };
+    const trail = new AuditTrail(action, options.repeatable === true, actor, key?.integratorId ?? null, request.id, this.audit, this.clock);
+    (request as unknown as Record<symbol, AuditTrail>)[TRAIL] = trail;
     return next.handle().pipe(
-      mergeMap((answer: unknown) =>
-        from(
-          (async () => {
-            if (action !== undefined && reply.getHeader('Idempotent-Replayed') !== 'true') await this.record(action, request, answer as Answer);
-            return answer;
-          })(),
-        ),
-      ),
+      mergeMap((answer: unknown) => from(this.answered(trail, request, reply, answer as Record<string, unknown> | undefined).then(() => answer))),
+      catchError((error: unknown) => from(this.failed(trail, error).then(() => Promise.reject(error)))),
     );
   }
 
-  private async record(action: string, request: FastifyRequest, answer: Answer): Promise<void> {
-    if (typeof answer?.id !== 'string' || typeof answer.object !== 'string') {
-      this.logger.error(`${action}: the answer names no object; not recorded (request ${request.id})`);
+  private async answered(trail: AuditTrail, request: FastifyRequest, reply: FastifyReply, answer: Record<string, unknown> | undefined): Promise<void> {
+    if (trail.recorded) return;
+    const target = typeof answer?.['id'] === 'string' && typeof answer['object'] === 'string' ? { object: answer['object'], id: answer['id'] } : undefined;
+    if (trail.intent) {
+      failpoint(AUDIT_FAILPOINT);
+      // The answer names the object the change made (a repeated bank statement import answers the first import).
+      const settledTarget = target ?? trail.intent.target;
+      const integrator = trail.intent.integrator ?? (answer ? await integratorOf(answer, this.directory) : null);
+      const entry = trail.entry(settledTarget, integrator, this.clock.now(), trail.repeatable ? trail.intent.id : onceKey(trail.action, settledTarget.id));
+      // Retried on a passing failure; past the attempts the intent stays, and the sweeper records it.
+      await this.attempt(trail, () => this.audit.settle(trail.intent!.id, entry), request);
       return;
     }
-    const key = authenticatedKey(request);
-    const entry = {
-      action,
-      actor: key ? { type: 'api_key' as const, id: key.keyId } : { type: 'admin' as const, id: null },
-      integrator: key ? key.integratorId : await this.integratorOf(answer),
-      target: { object: answer.object, id: answer.id },
-      requestId: request.id,
-      at: this.clock.now(),
-    };
-    // The change is done: its record is retried rather than lost on a passing failure, and the answer stands.
+    if (reply.getHeader('Idempotent-Replayed') === 'true') return;
+    if (!target || !answer) {
+      this.logger.error(`${trail.action}: the answer names no object; not recorded (request ${request.id})`);
+      return;
+    }
+    // A route whose handler neither records in its transaction nor intends: recorded after the answer, as a last resort.
+    this.logger.warn(`${trail.action}: recorded after the answer (the route neither records in its transaction nor intends); a crash here loses it`);
+    const integrator = trail.integrator ?? (await integratorOf(answer, this.directory));
+    await this.attempt(trail, () => this.audit.record(trail.entry(target, integrator, this.clock.now(), trail.repeatable ? null : onceKey(trail.action, target.id))), request);
+  }
+
+  /** A refusal (4xx) changed nothing: its intent goes. Anything else may have changed the target: the sweeper reads it back. */
+  private async failed(trail: AuditTrail, error: unknown): Promise<void> {
+    if (!trail.intent || !(error instanceof ServiceError) || ERROR_STATUS[error.code] >= 500) return;
+    await this.audit.drop(trail.intent.id).catch((dropError: unknown) => this.logger.warn(`${trail.action}: intent ${trail.intent!.id} not dropped (the sweeper will): ${String(dropError)}`));
+  }
+
+  private async attempt(trail: AuditTrail, work: () => Promise<unknown>, request: FastifyRequest): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.audit.record(entry);
+        await work();
         return;
       } catch (error) {
         if (attempt >= AUDIT_RECORD_ATTEMPTS) {
-          this.logger.error(`${action} of ${answer.id} not recorded (request ${request.id}): ${String(error)}`);
+          this.logger.error(`${trail.action} not recorded yet (request ${request.id}): ${String(error)}`);
           return;
         }
       }
     }
-  }
-
-  /** An admin change's integrator: the answer's own, or the one of the connection it names (null for shared things). */
-  private async integratorOf(answer: Answer): Promise<string | null> {
-    if (answer.object === 'integrator') return answer.id as string;
-    if (typeof answer.integrator === 'string') return answer.integrator;
-    for (const field of [answer.business, answer.account, answer.owner]) {
-      if (hasPrefix(field, 'connection')) return (await this.directory.findConnection(field))?.integratorId ?? null;
-    }
-    return null;
   }
 }

@@ -3,6 +3,7 @@ import { ServiceError, type ApiKeyResource } from '@pay/contracts';
 import { API_KEY_RANDOM_LENGTH, newId, randomBase62 } from '@pay/kernel';
 import { inTransaction } from '@pay/platform';
 import { FULL_ACCESS } from '../auth/scopes';
+import type { AuditWriter } from './audit-log';
 import { newApiKeySecret, redact, sha256 } from './directory.repository';
 
 /** Restricted keys' secrets: `rk_` and the same entropy as `sk_` keys. */
@@ -47,8 +48,19 @@ const notFound = (id: string) => new ServiceError('resource_not_found', `no such
 export class ApiKeysRepository {
   constructor(private readonly pool: Pool) {}
 
-  async create(integratorId: string, input: { name: string | null; scopes: string[]; expiresAt: Date | null }, now: Date, id = newId('apiKey')): Promise<{ key: ApiKeyResource; secret: string }> {
-    return this.insert(this.pool, integratorId, input, now, id);
+  /** Each change takes an optional `audit`: its audit event, written in the change's own transaction. */
+  async create(
+    integratorId: string,
+    input: { name: string | null; scopes: string[]; expiresAt: Date | null },
+    now: Date,
+    id = newId('apiKey'),
+    audit?: AuditWriter,
+  ): Promise<{ key: ApiKeyResource; secret: string }> {
+    return inTransaction(this.pool, async (client) => {
+      const created = await this.insert(client, integratorId, input, now, id);
+      await audit?.(client, { object: 'api_key', id }, integratorId);
+      return created;
+    });
   }
 
   async find(integratorId: string, id: string, now: Date): Promise<ApiKeyResource> {
@@ -78,7 +90,14 @@ export class ApiKeysRepository {
    * A new key with the same name and scopes; the old one stops working `expiresInSeconds` later (or at
    * its own expiry, if sooner). One transaction, the old key locked: two rolls of one key do not both pass.
    */
-  async roll(integratorId: string, id: string, expiresInSeconds: number, now: Date, newKeyId = newId('apiKey')): Promise<{ key: ApiKeyResource; secret: string; old: ApiKeyResource }> {
+  async roll(
+    integratorId: string,
+    id: string,
+    expiresInSeconds: number,
+    now: Date,
+    newKeyId = newId('apiKey'),
+    audit?: AuditWriter,
+  ): Promise<{ key: ApiKeyResource; secret: string; old: ApiKeyResource }> {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM gw_api_keys WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' FOR UPDATE`, [id, integratorId]);
       const row = rows[0];
@@ -89,17 +108,21 @@ export class ApiKeysRepository {
       const expiresAt = row.expires_at && row.expires_at < overlapEnds ? row.expires_at : overlapEnds;
       const { rows: updated } = await client.query<KeyRow>(`UPDATE gw_api_keys SET expires_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, expiresAt]);
       const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: null }, now, newKeyId);
+      await audit?.(client, { object: 'api_key', id: newKeyId }, integratorId);
       return { ...created, old: toApiKeyResource(updated[0]!, now) };
     });
   }
 
-  async revoke(integratorId: string, id: string, now: Date): Promise<ApiKeyResource> {
-    const { rows } = await this.pool.query<KeyRow>(
-      `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' RETURNING ${COLUMNS}`,
-      [id, integratorId, now],
-    );
-    if (!rows[0]) throw notFound(id);
-    return toApiKeyResource(rows[0], now);
+  async revoke(integratorId: string, id: string, now: Date, audit?: AuditWriter): Promise<ApiKeyResource> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<KeyRow>(
+        `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' RETURNING ${COLUMNS}`,
+        [id, integratorId, now],
+      );
+      if (!rows[0]) throw notFound(id);
+      await audit?.(client, { object: 'api_key', id }, integratorId);
+      return toApiKeyResource(rows[0], now);
+    });
   }
 
   /** Any key by id (the admin API), with its integrator; undefined when unknown. */

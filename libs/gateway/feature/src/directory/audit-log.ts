@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { ServiceError, type AuditActorType, type AuditEventResource } from '@pay/contracts';
 import { newId } from '@pay/kernel';
+import { inTransaction } from '@pay/platform';
 
 /** An audit event as the contract shows it (section 16). */
 export type { AuditActorType, AuditEventResource };
@@ -12,7 +13,55 @@ export interface AuditEntry {
   target: { object: string; id: string };
   requestId: string | null;
   at: Date;
+  /**
+   * What makes a repeat of the same change a no-op: `<action> <target id>` for a change that happens
+   * once to its target, the intent's id for one that may happen again; null records unconditionally.
+   */
+  operationKey: string | null;
 }
+
+/** A change dispatched to the app that owns its target, not settled yet (see AuditLog). */
+export interface AuditIntent extends AuditEntry {
+  id: string;
+  operationKey: string;
+  /** What reading the outcome back needs (e.g. the fields an update asked for); ids and settings, no secret. */
+  details: Record<string, unknown>;
+}
+
+/** Anything that runs a query: the pool, or a transaction's client. */
+export type Queryable = Pick<Pool, 'query'>;
+
+/** Inserts the audit event of a change the gateway stores, on `db`: the change's own transaction. */
+export type AuditWriter = (db: Queryable, target: { object: string; id: string }, integrator: string | null) => Promise<void>;
+
+/** How the sweeper found an intent's change: done (with the target as its owner shows it), not done, or not known yet. */
+export type IntentOutcome = { done: true; answer: Record<string, unknown> } | { done: false } | undefined;
+
+interface IntentRow {
+  id: string;
+  operation_key: string;
+  action: string;
+  actor_type: AuditActorType;
+  actor_id: string | null;
+  integrator_id: string | null;
+  target_object: string;
+  target_id: string;
+  request_id: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+const toIntent = (row: IntentRow): AuditIntent => ({
+  id: row.id,
+  operationKey: row.operation_key,
+  action: row.action,
+  actor: { type: row.actor_type, id: row.actor_id },
+  integrator: row.integrator_id,
+  target: { object: row.target_object, id: row.target_id },
+  requestId: row.request_id,
+  details: row.details,
+  at: row.created_at,
+});
 
 export interface AuditQuery {
   /** Undefined: every integrator's (the admin API). */
@@ -35,19 +84,93 @@ const RESOURCE = `jsonb_build_object(
 /**
  * The audit trail (`gw_audit_events`): rows are only ever inserted; the database refuses an UPDATE,
  * DELETE or TRUNCATE (migration 006). Rows hold ids, never a secret or a request body.
+ *
+ * Exactly once (migration 007): a change the gateway stores is recorded in its own transaction
+ * (`record` on that transaction's client). A change another app makes gets an intent before it is
+ * dispatched (`intend`); its answer turns the intent into the event in one transaction (`settle`), and
+ * after a crash the sweeper does (`sweep`), reading the target back. The operation key makes every
+ * repeat (a retried request, the sweeper and the answer both) a no-op.
  */
 export class AuditLog {
   constructor(private readonly pool: Pool) {}
 
-  async record(entry: AuditEntry): Promise<string> {
+  /** The event, unless one with the same operation key exists; its id, or undefined when it did. */
+  async record(entry: AuditEntry, db: Queryable = this.pool): Promise<string | undefined> {
     const id = newId('auditEvent');
-    await this.pool.query({
+    const { rowCount } = await db.query({
       name: 'gw-audit-record',
-      text: `INSERT INTO gw_audit_events (id, action, actor_type, actor_id, integrator_id, target_object, target_id, request_id, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      values: [id, entry.action, entry.actor.type, entry.actor.id, entry.integrator, entry.target.object, entry.target.id, entry.requestId, entry.at],
+      text: `INSERT INTO gw_audit_events (id, action, actor_type, actor_id, integrator_id, target_object, target_id, request_id, created_at, operation_key)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (operation_key) DO NOTHING`,
+      values: [id, entry.action, entry.actor.type, entry.actor.id, entry.integrator, entry.target.object, entry.target.id, entry.requestId, entry.at, entry.operationKey],
     });
-    return id;
+    return rowCount === 1 ? id : undefined;
+  }
+
+  /** Written (and committed) before the change is dispatched. */
+  async intend(intent: AuditIntent): Promise<void> {
+    await this.pool.query({
+      name: 'gw-audit-intend',
+      text: `INSERT INTO gw_audit_intents (id, operation_key, action, actor_type, actor_id, integrator_id, target_object, target_id, request_id, details, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      values: [
+        intent.id,
+        intent.operationKey,
+        intent.action,
+        intent.actor.type,
+        intent.actor.id,
+        intent.integrator,
+        intent.target.object,
+        intent.target.id,
+        intent.requestId,
+        intent.details,
+        intent.at,
+      ],
+    });
+  }
+
+  /** The change is done: its event and the intent's end, in one transaction (the sweeper may have settled it already). */
+  async settle(intentId: string, entry: AuditEntry): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await this.record(entry, client);
+      await client.query('DELETE FROM gw_audit_intents WHERE id = $1', [intentId]);
+    });
+  }
+
+  /** The owning app refused the change: nothing to record. */
+  async drop(intentId: string): Promise<void> {
+    await this.pool.query('DELETE FROM gw_audit_intents WHERE id = $1', [intentId]);
+  }
+
+  /**
+   * Settles the intents older than `before` (a crash between a change and its event left them), each in
+   * a transaction of its own holding its row: another gateway's sweep skips it (SKIP LOCKED), and an
+   * answer arriving meanwhile waits, then records nothing twice. `outcome` reads the change back;
+   * undefined (not known: its owner did not answer) leaves the intent for the next sweep. Answers how
+   * many were recorded and dropped.
+   */
+  async sweep(
+    before: Date,
+    limit: number,
+    outcome: (intent: AuditIntent) => Promise<IntentOutcome>,
+    record: (intent: AuditIntent, answer: Record<string, unknown>) => Promise<AuditEntry>,
+  ): Promise<{ recorded: number; dropped: number }> {
+    const { rows: due } = await this.pool.query<{ id: string }>('SELECT id FROM gw_audit_intents WHERE created_at < $1 ORDER BY created_at LIMIT $2', [before, limit]);
+    const settled = { recorded: 0, dropped: 0 };
+    for (const { id } of due) {
+      await inTransaction(this.pool, async (client) => {
+        const { rows } = await client.query<IntentRow>('SELECT * FROM gw_audit_intents WHERE id = $1 FOR UPDATE SKIP LOCKED', [id]);
+        if (!rows[0]) return;
+        const intent = toIntent(rows[0]);
+        const found = await outcome(intent);
+        if (found === undefined) return;
+        if (found.done) {
+          await this.record(await record(intent, found.answer), client);
+          settled.recorded++;
+        } else settled.dropped++;
+        await client.query('DELETE FROM gw_audit_intents WHERE id = $1', [id]);
+      });
+    }
+    return settled;
   }
 
   /** Newest first (insertion order); `startingAfter` must be an event of the same list (same integrator). */

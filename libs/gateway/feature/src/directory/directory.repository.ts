@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import type { ConnectionKind, ConnectionResource, CustomerResource, IntegratorResource } from '@pay/contracts';
 import { API_KEY_RANDOM_LENGTH, CUSTOMER_CACHE_MAX, newId, randomBase62, SIGN_IN_CUSTOMERS_PER_PHONE_MAX, type Currency } from '@pay/kernel';
 import { inTransaction } from '@pay/platform';
+import type { AuditWriter, Queryable } from './audit-log';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -61,11 +62,13 @@ export class DirectoryRepository {
 
   constructor(private readonly pool: Pool) {}
 
-  async createIntegrator(name: string, now: Date): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
+  /** Each change below takes an optional `audit`: its audit event, written in the change's own transaction. */
+  async createIntegrator(name: string, now: Date, audit?: AuditWriter): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
     const id = newId('integrator');
     return inTransaction(this.pool, async (client) => {
       await client.query('INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3)', [id, name, now]);
       const { keyId, secret } = await this.insertKey(client, id, now);
+      await audit?.(client, { object: 'integrator', id }, id);
       return { integrator: { id, object: 'integrator' as const, name, created_at: now.toISOString() }, apiKey: secret, apiKeyId: keyId };
     });
   }
@@ -75,8 +78,8 @@ export class DirectoryRepository {
     return rowCount === 1;
   }
 
-  async createApiKey(integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
-    return this.insertKey(this.pool, integratorId, now);
+  async createApiKey(integratorId: string, now: Date, audit?: AuditWriter): Promise<{ keyId: string; secret: string }> {
+    return this.audited(audit, (db) => this.insertKey(db, integratorId, now), ({ keyId }) => [{ object: 'api_key', id: keyId }, integratorId]);
   }
 
   /** An unrevoked integrator key (the caller checks `expiresAt` on its clock), its stored hash compared in constant time. */
@@ -93,16 +96,16 @@ export class DirectoryRepository {
   }
 
   /** A read-only key for finance (the ledger's reads); the secret is shown once, by the caller. */
-  async createFinanceKey(name: string, now: Date): Promise<{ keyId: string; secret: string }> {
+  async createFinanceKey(name: string, now: Date, audit?: AuditWriter): Promise<{ keyId: string; secret: string }> {
     const keyId = newId('apiKey');
     const secret = newFinanceKeySecret();
-    await this.pool.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name, redacted) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4, $5)`, [
+    await this.audited(audit, (db) => db.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name, redacted) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4, $5)`, [
       keyId,
       sha256(secret),
       now,
       name,
       redact(secret),
-    ]);
+    ]), () => [{ object: 'api_key', id: keyId }, null]);
     return { keyId, secret };
   }
 
@@ -115,25 +118,30 @@ export class DirectoryRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  async revokeKey(keyId: string, now: Date): Promise<{ id: string; integratorId: string | null; createdAt: string; revokedAt: string } | undefined> {
-    const { rows } = await this.pool.query<{ id: string; integrator_id: string | null; created_at: Date; revoked_at: Date }>(
-      `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
-       RETURNING id, integrator_id, created_at, revoked_at`,
-      [keyId, now],
+  async revokeKey(keyId: string, now: Date, audit?: AuditWriter): Promise<{ id: string; integratorId: string | null; createdAt: string; revokedAt: string } | undefined> {
+    const { rows } = await this.audited(
+      audit,
+      (db) =>
+        db.query<{ id: string; integrator_id: string | null; created_at: Date; revoked_at: Date }>(
+          `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
+           RETURNING id, integrator_id, created_at, revoked_at`,
+          [keyId, now],
+        ),
+      (result) => (result.rows[0] ? [{ object: 'api_key', id: keyId }, result.rows[0].integrator_id] : undefined),
     );
     const row = rows[0];
     return row && { id: row.id, integratorId: row.integrator_id, createdAt: row.created_at.toISOString(), revokedAt: row.revoked_at.toISOString() };
   }
 
-  async createConnection(input: Omit<Connection, 'createdAt'>, now: Date): Promise<ConnectionResource> {
-    await this.pool.query('INSERT INTO gw_connections (id, integrator_id, kind, name, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+  async createConnection(input: Omit<Connection, 'createdAt'>, now: Date, audit?: AuditWriter): Promise<ConnectionResource> {
+    await this.audited(audit, (db) => db.query('INSERT INTO gw_connections (id, integrator_id, kind, name, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
       input.id,
       input.integratorId,
       input.kind,
       input.name,
       input.currency,
       now,
-    ]);
+    ]), () => [{ object: 'connection', id: input.id }, input.integratorId]);
     return toConnectionResource({ ...input, createdAt: now.toISOString() });
   }
 
@@ -147,17 +155,17 @@ export class DirectoryRepository {
     return row && { id: row.id, integratorId: row.integrator_id, kind: row.kind, name: row.name, currency: row.currency, createdAt: row.created_at.toISOString() };
   }
 
-  async createCustomer(input: { id: string; name: string; phone: string; pin: string; currency: Currency }, now: Date): Promise<CustomerResource> {
+  async createCustomer(input: { id: string; name: string; phone: string; pin: string; currency: Currency }, now: Date, audit?: AuditWriter): Promise<CustomerResource> {
     const salt = randomBytes(16);
     const hash = await scrypt(input.pin, salt, 32);
-    await this.pool.query('INSERT INTO gw_customers (id, name, phone, pin_scrypt, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    await this.audited(audit, (db) => db.query('INSERT INTO gw_customers (id, name, phone, pin_scrypt, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
       input.id,
       input.name,
       input.phone,
       `${salt.toString('base64')}:${hash.toString('base64')}`,
       input.currency,
       now,
-    ]);
+    ]), () => [{ object: 'customer', id: input.id }, null]);
     return { id: input.id, object: 'customer', name: input.name, phone: input.phone, currency: input.currency, created_at: now.toISOString() };
   }
 
@@ -205,6 +213,17 @@ export class DirectoryRepository {
   async verifyPin(customerId: string, pin: string): Promise<boolean> {
     const { rows } = await this.pool.query<{ pin_scrypt: string }>('SELECT pin_scrypt FROM gw_customers WHERE id = $1', [customerId]);
     return pinMatches(rows[0]?.pin_scrypt ?? ':', pin);
+  }
+
+  /** `work` on the pool; with `audit`, in a transaction that also writes the event `event` names (none when it names none). */
+  private async audited<T>(audit: AuditWriter | undefined, work: (db: Queryable) => Promise<T>, event: (result: T) => [{ object: string; id: string }, string | null] | undefined): Promise<T> {
+    if (!audit) return work(this.pool);
+    return inTransaction(this.pool, async (client) => {
+      const result = await work(client);
+      const named = event(result);
+      if (named) await audit(client, ...named);
+      return result;
+    });
   }
 
   private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
