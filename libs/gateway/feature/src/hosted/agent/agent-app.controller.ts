@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import type { CollectionResource } from '@pay/contracts';
 import { SIGN_IN_FIELD_LENGTH_MAX } from '@pay/kernel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DirectoryRepository } from '../../directory/directory.repository';
@@ -8,7 +9,7 @@ import { SessionStore, signInCsrfToken, signInFormOf } from '../stores/sessions'
 import { SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
-import { AGENT_APP, AgentViews, collectionPath } from './agent-views';
+import { AGENT_APP, AgentViews, collectionPath, type AgentListItem } from './agent-views';
 
 /**
  * The cash agents' application at /hosted/agent: its home, sign-in and sign-out. An agent signs in
@@ -33,17 +34,29 @@ export class AgentAppController {
     const signedIn = await this.agentSessions.current(request);
     if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error);
     const { agent, session } = signedIn;
-    const [point, expected] = await Promise.all([this.reads.cashPointName(agent.cashPoint), agent.role === 'cashier' ? this.reads.expectedDeposits(agent.cashPoint) : []]);
-    const deposits = await Promise.all(
-      expected.map(async (c) => ({
-        href: collectionPath(c.id),
-        recipient: (await this.directory.findConnection(c.beneficiary_connection))?.name ?? c.beneficiary_connection,
-        amount: c.amount,
-        currency: c.currency,
-        dueAt: c.deposit!.due_at,
-      })),
-    );
-    return this.views.home(request, reply, agent, session.csrfToken, point, deposits, error);
+    const cashier = agent.role === 'cashier';
+    const [point, expected, queue] = await Promise.all([
+      this.reads.cashPointName(agent.cashPoint),
+      cashier ? this.reads.expectedDeposits(agent.cashPoint) : [],
+      cashier ? { awaitingPickup: [], toDeposit: [] } : this.reads.carrierQueue(agent.id),
+    ]);
+    const names = new Map<string, Promise<string>>();
+    const nameOf = (id: string, read: (id: string) => Promise<string>) => names.get(id) ?? names.set(id, read(id)).get(id)!;
+    const item = async (c: CollectionResource): Promise<AgentListItem> => ({
+      href: collectionPath(c.id),
+      recipient: await nameOf(c.beneficiary_connection, async (id) => (await this.directory.findConnection(id))?.name ?? id),
+      order: c.order_reference,
+      amount: c.amount,
+      currency: c.currency,
+      dueAt: c.deposit?.due_at ?? null,
+      point: c.deposit && !cashier ? await nameOf(c.deposit.point, (id) => this.reads.cashPointName(id)) : null,
+    });
+    const lists = {
+      deposits: await Promise.all(expected.map(item)),
+      pickups: await Promise.all(queue.awaitingPickup.map(item)),
+      toDeposit: await Promise.all(queue.toDeposit.map(item)),
+    };
+    return this.views.home(request, reply, agent, session.csrfToken, point, lists, error);
   }
 
   @Post('sign-in')

@@ -11,6 +11,19 @@ export interface Outcome {
   reasonKey?: MessageKey;
 }
 
+/** A row of an agent's list: a collection, opened by its link. */
+export interface AgentListItem {
+  href: string;
+  recipient: string;
+  order: string;
+  amount: number;
+  currency: CollectionResource['currency'];
+  /** The deposit's deadline, once picked up. */
+  dueAt: string | null;
+  /** Where to deposit it (a carrier's list). */
+  point: string | null;
+}
+
 /** What each template of views/ reads (`it.…`), besides the helpers every page has (`it.t`, `it.money`, `it.time`, `it.page`). */
 export interface GatewayViews {
   message: { heading: MessageKey; text: MessageKey; link?: { href: string; label: MessageKey } };
@@ -51,7 +64,11 @@ export interface GatewayViews {
     cashier: boolean;
     point: string;
     /** A cashier's expected deposits, the most urgent first: each opens its collection. */
-    deposits: { href: string; recipient: string; amount: number; currency: CollectionResource['currency']; dueAt: string }[];
+    deposits: AgentListItem[];
+    /** A carrier's pickups waiting, oldest first. */
+    pickups: AgentListItem[];
+    /** The cash a carrier holds, to deposit (at `point`), the most urgent first. */
+    toDeposit: AgentListItem[];
     csrf: string;
     error: ErrorMessage | null;
   };
@@ -61,6 +78,10 @@ export interface GatewayViews {
     recipient: string;
     statusKey: MessageKey;
     canValidate: boolean;
+    /** A carrier's handover form (the collection awaits pickup). */
+    canHandover: boolean;
+    /** The collection's QR code (its id), on the screen of the carrier who holds the cash. */
+    qrCode: string | null;
     notice: MessageKey | null;
     /** Where the carrier deposits the cash, once collected. */
     depositPoint: { name: string; address: string } | null;
