@@ -6,6 +6,7 @@ import { DirectoryRepository } from '../../directory/directory.repository';
 import { PeopleRepository } from '../../directory/people.repository';
 import { redirect } from '../forms';
 import { SessionStore, signInCsrfToken, signInFormOf } from '../stores/sessions';
+import { attemptsLeftParam, lockWarning, SignInAttempts } from '../stores/sign-in-attempts';
 import { SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
@@ -23,6 +24,7 @@ export class AgentAppController {
     private readonly agentSessions: AgentSessions,
     private readonly sessions: SessionStore,
     private readonly signIns: SignInLimiter,
+    private readonly attempts: SignInAttempts,
     private readonly people: PeopleRepository,
     private readonly directory: DirectoryRepository,
     private readonly reads: AgentReads,
@@ -30,9 +32,9 @@ export class AgentAppController {
   ) {}
 
   @Get()
-  async home(@Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async home(@Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const signedIn = await this.agentSessions.current(request);
-    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error);
+    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error, lockWarning(error, left));
     const { agent, session } = signedIn;
     const cashier = agent.role === 'cashier';
     const [point, expected, queue] = await Promise.all([
@@ -64,10 +66,14 @@ export class AgentAppController {
     const form = signInFormOf(body, request);
     if (!form) return this.views.formExpired(request, reply);
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const signedIn = await this.signIns.signIn(`agent:${loginName}`, async () =>
+    const login = `agent:${loginName}`;
+    const signedIn = await this.signIns.signIn(login, async () =>
       loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
-    if ('refused' in signedIn) return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}`);
+    if ('refused' in signedIn) {
+      const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
+      return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}${left}`);
+    }
     await this.sessions.open(reply, { kind: 'agent', subjectId: signedIn.subject.id, objectId: signedIn.subject.cashPoint });
     return redirect(reply, AGENT_APP);
   }

@@ -90,11 +90,9 @@ export class AgentCollectionsController {
       }
       await this.signIns.succeeded(attempts);
       const done = await runCommand(back, () => this.bus.request('collections.confirm-handover', { integratorId: null, collectionId: collection.id, carrier: agent.id }));
-      if (done === back) return back;
-      const code = new URL(done, 'http://x').searchParams.get('error') ?? 'failed';
-      // A second post of the same handover (a double tap) finds it done: its page, not an error.
-      if (code === 'invalid_status' && (await this.reads.collection(collection.id))?.status !== 'awaiting_collection') return back;
-      return `${refusedTo}?error=${code}`;
+      if (done !== back) return `${refusedTo}?error=${new URL(done, 'http://x').searchParams.get('error') ?? 'failed'}`;
+      // Refused as not awaiting pickup: done already (a double tap), unless no cash point can receive the deposit yet.
+      return (await this.reads.collection(collection.id))?.status === 'awaiting_collection' ? `${refusedTo}?error=invalid_status` : back;
     });
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { CarrierQueue, CashPointResource, CashPaymentResource, CollectionResource } from '@pay/contracts';
+import { ServiceError, type CarrierQueue, type CashPointResource, type CashPaymentResource, type CollectionResource } from '@pay/contracts';
 import { AGENT_DEPOSITS_READ_MAX, ID_LENGTH_MAX } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { notFoundAsUndefined, refusalCode } from '../forms';
@@ -53,6 +53,8 @@ export const runCommand = async (back: string, command: () => Promise<unknown>):
     await command();
     return back;
   } catch (error) {
+    // Done already (a second post of a double tap) or closed meanwhile: the page's status says which.
+    if (error instanceof ServiceError && error.code === 'invalid_status') return back;
     return `${back}?error=${refusalCode(error, AGENT_ERRORS)}`;
   }
 };

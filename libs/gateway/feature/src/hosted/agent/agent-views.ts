@@ -5,6 +5,7 @@ import type { Language, MessageKey } from '@pay/hosted-ui';
 import { decimalAmount } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { errorMessage } from '../forms';
+import type { LockWarning } from '../stores/sign-in-attempts';
 import { SIGN_IN_LOCK_MINUTES } from '../stores/sign-in-limiter';
 import { HostedPages } from '../views/hosted-pages';
 import type { AgentListItem, GatewayViews } from '../views/view-models';
@@ -51,8 +52,8 @@ const groupReference = (reference: string): string => `${reference.slice(0, 3)} 
 export class AgentViews {
   constructor(private readonly pages: HostedPages) {}
 
-  signIn(request: FastifyRequest, reply: FastifyReply, csrf: string, error: unknown): string {
-    return this.pages.render(request, reply, 'agent-sign-in', { csrf, error: this.lockError(error) }, { title: ['agent.sign_in_title'] });
+  signIn(request: FastifyRequest, reply: FastifyReply, csrf: string, error: unknown, lockWarning: LockWarning | null): string {
+    return this.pages.render(request, reply, 'agent-sign-in', { csrf, error: this.lockError(error), lockWarning }, { title: ['agent.sign_in_title'] });
   }
 
   /** The page's language: amounts are typed as its pages show them. */

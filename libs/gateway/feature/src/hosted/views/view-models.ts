@@ -1,6 +1,7 @@
 import type { CashPaymentResource, CollectionResource, PaymentResource, SupplierPaymentResource } from '@pay/contracts';
 import type { MessageKey, MessageParams } from '@pay/hosted-ui';
 import type { ErrorMessage } from '../forms';
+import type { LockWarning } from '../stores/sign-in-attempts';
 
 /** What a page says once its object is no longer waiting for the person (paid, declined, expired…). */
 export interface Outcome {
@@ -45,6 +46,8 @@ export interface GatewayViews {
     error: ErrorMessage | null;
     /** The fields the error is about: marked invalid, described by it, the last one focused. */
     errorFields: string[];
+    /** After a wrong PIN, the attempts left before the lock. */
+    lockWarning: LockWarning | null;
   };
   approval: {
     payment: SupplierPaymentResource;
@@ -56,8 +59,10 @@ export interface GatewayViews {
     outcome: Outcome | null;
     csrf: string;
     error: ErrorMessage | null;
+    /** After a wrong password, the attempts left before the lock. */
+    lockWarning: LockWarning | null;
   };
-  'agent-sign-in': { csrf: string; error: ErrorMessage | null };
+  'agent-sign-in': { csrf: string; error: ErrorMessage | null; lockWarning: LockWarning | null };
   'agent-home': {
     agentName: string;
     roleKey: MessageKey;
