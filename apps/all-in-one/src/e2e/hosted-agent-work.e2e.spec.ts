@@ -61,20 +61,23 @@ describe('the agents’ lists, handovers from a list, the collection’s QR code
   };
   const row = (page: Page, list: string, collectionId: string) => page.locator(`[data-list="${list}"] li`).filter({ has: page.locator(`a[href$="/${collectionId}"]`) });
   /**
-   * The POSTs the page sends to `path`, each held `holdMs` (the network of a busy phone), with what the
-   * page shows while the first is under way: the button that posted it and whether each button is disabled.
+   * The POSTs the page sends to `path`, each held `holdMs` (the network of a busy phone), and what the
+   * page shows meanwhile, as the page itself reports it (the busy buttons' text, how many are enabled).
    */
-  const postsTo = (page: Page, path: string, holdMs: number) => {
-    const seen: { posts: string[]; whilePosting: { busy: string[]; enabled: number } | null } = { posts: [], whilePosting: null };
-    void page.route(`**${path}`, async (route) => {
+  const postsTo = async (page: Page, path: string, holdMs: number) => {
+    const seen: { posts: string[]; whilePosting: { busy: string[]; enabled: number }[] } = { posts: [], whilePosting: [] };
+    await page.exposeFunction('reportButtons', (state: { busy: string[]; enabled: number }) => void seen.whilePosting.push(state));
+    await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      new (globalThis as any).MutationObserver(() => {
+        const buttons = Array.from(doc.querySelectorAll('main button') as ArrayLike<any>);
+        (globalThis as any).reportButtons({ busy: buttons.filter((b) => b.getAttribute('aria-busy') === 'true').map((b) => b.textContent as string), enabled: buttons.filter((b) => !b.disabled).length });
+      }).observe(doc.querySelector('main'), { subtree: true, attributes: true, childList: true, characterData: true });
+    });
+    await page.route(`**${path}`, async (route) => {
       if (route.request().method() === 'POST') {
         seen.posts.push(route.request().postData() ?? '');
-        await new Promise((resolve) => setTimeout(resolve, holdMs / 2));
-        seen.whilePosting ??= await page.evaluate(() => {
-          const buttons = Array.from((globalThis as any).document.querySelectorAll('main button') as ArrayLike<any>);
-          return { busy: buttons.filter((b) => b.getAttribute('aria-busy') === 'true').map((b) => b.textContent as string), enabled: buttons.filter((b) => !b.disabled).length };
-        });
-        await new Promise((resolve) => setTimeout(resolve, holdMs / 2));
+        await new Promise((resolve) => setTimeout(resolve, holdMs));
       }
       await route.continue();
     });
@@ -103,12 +106,13 @@ describe('the agents’ lists, handovers from a list, the collection’s QR code
           await checkPage(carrier, language, BRAND, shot('2-pickup'));
 
           // The handover from the collection's page: tapped twice, posted once, "Processing…" meanwhile.
-          const seen = postsTo(page, '/hosted/agent/handover', 2_000);
+          const seen = await postsTo(page, '/hosted/agent/handover', 2_000);
           await page.getByLabel(t('field.handover_code'), { exact: true }).fill(col.code);
           await page.getByRole('button', { name: t('action.confirm_handover'), exact: true }).dblclick();
           await page.locator('.status[data-status="collected_awaiting_deposit"]').waitFor();
           expect(seen.posts).toHaveLength(1);
-          expect(seen.whilePosting).toEqual({ busy: [t('layout.pending')], enabled: 0 });
+          expect(seen.whilePosting.at(-1)).toEqual({ busy: [t('layout.pending')], enabled: 0 });
+          await page.unrouteAll({ behavior: 'wait' });
 
           // Where to deposit, and the QR code the cashier scans there.
           const where = plain(await page.locator('#deposit-where').innerText());
