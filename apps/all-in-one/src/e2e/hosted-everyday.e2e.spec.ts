@@ -243,6 +243,14 @@ describe('hosted pages as people use them every day', () => {
         const loginBox = (await page.locator('#login').boundingBox())!;
         expect(loginBox.y + loginBox.height).toBeLessThanOrEqual(SCREENS.small.height);
         await checkPage(tab, language, BRAND, `everyday-${language}-small-approval`);
+        // A wrong password: the attempts left before the lock, under the password.
+        await page.getByLabel(t('field.login'), { exact: true }).fill(login);
+        await page.getByLabel(t('field.password'), { exact: true }).fill('not the password');
+        await page.getByRole('button', { name: t('action.sign_in'), exact: true }).click();
+        await page.waitForURL(/\?error=sign_in/);
+        expect(plain(await page.locator('#lock-warning').innerText())).toBe(plain(t('warning.attempts_left_other', { attempts: 4, minutes: 15 })));
+        await expect(page.locator('#password').getAttribute('aria-describedby')).resolves.toBe('form-error lock-warning');
+        await checkPage(tab, language, BRAND, `everyday-${language}-small-approval-wrong-password`);
         await tab.context.close();
       });
 
