@@ -98,7 +98,7 @@ describe('the agents’ lists, handovers from a list, the collection’s QR code
           // The pickup waits in the carrier's list: recipient, amount, order; the row opens the collection.
           const pickup = row(page, 'pickups', col.id);
           const pickupText = plain(await pickup.innerText());
-          for (const expected of [WHOLESALER, AMOUNT[language], t('agent.pickup_item', { order: col.order_reference })]) expect(pickupText).toContain(plain(expected));
+          for (const expected of [WHOLESALER, AMOUNT[language], t('agent.item_order', { order: col.order_reference })]) expect(pickupText).toContain(plain(expected));
           expect(await row(page, 'to-deposit', col.id).count()).toBe(0);
           await checkPage(carrier, language, BRAND, shot('1-carrier-home'));
           await pickup.locator('a').click();

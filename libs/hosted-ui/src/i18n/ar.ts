@@ -195,7 +195,7 @@ export const ar: Catalogue = {
   // The agents' lists, the collection's QR code, pending forms, the attempts left before a lock
   'agent.pickups_heading': 'تحصيلات في انتظار الاستلام',
   'agent.no_pickups': 'لا يوجد تحصيل في انتظار الاستلام حاليًا.',
-  'agent.pickup_item': 'الطلب {order}',
+  'agent.item_order': 'الطلب {order}',
   'agent.to_deposit_heading': 'نقود عليك إيداعها',
   'agent.no_to_deposit': 'لا تحمل أي نقود للإيداع.',
   'agent.to_deposit_item': 'يُودع في {point} قبل {deadline}',

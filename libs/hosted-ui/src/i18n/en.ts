@@ -194,7 +194,7 @@ export const en: Catalogue = {
   // The agents' lists, the collection's QR code, pending forms, the attempts left before a lock
   'agent.pickups_heading': 'Pickups waiting',
   'agent.no_pickups': 'No collection is waiting for pickup.',
-  'agent.pickup_item': 'Order {order}',
+  'agent.item_order': 'Order {order}',
   'agent.to_deposit_heading': 'Cash to deposit',
   'agent.no_to_deposit': 'You hold no cash to deposit.',
   'agent.to_deposit_item': 'Deposit at {point} by {deadline}',

@@ -207,7 +207,7 @@ export const fr = {
   // The agents' lists, the collection's QR code, pending forms, the attempts left before a lock
   'agent.pickups_heading': 'Collectes à récupérer',
   'agent.no_pickups': 'Aucune collecte n’attend d’être récupérée.',
-  'agent.pickup_item': 'Commande {order}',
+  'agent.item_order': 'Commande {order}',
   'agent.to_deposit_heading': 'Espèces à déposer',
   'agent.no_to_deposit': 'Vous ne détenez aucune espèce à déposer.',
   'agent.to_deposit_item': 'À déposer à {point} avant le {deadline}',
