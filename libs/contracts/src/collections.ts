@@ -69,6 +69,17 @@ export interface CollectionRef {
   collectionId: string;
 }
 
+export interface ConfirmHandoverRequest extends CollectionRef {
+  /** The agent (agt_…) who confirmed it in the agents' application; absent from the sandbox helper. */
+  carrier?: string;
+}
+
+/** What a carrier is expected to handle: pickups waiting (oldest first), and the cash they hold to deposit (most urgent first). */
+export interface CarrierQueue {
+  awaitingPickup: CollectionResource[];
+  toDeposit: CollectionResource[];
+}
+
 export interface ValidateDepositRequest extends CollectionRef {
   /** Counted by the cash agent, minor units, 0 or more. */
   amountReceived: number;
@@ -83,13 +94,17 @@ export type ResolveDepositRequest = { collectionId: string } & ({ resolution: 'a
 export interface CollectionsTopics {
   'collections.create': { request: CreateCollectionRequest; reply: CollectionResource };
   'collections.retrieve': { request: CollectionRef; reply: CollectionResource };
-  'collections.confirm-handover': { request: CollectionRef; reply: CollectionResource };
+  'collections.confirm-handover': { request: ConfirmHandoverRequest; reply: CollectionResource };
   'collections.validate-deposit': { request: ValidateDepositRequest; reply: CollectionResource };
   'collections.resolve-deposit': { request: ResolveDepositRequest; reply: CollectionResource };
   'collections.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
   'collections.list': { request: ListObjects<'order_reference' | 'status'>; reply: ListResource<CollectionResource> };
   /** Every collection whose cash is collected and not yet settled (finance's cash in transit), oldest first. */
   'collections.unsettled': { request: { limit: number }; reply: CollectionResource[] };
+  /** The agents' application: a carrier's pickups and deposits (each list at most `limit`). */
+  'collections.carrier-queue': { request: { carrier: string; limit: number }; reply: CarrierQueue };
+  /** The agents' application: the deposits a cash point expects (collected, not yet deposited), most urgent first. */
+  'collections.expected-deposits': { request: { cashPoint: string; limit: number }; reply: CollectionResource[] };
 }
 
 /** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
@@ -102,6 +117,8 @@ export const COLLECTIONS_MESSAGE_KEYS = {
   'collections.apply-deadlines': null,
   'collections.list': null,
   'collections.unsettled': null,
+  'collections.carrier-queue': null,
+  'collections.expected-deposits': null,
 } as const satisfies MessageKeys<CollectionsTopics>;
 
 export const COLLECTIONS_TOPICS = topicsOf(COLLECTIONS_MESSAGE_KEYS);

@@ -25,11 +25,11 @@ export interface PageContext {
   languages: { code: Language; name: string; href: string; current: boolean }[];
   stylesheet: string;
   icon: string;
-  /** A script of our own origin, allowed by the CSP nonce of this response only. */
-  script?: { src: string; nonce: string };
+  /** Scripts of our own origin, allowed by the CSP nonce of this response only. */
+  scripts?: readonly { src: string; nonce: string }[];
 }
 
-export const pageContext = (input: { language: Language; brandName: string; title: [MessageKey, MessageParams?]; script?: PageContext['script']; switchPath?: string }): PageContext => ({
+export const pageContext = (input: { language: Language; brandName: string; title: [MessageKey, MessageParams?]; scripts?: PageContext['scripts']; switchPath?: string }): PageContext => ({
   lang: input.language,
   dir: directionOf(input.language),
   title: translator(input.language)(...input.title),
@@ -37,7 +37,7 @@ export const pageContext = (input: { language: Language; brandName: string; titl
   languages: LANGUAGES.map((code) => ({ code, name: LANGUAGE_NAMES[code], href: `${input.switchPath ?? ''}?lang=${code}`, current: code === input.language })),
   stylesheet: STYLESHEET_PATH,
   icon: ICON_PATH,
-  ...(input.script ? { script: input.script } : {}),
+  ...(input.scripts?.length ? { scripts: input.scripts } : {}),
 });
 
 /** What every template reads besides its model: `it.page`, `it.t(key, params)`, `it.money(minor, currency)`, `it.time(iso, currency)`. */

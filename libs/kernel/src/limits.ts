@@ -97,7 +97,7 @@ export const STATEMENT_LIMIT_MAX = 1000;
 export const LEDGER_ENTRIES_PAGE_MAX = LIST_LIMIT_MAX;
 export const CASH_IN_TRANSIT_COLLECTIONS_MAX = 1000;
 export const CASH_POINTS_ON_PAGE_MAX = 500;
-/** The collections a cashier's home lists as expected at their cash point (unsettled ones read, oldest first). */
+/** The collections each list of an agent's home shows at most (expected deposits, pickups waiting, cash held to deposit). */
 export const AGENT_DEPOSITS_READ_MAX = 200;
 /** A reconciliation reads the books in pages of objects or references, and reports at most this many differences (the count checked is always complete); reading everything may take longer than a request. */
 export const RECONCILIATION_PAGE = 500;

@@ -72,6 +72,7 @@ const HOSTED: Record<string, HostedAnswer> = {
   'GET /hosted/assets/pages.css': { status: 200, type: /^text\/css; charset=utf-8$/, contains: '--brand:' },
   'GET /hosted/assets/icon.svg': { status: 200, type: /^image\/svg\+xml$/, contains: '<svg' },
   'GET /hosted/assets/agent-scan.js': { status: 200, type: /^text\/javascript; charset=utf-8$/, contains: 'BarcodeDetector' },
+  'GET /hosted/assets/forms.js': { status: 200, type: /^text\/javascript; charset=utf-8$/, contains: 'data-pending' },
   'POST /hosted/agent/sign-in': FORM_EXPIRED,
   'POST /hosted/agent/sign-out': SIGN_IN_FIRST,
   'POST /hosted/agent/find-cash-payment': SIGN_IN_FIRST,
@@ -79,6 +80,7 @@ const HOSTED: Record<string, HostedAnswer> = {
   'POST /hosted/agent/cash_payments/:id/pay': SIGN_IN_FIRST,
   'POST /hosted/agent/find-collection': SIGN_IN_FIRST,
   'GET /hosted/agent/collections/:id': TO_AGENT_SIGN_IN,
+  'GET /hosted/agent/collections/:id/qr.png': { status: 404, type: /.*/ },
   'POST /hosted/agent/collections/:id/validate-deposit': SIGN_IN_FIRST,
   'POST /hosted/agent/handover': SIGN_IN_FIRST,
 };

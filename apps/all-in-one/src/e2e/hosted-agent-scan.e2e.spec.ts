@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
+import QRCode from 'qrcode';
 import { launchBrowser, screenshot } from './browser';
 import { openTab } from './hosted-checks';
 import { createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
@@ -108,6 +109,76 @@ describe("the cashier's QR scanner", () => {
     }, '/hosted/assets/agent-scan.js');
     for (let waited = 0; waited < 5_000 && !refused.some((text) => /Content Security Policy/.test(text)); waited += 100) await page.waitForTimeout(100);
     expect(refused).toEqual(expect.arrayContaining([expect.stringMatching(/Content Security Policy/)]));
+    await tab.context.close();
+  });
+
+  it('reads the collection’s QR code on the carrier’s screen and opens the collection’s deposit; the carrier’s scan fills the id and moves to the code', async () => {
+    // The first cash point registered receives the deposits (the first test registers it, when run).
+    const points = (await service.admin('GET', '/admin/v1/cash_points')).body.data as { id: string }[];
+    const point = points.at(-1)?.id ?? (await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Kiosque Bab Ezzouar', address: 'Alger' } })).body.id;
+    const wholesaler = (await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'wholesaler', name: 'Grossiste Sétif', currency: 'DZD' } })).body.id;
+    const collection = async () =>
+      (
+        await service.http('POST', '/v1/collections', {
+          key: shop.apiKey,
+          body: { amount: 900_000, currency: 'DZD', order_reference: `LIV-QR-${Math.random()}`, beneficiary_connection: wholesaler },
+          headers: { 'Idempotency-Key': idempotencyKey() },
+        })
+      ).body;
+    const held = await collection();
+    expect((await service.http('POST', `/v1/test_helpers/collections/${held.id}/confirm_handover`, { key: shop.apiKey })).status).toBe(200);
+    for (const [login, role] of [['qr-carrier', 'carrier'], ['qr-cashier', 'cashier']] as const) {
+      expect((await service.admin('POST', '/admin/v1/agents', { body: { cash_point: point, name: 'Yacine', login, password: PASSWORD, role } })).status).toBe(201);
+    }
+    // The QR code the carrier's screen shows for the collection (their session reads it).
+    await browser?.close();
+    browser = await launchBrowser();
+    const carrierTab = await openTab(browser, 'ar', 'phone');
+    await carrierTab.page.goto(`${service.url}/hosted/agent`);
+    const signIn = async (tab: typeof carrierTab, login: string) => {
+      await tab.page.getByLabel(tab.t('field.login'), { exact: true }).fill(login);
+      await tab.page.getByLabel(tab.t('field.password'), { exact: true }).fill(PASSWORD);
+      await tab.page.getByRole('button', { name: tab.t('action.sign_in'), exact: true }).click();
+      await tab.page.locator('.eyebrow').first().waitFor();
+    };
+    await signIn(carrierTab, 'qr-carrier');
+    await carrierTab.page.goto(`${service.url}/hosted/agent/collections/${held.id}`);
+    const src = await carrierTab.page.locator('img.qr').getAttribute('src');
+    const png = PNG.sync.read(await (await carrierTab.context.request.get(`${service.url}${src}`)).body());
+    await browser.close();
+
+    browser = await launchBrowser(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${cameraFilming(png)}`]);
+    for (const language of ['fr', 'ar', 'en'] as const) {
+      const tab = await openTab(browser, language, 'small');
+      await tab.context.grantPermissions(['camera']);
+      await tab.page.addInitScript({ content: `${readFileSync(require.resolve('jsqr/dist/jsQR.js'), 'utf8')}\n${BARCODE_DETECTOR}` });
+      await tab.page.goto(`${service.url}/hosted/agent`);
+      await signIn(tab, 'qr-cashier');
+      const form = tab.page.locator('form[action="/hosted/agent/find-collection"]');
+      const scan = form.getByRole('button', { name: tab.t('action.scan'), exact: true });
+      await scan.waitFor({ state: 'visible' });
+      await screenshot(tab.page, `hosted/${language}-small-agent-scan-collection`);
+      await Promise.all([tab.page.waitForURL(new RegExp(`/hosted/agent/collections/${held.id}$`)), scan.click()]);
+      await tab.page.getByLabel(tab.t('field.cash_received', { currency: 'DZD' }), { exact: true }).waitFor();
+      expect(tab.problems).toEqual([]);
+      await tab.context.close();
+    }
+
+    // The carrier scans a collection's QR code (a label on the parcel): the id is filled, the code field focused.
+    const waiting = await collection();
+    await browser.close();
+    const label = PNG.sync.read(await QRCode.toBuffer(waiting.id, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 }));
+    browser = await launchBrowser(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${cameraFilming(label)}`]);
+    const tab = await openTab(browser, 'en', 'small');
+    await tab.context.grantPermissions(['camera']);
+    await tab.page.addInitScript({ content: `${readFileSync(require.resolve('jsqr/dist/jsQR.js'), 'utf8')}\n${BARCODE_DETECTOR}` });
+    await tab.page.goto(`${service.url}/hosted/agent`);
+    await signIn(tab, 'qr-carrier');
+    const handover = tab.page.locator('form[action="/hosted/agent/handover"]');
+    await handover.getByRole('button', { name: tab.t('action.scan'), exact: true }).click();
+    await tab.page.waitForFunction((id) => (globalThis as any).document.querySelector('#collection').value === id, waiting.id);
+    await expect(tab.page.evaluate(() => (globalThis as any).document.activeElement.id)).resolves.toBe('code');
+    expect(tab.problems).toEqual([]);
     await tab.context.close();
   });
 });

@@ -269,6 +269,41 @@ describe('approval page and agents’ application in a browser', () => {
     await context.close();
   });
 
+  it('agents’ lists: the carrier picks up from the pickups waiting and finds it in their cash to deposit, with the cash point; the cashier of that point finds it expected', async () => {
+    const col = await collection();
+    const code = (await service.http('GET', `/v1/collections/${col.id}/handover_code`, { key: shop.apiKey })).body.code as string;
+    const carrier = await newPage();
+    await carrier.page.goto(agentApp());
+    await signIn(carrier.page, await agent(pointB, 'carrier'));
+    const rowOf = (page: Page, list: string) => page.locator(`[data-list="${list}"] li`).filter({ has: page.locator(`a[href$="/${col.id}"]`) });
+    expect(await text(carrier.page)).toContain('Pickups waiting');
+    const pickup = rowOf(carrier.page, 'pickups');
+    expect((await pickup.innerText()).replace(/\s/g, ' ')).toContain(`Order ${col.order_reference}`);
+    await pickup.locator('a').click();
+    await carrier.page.getByLabel(/Handover code/).fill(code);
+    await carrier.page.getByRole('button', { name: 'Confirm the handover' }).click();
+    await expect(carrier.page.locator('.status').getAttribute('data-status')).resolves.toBe('collected_awaiting_deposit');
+    await carrier.page.goto(agentApp());
+    expect(await rowOf(carrier.page, 'pickups').count()).toBe(0);
+    expect((await rowOf(carrier.page, 'to-deposit').innerText()).replace(/\s/g, ' ')).toContain('Deposit at Kiosque Bab Ezzouar');
+    await screenshot(carrier.page, 'agent-11-carrier-lists');
+    await carrier.context.close();
+    // Another carrier does not hold it.
+    const other = await newPage();
+    await other.page.goto(agentApp());
+    await signIn(other.page, await agent(pointA, 'carrier'));
+    expect(await rowOf(other.page, 'to-deposit').count()).toBe(0);
+    await other.context.close();
+
+    const { context, page } = await newPage();
+    await page.goto(agentApp());
+    await signIn(page, await agent(pointA));
+    await rowOf(page, 'expected-deposits').locator('a').click();
+    expect(await text(page)).toContain('DZD 30,000.00');
+    await page.getByLabel(/Cash received/).waitFor();
+    await context.close();
+  });
+
   it('CSRF: the new forms refuse a post without the right token (403) and change nothing', async () => {
     const payment = await supplierPayment();
     const fresh = await browser.newContext();
@@ -306,7 +341,9 @@ describe('approval page and agents’ application in a browser', () => {
   it('security headers and cookies on the agents’ application', async () => {
     const response = await fetch(agentApp());
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    expect(response.headers.get('content-security-policy')).not.toMatch(/script-src|unsafe-inline/); // the sign-in page has no script
+    // The sign-in page's only script is the forms' pending state, under this response's nonce.
+    expect(response.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+'/);
+    expect(response.headers.get('content-security-policy')).not.toMatch(/unsafe-inline|unsafe-eval/);
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('set-cookie') ?? '').toMatch(/HttpOnly.*Secure.*SameSite=Lax/);

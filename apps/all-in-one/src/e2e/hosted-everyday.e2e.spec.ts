@@ -145,7 +145,9 @@ describe('hosted pages as people use them every day', () => {
             await expect(page.locator(field).getAttribute('aria-describedby')).resolves.toContain('form-error');
           }
           await expect(page.evaluate(() => (globalThis as any).document.activeElement?.id)).resolves.toBe('pin');
-          expect(plain(await page.locator('#lock-warning').innerText())).toBe(plain(t('payment.lock_warning', { attempts: 5, minutes: 15 })));
+          // The attempts left before the lock: one wrong PIN of five.
+          expect(plain(await page.locator('#lock-warning').innerText())).toBe(plain(t('warning.attempts_left_other', { attempts: 4, minutes: 15 })));
+          await expect(page.locator('#pin').getAttribute('aria-describedby')).resolves.toBe('form-error lock-warning');
           await checkPage(tab, language, BRAND, shot('2-wrong-pin'));
 
           // The phone is still there: only the PIN is typed again.
@@ -241,6 +243,14 @@ describe('hosted pages as people use them every day', () => {
         const loginBox = (await page.locator('#login').boundingBox())!;
         expect(loginBox.y + loginBox.height).toBeLessThanOrEqual(SCREENS.small.height);
         await checkPage(tab, language, BRAND, `everyday-${language}-small-approval`);
+        // A wrong password: the attempts left before the lock, under the password.
+        await page.getByLabel(t('field.login'), { exact: true }).fill(login);
+        await page.getByLabel(t('field.password'), { exact: true }).fill('not the password');
+        await page.getByRole('button', { name: t('action.sign_in'), exact: true }).click();
+        await page.waitForURL(/\?error=sign_in/);
+        expect(plain(await page.locator('#lock-warning').innerText())).toBe(plain(t('warning.attempts_left_other', { attempts: 4, minutes: 15 })));
+        await expect(page.locator('#password').getAttribute('aria-describedby')).resolves.toBe('form-error lock-warning');
+        await checkPage(tab, language, BRAND, `everyday-${language}-small-approval-wrong-password`);
         await tab.context.close();
       });
 

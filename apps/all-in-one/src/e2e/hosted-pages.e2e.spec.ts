@@ -152,16 +152,19 @@ describe('hosted pages in a browser', () => {
     await context.close();
   });
 
-  it('security headers: no scripts, no inline style, no framing, no caching', async () => {
+  it('security headers: no inline script (our forms script under the response nonce only), no inline style, no framing, no caching', async () => {
     const payment = await createPayment(service, shop);
     const response = await fetch(pageOf(payment));
     const csp = response.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("style-src 'self'");
-    expect(csp).not.toMatch(/script-src|unsafe-inline|unsafe-eval/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'(;|$)/.exec(csp)?.[1];
     expect(response.headers.get('permissions-policy')).toContain('camera=()');
-    expect(await response.text()).not.toMatch(/<script|\sstyle=/);
+    const html = await response.text();
+    expect(html).not.toMatch(/\sstyle=/);
+    expect([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([`<script src="/hosted/assets/forms.js" nonce="${nonce}" defer>`]);
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('cache-control')).toBe('no-store');
     const cookie = response.headers.get('set-cookie') ?? '';

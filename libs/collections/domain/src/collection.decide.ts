@@ -8,7 +8,7 @@ export type DepositResolution = { type: 'accept_received' } | { type: 'correct';
 /** Commands on a collection. Time, new ids and the assigned cash point arrive on the command: decide stays pure. */
 export type CollectionCommand =
   | { type: 'CreateCollection'; terms: Omit<CollectionTerms, 'createdAt'>; now: Date }
-  | { type: 'ConfirmHandover'; collectionId: string; cashPoint: string | null; now: Date }
+  | { type: 'ConfirmHandover'; collectionId: string; cashPoint: string | null; now: Date; carrier?: string }
   | { type: 'ValidateDeposit'; collectionId: string; amountReceived: number; now: Date }
   | { type: 'ResolveDeposit'; collectionId: string; resolution: DepositResolution; now: Date }
   | { type: 'RecordCashMovement'; collectionId: string; operationId: string; ledgerEntryId: string; now: Date }
@@ -75,6 +75,7 @@ const confirmHandover = (command: Extract<CollectionCommand, { type: 'ConfirmHan
       collectedAt: command.now.toISOString(),
       dueAt: addMs(command.now, DEPOSIT_DEADLINE_MS).toISOString(),
       movement: { operationId: handoverOperationId(state.terms.collectionId), kind: 'cash_handover', from: 'cash', to: 'in_transit', amount: state.terms.amount },
+      ...(command.carrier ? { carrier: command.carrier } : {}),
     },
   ];
 };

@@ -33,7 +33,16 @@ export type DepositSource = 'cash_agent' | 'back_office_correction' | 'back_offi
 
 export type CollectionEvent =
   | ({ type: 'CollectionCreated' } & CollectionTerms)
-  | { type: 'CollectionCollected'; collectionId: string; cashPoint: string; collectedAt: string; dueAt: string; movement: CashMovement }
+  | {
+      type: 'CollectionCollected';
+      collectionId: string;
+      cashPoint: string;
+      collectedAt: string;
+      dueAt: string;
+      movement: CashMovement;
+      /** The agent who confirmed the handover in the agents' application (absent: the sandbox helper). */
+      carrier?: string;
+    }
   | { type: 'CollectionDepositUnderReview'; collectionId: string; amountReceived: number; reviewedAt: string; source: DepositSource; movement: CashMovement | null }
   | {
       type: 'CollectionSettlementStarted';
@@ -52,6 +61,8 @@ export type CollectionEvent =
 /** The cash between the handover and the validated deposit. */
 export interface Deposit {
   cashPoint: string;
+  /** The carrier holding the cash until the deposit, when an agent confirmed the handover. */
+  carrier?: string;
   collectedAt: string;
   dueAt: string;
   /** The last amount counted (a deposit under review), or null; the cash point's account holds it. */
@@ -108,6 +119,7 @@ export const evolve = (state: Collection, event: CollectionEvent): Collection =>
         terms: state.terms,
         deposit: {
           cashPoint: event.cashPoint,
+          ...(event.carrier ? { carrier: event.carrier } : {}),
           collectedAt: event.collectedAt,
           dueAt: event.dueAt,
           amountReceived: null,

@@ -95,6 +95,12 @@ describe('collection decider', () => {
     it('awaiting_collection: collected, at the assigned cash point, due_at = collected_at + 24 h exactly', () =>
       spec.given([created]).when({ type: 'ConfirmHandover', collectionId, cashPoint: 'cp_1', now: collectedAt }).then([collected]));
 
+    it('confirmed by a carrier in the agents’ application: the carrier is recorded with the collection', () =>
+      spec
+        .given([created])
+        .when({ type: 'ConfirmHandover', collectionId, cashPoint: 'cp_1', now: collectedAt, carrier: 'agt_1' })
+        .then([{ ...collected, carrier: 'agt_1' }]));
+
     it('no cash point registered: invalid_status, nothing recorded', () =>
       spec.given([created]).when({ type: 'ConfirmHandover', collectionId, cashPoint: null, now: collectedAt }).thenFails('invalid_status'));
 

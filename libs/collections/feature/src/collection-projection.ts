@@ -101,3 +101,33 @@ export async function unsettledCollections(pool: Pool, limit: number, now: Date)
   });
   return rows.map((row) => toCollectionResource(row.state, now));
 }
+
+/** Collections nobody has picked up yet, oldest first: the carriers' pickups (collections carry no assigned carrier). */
+export async function awaitingPickup(pool: Pool, limit: number, now: Date): Promise<CollectionResource[]> {
+  const { rows } = await pool.query<{ state: Existing }>({
+    name: 'collection-views-awaiting-pickup',
+    text: `SELECT state FROM collection_views WHERE status = 'awaiting_collection' ORDER BY seq LIMIT $1`,
+    values: [limit],
+  });
+  return rows.map((row) => toCollectionResource(row.state, now));
+}
+
+/** The collections this carrier picked up and has not deposited yet, the most urgent first. */
+export async function heldByCarrier(pool: Pool, carrier: string, limit: number, now: Date): Promise<CollectionResource[]> {
+  const { rows } = await pool.query<{ state: Existing }>({
+    name: 'collection-views-held-by-carrier',
+    text: `SELECT state FROM collection_views WHERE status = 'collected_awaiting_deposit' AND state->'deposit'->>'carrier' = $1 ORDER BY due_at, seq LIMIT $2`,
+    values: [carrier, limit],
+  });
+  return rows.map((row) => toCollectionResource(row.state, now));
+}
+
+/** The deposits a cash point expects (collected, not yet deposited), the most urgent first. */
+export async function expectedDeposits(pool: Pool, cashPoint: string, limit: number, now: Date): Promise<CollectionResource[]> {
+  const { rows } = await pool.query<{ state: Existing }>({
+    name: 'collection-views-expected-deposits',
+    text: `SELECT state FROM collection_views WHERE status = 'collected_awaiting_deposit' AND state->'deposit'->>'cashPoint' = $1 ORDER BY due_at, seq LIMIT $2`,
+    values: [cashPoint, limit],
+  });
+  return rows.map((row) => toCollectionResource(row.state, now));
+}

@@ -3,7 +3,7 @@ import { AggregateRepository, recordWith, relayOf, stalledSteps, type ContextDec
 import { OVERDUE_ROUNDS_MAX } from '@pay/kernel';
 import { statesAfter } from '@pay/platform';
 import { collectionAggregate } from './collection-events';
-import { COLLECTION_EVENT_PREFIX, COLLECTION_SWEEPS, listCollections, projectCollectionEvents, unsettledCollections } from './collection-projection';
+import { awaitingPickup, COLLECTION_EVENT_PREFIX, COLLECTION_SWEEPS, expectedDeposits, heldByCarrier, listCollections, projectCollectionEvents, unsettledCollections } from './collection-projection';
 import { CollectionSweeps, CollectionsService, type CollectionsConfig } from './collections.service';
 
 const COLLECTION_VIEWS = 'collections.collection-views';
@@ -45,6 +45,16 @@ export function collectionsContext({ store, bus, clock, pool }: ContextInfrastru
       'collections.unsettled': async ({ limit }) => {
         await caughtUp(COLLECTION_VIEWS);
         return unsettledCollections(pool, limit, clock.now());
+      },
+      'collections.carrier-queue': async ({ carrier, limit }) => {
+        await caughtUp(COLLECTION_VIEWS);
+        const now = clock.now();
+        const [pickups, held] = await Promise.all([awaitingPickup(pool, limit, now), heldByCarrier(pool, carrier, limit, now)]);
+        return { awaitingPickup: pickups, toDeposit: held };
+      },
+      'collections.expected-deposits': async ({ cashPoint, limit }) => {
+        await caughtUp(COLLECTION_VIEWS);
+        return expectedDeposits(pool, cashPoint, limit, clock.now());
       },
       'collections.expected-movements': async ({ afterSeq, limit }) => {
         await caughtUp(COLLECTION_VIEWS);

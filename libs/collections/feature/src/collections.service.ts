@@ -13,6 +13,7 @@ import {
 import {
   cashPointAccount,
   type CollectionRef,
+  type ConfirmHandoverRequest,
   type CollectionResource,
   type CreateCollectionRequest,
   type ResolveDepositRequest,
@@ -82,10 +83,11 @@ export class CollectionsService {
     return this.resource((await this.visible(ref)).state, ref);
   }
 
-  async confirmHandover(ref: CollectionRef): Promise<CollectionResource> {
+  async confirmHandover(ref: ConfirmHandoverRequest): Promise<CollectionResource> {
     const from = await this.visible(ref);
     const cashPoint = await this.assignedCashPoint();
-    const handedOver = await this.collections.execute(ref.collectionId, { type: 'ConfirmHandover', collectionId: ref.collectionId, cashPoint, now: this.clock.now() }, { from });
+    const command = { type: 'ConfirmHandover' as const, collectionId: ref.collectionId, cashPoint, now: this.clock.now(), ...(ref.carrier ? { carrier: ref.carrier } : {}) };
+    const handedOver = await this.collections.execute(ref.collectionId, command, { from });
     return this.resource(await this.finishFrom(ref.collectionId, handedOver), ref);
   }
 

@@ -17,6 +17,7 @@ import { AgentViews } from './hosted/agent/agent-views';
 import { HandoverCodes } from './hosted/stores/handover-codes';
 import { SessionStore } from './hosted/stores/sessions';
 import { SignInLimiter } from './hosted/stores/sign-in-limiter';
+import { SignInAttempts } from './hosted/stores/sign-in-attempts';
 import { HostedPages } from './hosted/views/hosted-pages';
 import { IdempotencyStore } from './idempotency/idempotency';
 import { IdempotencyPurge } from './idempotency/idempotency-purge';
@@ -36,6 +37,7 @@ export const gatewayProviders = (config: GatewayConfig): Provider[] => [
   onPool(PeopleRepository),
   onPool(SessionStore),
   onPool(SignInLimiter),
+  onPool(SignInAttempts),
   onPool(HandoverCodes),
   onPool(ServiceClockStore),
   /** Claims commit synchronously, what follows a create asynchronously (see IdempotencyStore). */

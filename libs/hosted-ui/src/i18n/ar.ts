@@ -191,4 +191,21 @@ export const ar: Catalogue = {
   'error.handover_locked': 'عدد كبير من الرموز الخاطئة لهذا التحصيل: تم حظر التسليم لمدة {minutes} دقيقة.',
   'error.role': 'دورك لا يسمح بهذه العملية.',
   'error.agent_failed': 'لم تكتمل العملية. لم يتغير شيء؛ يرجى المحاولة مرة أخرى.',
+
+  // The agents' lists, the collection's QR code, pending forms, the attempts left before a lock
+  'agent.pickups_heading': 'تحصيلات في انتظار الاستلام',
+  'agent.no_pickups': 'لا يوجد تحصيل في انتظار الاستلام حاليًا.',
+  'agent.item_order': 'الطلب {order}',
+  'agent.to_deposit_heading': 'نقود عليك إيداعها',
+  'agent.no_to_deposit': 'لا تحمل أي نقود للإيداع.',
+  'agent.to_deposit_item': 'يُودع في {point} قبل {deadline}',
+  'agent.deposit_intro': 'اختر تحصيلًا منتظرًا أعلاه، أو امسح رمز QR على شاشة الناقل، أو اكتب معرّف التحصيل.',
+  'agent.handover_scan_intro': 'اختر تحصيلًا أعلاه، أو امسح رمز QR الخاص به، أو اكتب معرّفه.',
+  'agent.scan_collection_hint': 'وجّه الكاميرا نحو رمز QR الخاص بالتحصيل.',
+  'agent.scan_collection_unavailable': 'الكاميرا غير متاحة: اكتب معرّف التحصيل.',
+  'agent.qr_hint': 'في نقطة الدفع، اعرض رمز QR هذا على أمين الصندوق: فهو يفتح هذا التحصيل.',
+  'agent.qr_alt': 'رمز QR للتحصيل {id}',
+  'layout.pending': 'جارٍ المعالجة…',
+  'warning.attempts_left_one': 'محاولة واحدة متبقية قبل حظر الدخول لمدة {minutes} دقيقة.',
+  'warning.attempts_left_other': 'المحاولات المتبقية قبل حظر الدخول لمدة {minutes} دقيقة: {attempts}.',
 };

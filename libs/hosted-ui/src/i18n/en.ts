@@ -190,4 +190,21 @@ export const en: Catalogue = {
   'error.handover_locked': 'Too many wrong codes for this collection: handover is locked for {minutes} minutes.',
   'error.role': 'Your role does not allow this operation.',
   'error.agent_failed': 'The operation could not be completed. Nothing changed; please try again.',
+
+  // The agents' lists, the collection's QR code, pending forms, the attempts left before a lock
+  'agent.pickups_heading': 'Pickups waiting',
+  'agent.no_pickups': 'No collection is waiting for pickup.',
+  'agent.item_order': 'Order {order}',
+  'agent.to_deposit_heading': 'Cash to deposit',
+  'agent.no_to_deposit': 'You hold no cash to deposit.',
+  'agent.to_deposit_item': 'Deposit at {point} by {deadline}',
+  'agent.deposit_intro': 'Tap an expected deposit above, scan the QR code on the carrier’s screen, or type the collection id.',
+  'agent.handover_scan_intro': 'Tap a pickup above, scan its QR code, or type its id.',
+  'agent.scan_collection_hint': 'Point the camera at the collection’s QR code.',
+  'agent.scan_collection_unavailable': 'The camera is not available: type the collection id.',
+  'agent.qr_hint': 'At the cash point, show this QR code to the cashier: it opens this collection.',
+  'agent.qr_alt': 'QR code of collection {id}',
+  'layout.pending': 'Processing…',
+  'warning.attempts_left_one': '1 attempt left before a {minutes}-minute lock.',
+  'warning.attempts_left_other': '{attempts} attempts left before a {minutes}-minute lock.',
 };

@@ -203,6 +203,23 @@ export const fr = {
   'error.handover_locked': 'Trop de codes erronés pour cette collecte : la remise est bloquée pendant {minutes} minutes.',
   'error.role': 'Votre rôle ne permet pas cette opération.',
   'error.agent_failed': 'L’opération n’a pas abouti. Rien n’a changé ; veuillez réessayer.',
+
+  // The agents' lists, the collection's QR code, pending forms, the attempts left before a lock
+  'agent.pickups_heading': 'Collectes à récupérer',
+  'agent.no_pickups': 'Aucune collecte n’attend d’être récupérée.',
+  'agent.item_order': 'Commande {order}',
+  'agent.to_deposit_heading': 'Espèces à déposer',
+  'agent.no_to_deposit': 'Vous ne détenez aucune espèce à déposer.',
+  'agent.to_deposit_item': 'À déposer à {point} avant le {deadline}',
+  'agent.deposit_intro': 'Touchez une collecte attendue ci-dessus, scannez le QR code sur l’écran du transporteur, ou tapez l’identifiant de la collecte.',
+  'agent.handover_scan_intro': 'Touchez une collecte ci-dessus, ou scannez son QR code, ou tapez son identifiant.',
+  'agent.scan_collection_hint': 'Visez le QR code de la collecte avec la caméra.',
+  'agent.scan_collection_unavailable': 'La caméra n’est pas disponible : tapez l’identifiant de la collecte.',
+  'agent.qr_hint': 'Au point de paiement, montrez ce QR code au caissier : il ouvre cette collecte.',
+  'agent.qr_alt': 'QR code de la collecte {id}',
+  'layout.pending': 'Traitement en cours…',
+  'warning.attempts_left_one': 'Plus qu’un essai avant un blocage de {minutes} minutes.',
+  'warning.attempts_left_other': 'Plus que {attempts} essais avant un blocage de {minutes} minutes.',
 };
 
 export type MessageKey = keyof typeof fr;

@@ -9,6 +9,7 @@ import { PeopleRepository } from '../directory/people.repository';
 import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
@@ -37,12 +38,13 @@ export class ApprovalPageController {
     private readonly directory: DirectoryRepository,
     private readonly sessions: SessionStore,
     private readonly signIns: SignInLimiter,
+    private readonly attempts: SignInAttempts,
     private readonly people: PeopleRepository,
     private readonly pages: HostedPages,
   ) {}
 
   @Get(':id')
-  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const [payer, supplier, fee] = await Promise.all([
@@ -72,6 +74,7 @@ export class ApprovalPageController {
         outcome: step === 'done' ? outcomeOf(payment, supplier) : null,
         csrf: step === 'sign_in' ? signInCsrfToken(request, reply) : (session?.csrfToken ?? ''),
         error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES }),
+        lockWarning: step === 'sign_in' ? lockWarning(error, left) : null,
       },
       { title: ['approval.title', { invoice: payment.invoice_reference }] },
     );
@@ -84,10 +87,14 @@ export class ApprovalPageController {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const signedIn = await this.signIns.signIn(`business_user:${loginName}`, async () =>
+    const login = `business_user:${loginName}`;
+    const signedIn = await this.signIns.signIn(login, async () =>
       loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
-    if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+    if ('refused' in signedIn) {
+      const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
+      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}${left}`);
+    }
     // The right password, but not a user of the paying business: no session for this payment.
     if (signedIn.subject.business !== payment.payer_connection) return redirect(reply, `${PAGE}/${paymentId}?error=not_authorized`);
     await this.sessions.open(reply, { kind: 'business_user', subjectId: signedIn.subject.id, objectId: paymentId });

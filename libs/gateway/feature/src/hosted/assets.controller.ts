@@ -8,7 +8,7 @@ const ASSET_CACHE = `public, max-age=${HOSTED_ASSET_CACHE_SECONDS}`;
 
 /**
  * The hosted pages' own assets, from this origin (their CSP allows nothing else): the stylesheet and
- * the icon, in the brand's colours, and the agents' QR scanner script.
+ * the icon, in the brand's colours, the forms' pending state and the agents' QR scanner scripts.
  */
 @Controller('hosted/assets')
 export class HostedAssetsController {
@@ -34,5 +34,11 @@ export class HostedAssetsController {
   scanScript(@Res({ passthrough: true }) reply: FastifyReply): string {
     void reply.header('Content-Type', 'text/javascript; charset=utf-8').header('Cache-Control', ASSET_CACHE).header('X-Content-Type-Options', 'nosniff');
     return this.pages.scanScript;
+  }
+
+  @Get('forms.js')
+  formsScript(@Res({ passthrough: true }) reply: FastifyReply): string {
+    void reply.header('Content-Type', 'text/javascript; charset=utf-8').header('Cache-Control', ASSET_CACHE).header('X-Content-Type-Options', 'nosniff');
+    return this.pages.formsScript;
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
 import { formOf, redirect, refusalCode, sameToken } from './forms';
 import type { Session } from './stores/sessions';
@@ -25,6 +26,8 @@ export const runPageAction = async (pages: HostedPages, request: FastifyRequest,
   try {
     await command(session);
   } catch (error) {
+    // Done already (a second post of a double tap) or closed meanwhile: the page's status says which.
+    if (error instanceof ServiceError && error.code === 'invalid_status') return redirect(reply, page);
     return redirect(reply, `${page}?error=${refusalCode(error, action.errors)}`);
   }
   return redirect(reply, page);

@@ -9,6 +9,7 @@ import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { phoneExample, typedPhone } from './phones';
 import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
@@ -42,11 +43,12 @@ export class PaymentPageController {
     private readonly directory: DirectoryRepository,
     private readonly sessions: SessionStore,
     private readonly signIns: SignInLimiter,
+    private readonly attempts: SignInAttempts,
     private readonly pages: HostedPages,
   ) {}
 
   @Get(':id')
-  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const merchant = (await this.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
@@ -71,6 +73,7 @@ export class PaymentPageController {
         csrf: step === 'sign_in' ? signInCsrfToken(request, reply) : (session?.csrfToken ?? ''),
         error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES, attempts: SIGN_IN_FAILURES_MAX }),
         errorFields: failed && step === 'sign_in' ? ['phone', 'pin'] : [],
+        lockWarning: step === 'sign_in' ? lockWarning(error, left) : null,
       },
       { title: ['payment.title', { merchant }] },
     );
@@ -85,12 +88,14 @@ export class PaymentPageController {
     const typed = (form.get('phone') ?? '').slice(0, TYPED_PHONE_LENGTH_MAX);
     // One number, however it is typed: the attempts are counted per number, in the payment's country.
     const phone = typedPhone(typed, payment.currency);
-    const signedIn = await this.signIns.signIn(`customer:${phone.login}`, async () =>
+    const login = `customer:${phone.login}`;
+    const signedIn = await this.signIns.signIn(login, async () =>
       phone.candidates.length > 0 ? this.directory.signInCustomer(phone.candidates, form.get('pin') ?? '', payment.currency) : undefined,
     );
     if ('refused' in signedIn) {
       setCookie(reply, TYPED_PHONE_COOKIE, typed.trim(), SIGN_IN_LOCK_MS);
-      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+      const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
+      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}${left}`);
     }
     setCookie(reply, TYPED_PHONE_COOKIE, '', 0);
     await this.sessions.open(reply, { kind: 'customer', subjectId: signedIn.subject.id, objectId: paymentId });

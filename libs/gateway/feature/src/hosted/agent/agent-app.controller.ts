@@ -1,14 +1,16 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import type { CollectionResource } from '@pay/contracts';
 import { SIGN_IN_FIELD_LENGTH_MAX } from '@pay/kernel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DirectoryRepository } from '../../directory/directory.repository';
 import { PeopleRepository } from '../../directory/people.repository';
 import { redirect } from '../forms';
 import { SessionStore, signInCsrfToken, signInFormOf } from '../stores/sessions';
+import { attemptsLeftParam, lockWarning, SignInAttempts } from '../stores/sign-in-attempts';
 import { SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
-import { AGENT_APP, AgentViews, collectionPath } from './agent-views';
+import { AGENT_APP, AgentViews, collectionPath, type AgentListItem } from './agent-views';
 
 /**
  * The cash agents' application at /hosted/agent: its home, sign-in and sign-out. An agent signs in
@@ -22,6 +24,7 @@ export class AgentAppController {
     private readonly agentSessions: AgentSessions,
     private readonly sessions: SessionStore,
     private readonly signIns: SignInLimiter,
+    private readonly attempts: SignInAttempts,
     private readonly people: PeopleRepository,
     private readonly directory: DirectoryRepository,
     private readonly reads: AgentReads,
@@ -29,21 +32,33 @@ export class AgentAppController {
   ) {}
 
   @Get()
-  async home(@Query('error') error: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async home(@Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const signedIn = await this.agentSessions.current(request);
-    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error);
+    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error, lockWarning(error, left));
     const { agent, session } = signedIn;
-    const [point, expected] = await Promise.all([this.reads.cashPointName(agent.cashPoint), agent.role === 'cashier' ? this.reads.expectedDeposits(agent.cashPoint) : []]);
-    const deposits = await Promise.all(
-      expected.map(async (c) => ({
-        href: collectionPath(c.id),
-        recipient: (await this.directory.findConnection(c.beneficiary_connection))?.name ?? c.beneficiary_connection,
-        amount: c.amount,
-        currency: c.currency,
-        dueAt: c.deposit!.due_at,
-      })),
-    );
-    return this.views.home(request, reply, agent, session.csrfToken, point, deposits, error);
+    const cashier = agent.role === 'cashier';
+    const [point, expected, queue] = await Promise.all([
+      this.reads.cashPointName(agent.cashPoint),
+      cashier ? this.reads.expectedDeposits(agent.cashPoint) : [],
+      cashier ? { awaitingPickup: [], toDeposit: [] } : this.reads.carrierQueue(agent.id),
+    ]);
+    const names = new Map<string, Promise<string>>();
+    const nameOf = (id: string, read: (id: string) => Promise<string>) => names.get(id) ?? names.set(id, read(id)).get(id)!;
+    const item = async (c: CollectionResource): Promise<AgentListItem> => ({
+      href: collectionPath(c.id),
+      recipient: await nameOf(c.beneficiary_connection, async (id) => (await this.directory.findConnection(id))?.name ?? id),
+      order: c.order_reference,
+      amount: c.amount,
+      currency: c.currency,
+      dueAt: c.deposit?.due_at ?? null,
+      point: c.deposit && !cashier ? await nameOf(c.deposit.point, (id) => this.reads.cashPointName(id)) : null,
+    });
+    const lists = {
+      deposits: await Promise.all(expected.map(item)),
+      pickups: await Promise.all(queue.awaitingPickup.map(item)),
+      toDeposit: await Promise.all(queue.toDeposit.map(item)),
+    };
+    return this.views.home(request, reply, agent, session.csrfToken, point, lists, error);
   }
 
   @Post('sign-in')
@@ -51,10 +66,14 @@ export class AgentAppController {
     const form = signInFormOf(body, request);
     if (!form) return this.views.formExpired(request, reply);
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const signedIn = await this.signIns.signIn(`agent:${loginName}`, async () =>
+    const login = `agent:${loginName}`;
+    const signedIn = await this.signIns.signIn(login, async () =>
       loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
-    if ('refused' in signedIn) return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}`);
+    if ('refused' in signedIn) {
+      const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
+      return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}${left}`);
+    }
     await this.sessions.open(reply, { kind: 'agent', subjectId: signedIn.subject.id, objectId: signedIn.subject.cashPoint });
     return redirect(reply, AGENT_APP);
   }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { parseTypedAmount } from '@pay/hosted-ui';
 import { latinDigits, SETTLEMENT_REQUEST_TIMEOUT_MS, TYPED_CODE_LENGTH_MAX } from '@pay/kernel';
@@ -70,21 +71,38 @@ export class AgentCollectionsController {
     });
   }
 
-  /** The carrier types the collection id and the recipient's code; wrong codes lock that collection's handover after five. */
+  /**
+   * The carrier confirms a handover with the recipient's code: from their home (the collection id typed
+   * or scanned) or from the collection's page (`from=collection`: refusals go back there). Wrong codes
+   * lock that collection's handover after five. The carrier is recorded with the collection.
+   */
   @Post('handover')
   async handover(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.agentSessions.post(body, request, reply, 'carrier', async (form) => {
+    return this.agentSessions.post(body, request, reply, 'carrier', async (form, { agent }) => {
       const collection = await this.reads.collection((form.get('collection') ?? '').trim());
       if (!collection) return `${AGENT_APP}?error=collection_unknown`;
+      const back = collectionPath(collection.id);
+      const refusedTo = form.get('from') === 'collection' ? back : AGENT_APP;
       const attempts = `handover:${collection.id}`;
-      if (!(await this.signIns.attempt(attempts))) return `${AGENT_APP}?error=handover_locked`;
+      if (!(await this.signIns.attempt(attempts))) return `${refusedTo}?error=handover_locked`;
       if (!(await this.handoverCodes.matches(collection.id, latinDigits(form.get('code') ?? '').slice(0, TYPED_CODE_LENGTH_MAX)))) {
-        return `${AGENT_APP}?error=${(await this.signIns.failed(attempts)) ? 'handover_locked' : 'handover_code'}`;
+        return `${refusedTo}?error=${(await this.signIns.failed(attempts)) ? 'handover_locked' : 'handover_code'}`;
       }
       await this.signIns.succeeded(attempts);
-      const back = collectionPath(collection.id);
-      const done = await runCommand(back, () => this.bus.request('collections.confirm-handover', { integratorId: null, collectionId: collection.id }));
-      return done === back ? back : `${AGENT_APP}?error=${new URL(done, 'http://x').searchParams.get('error') ?? 'failed'}`;
+      const done = await runCommand(back, () => this.bus.request('collections.confirm-handover', { integratorId: null, collectionId: collection.id, carrier: agent.id }));
+      if (done !== back) return `${refusedTo}?error=${new URL(done, 'http://x').searchParams.get('error') ?? 'failed'}`;
+      // Refused as not awaiting pickup: done already (a double tap), unless no cash point can receive the deposit yet.
+      return (await this.reads.collection(collection.id))?.status === 'awaiting_collection' ? `${refusedTo}?error=invalid_status` : back;
     });
+  }
+
+  /** The collection's QR code (its id), shown on the carrier's screen for the cashier to scan at the deposit. */
+  @Get('collections/:id/qr.png')
+  async qrCode(@Param('id') collectionId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const signedIn = await this.agentSessions.current(request);
+    const collection = signedIn ? await this.reads.collection(collectionId) : undefined;
+    if (!collection) return reply.status(404).header('Cache-Control', 'no-store').send();
+    const png = await QRCode.toBuffer(collection.id, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
+    return reply.header('Content-Type', 'image/png').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff').send(png);
   }
 }

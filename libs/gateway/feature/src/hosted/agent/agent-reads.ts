@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { CashPointResource, CashPaymentResource, CollectionResource } from '@pay/contracts';
+import { ServiceError, type CarrierQueue, type CashPointResource, type CashPaymentResource, type CollectionResource } from '@pay/contracts';
 import { AGENT_DEPOSITS_READ_MAX, ID_LENGTH_MAX } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { notFoundAsUndefined, refusalCode } from '../forms';
@@ -28,11 +28,13 @@ export class AgentReads {
   }
 
   /** The collections collected and waiting to be deposited at this cash point, the most urgent first. */
-  async expectedDeposits(cashPointId: string): Promise<CollectionResource[]> {
-    const unsettled = await this.bus.request('collections.unsettled', { limit: AGENT_DEPOSITS_READ_MAX });
-    return unsettled
-      .filter((c) => c.status === 'collected_awaiting_deposit' && c.deposit?.point === cashPointId)
-      .sort((a, b) => a.deposit!.due_at.localeCompare(b.deposit!.due_at));
+  expectedDeposits(cashPointId: string): Promise<CollectionResource[]> {
+    return this.bus.request('collections.expected-deposits', { cashPoint: cashPointId, limit: AGENT_DEPOSITS_READ_MAX });
+  }
+
+  /** A carrier's pickups waiting (oldest first) and the cash they hold to deposit (most urgent first). */
+  carrierQueue(agentId: string): Promise<CarrierQueue> {
+    return this.bus.request('collections.carrier-queue', { carrier: agentId, limit: AGENT_DEPOSITS_READ_MAX });
   }
 
   /** The cash point's name, or its id when it cannot be read. */
@@ -51,6 +53,8 @@ export const runCommand = async (back: string, command: () => Promise<unknown>):
     await command();
     return back;
   } catch (error) {
+    // Done already (a second post of a double tap) or closed meanwhile: the page's status says which.
+    if (error instanceof ServiceError && error.code === 'invalid_status') return back;
     return `${back}?error=${refusalCode(error, AGENT_ERRORS)}`;
   }
 };

@@ -5,9 +5,12 @@ import type { Language, MessageKey } from '@pay/hosted-ui';
 import { decimalAmount } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { errorMessage } from '../forms';
+import type { LockWarning } from '../stores/sign-in-attempts';
 import { SIGN_IN_LOCK_MINUTES } from '../stores/sign-in-limiter';
 import { HostedPages } from '../views/hosted-pages';
-import type { GatewayViews } from '../views/view-models';
+import type { AgentListItem, GatewayViews } from '../views/view-models';
+
+export type { AgentListItem };
 
 /** The application's root; its pages and forms are below it. */
 export const AGENT_APP = '/hosted/agent';
@@ -49,8 +52,8 @@ const groupReference = (reference: string): string => `${reference.slice(0, 3)} 
 export class AgentViews {
   constructor(private readonly pages: HostedPages) {}
 
-  signIn(request: FastifyRequest, reply: FastifyReply, csrf: string, error: unknown): string {
-    return this.pages.render(request, reply, 'agent-sign-in', { csrf, error: this.lockError(error) }, { title: ['agent.sign_in_title'] });
+  signIn(request: FastifyRequest, reply: FastifyReply, csrf: string, error: unknown, lockWarning: LockWarning | null): string {
+    return this.pages.render(request, reply, 'agent-sign-in', { csrf, error: this.lockError(error), lockWarning }, { title: ['agent.sign_in_title'] });
   }
 
   /** The page's language: amounts are typed as its pages show them. */
@@ -58,14 +61,14 @@ export class AgentViews {
     return this.pages.language(request, reply);
   }
 
-  home(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, point: string, deposits: GatewayViews['agent-home']['deposits'], error: unknown): string {
+  home(request: FastifyRequest, reply: FastifyReply, agent: Agent, csrf: string, point: string, lists: Pick<GatewayViews['agent-home'], 'deposits' | 'pickups' | 'toDeposit'>, error: unknown): string {
     const cashier = agent.role === 'cashier';
     return this.pages.render(
       request,
       reply,
       'agent-home',
-      { agentName: agent.name, roleKey: `role.${agent.role}`, cashier, point, deposits, csrf, error: this.lockError(error) },
-      { title: ['agent.title'], scanner: cashier },
+      { agentName: agent.name, roleKey: `role.${agent.role}`, cashier, point, ...lists, csrf, error: this.lockError(error) },
+      { title: ['agent.title'], scanner: true },
     );
   }
 
@@ -96,6 +99,7 @@ export class AgentViews {
     extra: { error: unknown; confirm: unknown; depositPoint: GatewayViews['agent-collection']['depositPoint'] },
   ): string {
     const canValidate = agent.role === 'cashier' && collection.status === 'collected_awaiting_deposit';
+    const canHandover = agent.role === 'carrier' && collection.status === 'awaiting_collection';
     const confirm = typeof extra.confirm === 'string' && /^[0-9]{1,15}$/.test(extra.confirm) ? Number(extra.confirm) : null;
     const { error } = extra;
     return this.pages.render(
@@ -107,7 +111,10 @@ export class AgentViews {
         recipient,
         statusKey: `status.collection.${collection.status}`,
         canValidate,
-        notice: canValidate ? null : COLLECTION_NOTICE[collection.status],
+        canHandover,
+        // The carrier holding the cash shows its QR code (the collection's id) to the cashier at the deposit.
+        qrCode: agent.role === 'carrier' && collection.status === 'collected_awaiting_deposit' ? `${collectionPath(collection.id)}/qr.png` : null,
+        notice: canValidate || canHandover ? null : COLLECTION_NOTICE[collection.status],
         depositPoint: agent.role === 'carrier' && collection.status === 'collected_awaiting_deposit' ? extra.depositPoint : null,
         confirm: canValidate && confirm !== null && confirm !== collection.amount ? { minor: confirm, decimal: decimalAmount(confirm, collection.currency) } : null,
         csrf,

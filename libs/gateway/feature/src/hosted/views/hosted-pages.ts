@@ -13,12 +13,15 @@ import type { GatewayViews } from './view-models';
 /** The gateway's templates and the agents' scanner script, at the library's root (copied to dist/ by the build). */
 const VIEWS_DIR = join(__dirname, '..', '..', '..', 'views');
 export const SCAN_SCRIPT_PATH = '/hosted/assets/agent-scan.js';
+export const FORMS_SCRIPT_PATH = '/hosted/assets/forms.js';
 
 export interface RenderOptions {
   title: [MessageKey, MessageParams?];
   status?: number;
   /** Loads the agents' QR scanner (a script of ours, allowed by this response's CSP nonce only). */
   scanner?: boolean;
+  /** Loads the forms' pending state (a script of ours, as the scanner); every page but a message has forms. */
+  forms?: boolean;
   /** The page the language switch links to; the current one when absent (a page answering a POST names its GET page). */
   switchPath?: string;
 }
@@ -31,6 +34,7 @@ export class HostedPages {
   readonly css: string;
   readonly icon: string;
   readonly scanScript = readFileSync(join(VIEWS_DIR, 'agent-scan.js'), 'utf8');
+  readonly formsScript = readFileSync(join(VIEWS_DIR, 'forms.js'), 'utf8');
 
   constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
     this.css = stylesheet(config.brand);
@@ -51,13 +55,14 @@ export class HostedPages {
   /** The page `view` in the request's language, with the hosted pages' headers set: return it from a GET handler. */
   render<View extends keyof GatewayViews & string>(request: FastifyRequest, reply: FastifyReply, view: View, model: GatewayViews[View], options: RenderOptions): string {
     const language = this.language(request, reply);
-    const nonce = options.scanner ? randomBytes(18).toString('base64') : undefined;
+    const sources = [...(options.forms !== false ? [FORMS_SCRIPT_PATH] : []), ...(options.scanner ? [SCAN_SCRIPT_PATH] : [])];
+    const nonce = sources.length > 0 ? randomBytes(18).toString('base64') : undefined;
     const page = pageContext({
       language,
       brandName: this.brandName,
       title: options.title,
       ...(options.switchPath ? { switchPath: options.switchPath } : {}),
-      ...(nonce ? { script: { src: SCAN_SCRIPT_PATH, nonce } } : {}),
+      ...(nonce ? { scripts: sources.map((src) => ({ src, nonce })) } : {}),
     });
     return sendPage(reply, this.views.render(view, model, page), { status: options.status, language, scriptNonce: nonce, camera: options.scanner });
   }
@@ -67,7 +72,7 @@ export class HostedPages {
    * language switch leads there too: it may answer a POST, whose URL has no page to GET.
    */
   message(request: FastifyRequest, reply: FastifyReply, status: number, model: GatewayViews['message']): string {
-    return this.render(request, reply, 'message', model, { title: [model.heading], status, ...(model.link ? { switchPath: model.link.href } : {}) });
+    return this.render(request, reply, 'message', model, { title: [model.heading], status, forms: false, ...(model.link ? { switchPath: model.link.href } : {}) });
   }
 
   /** The same, sent at once: for POST handlers, which own the reply. */
