@@ -2,7 +2,8 @@
  * `npm run test:distributed`: the end-to-end suites of every use case and of the hosted pages, unchanged,
  * against every app in its own process over Kafka (Apache Kafka started locally by tools/kafka; the mock
  * cluster where Java or Maven is missing, see docs/kafka.md), plus the fault tests of that topology.
- * One file at a time: each starts seven Node processes and its own Kafka (a node starts in 3 to 10 s).
+ * One file at a time: each starts seven Node processes. One Kafka for the run (started by the global
+ * setup; a node starts in 3 to 10 s), each suite's topics and groups under a prefix of its own.
  */
 const base = require('./jest.config');
 
@@ -47,6 +48,8 @@ module.exports = {
   ],
   testPathIgnorePatterns: ['/node_modules/'],
   setupFiles: ['<rootDir>/libs/testing/src/distributed-topology-env.js'],
+  globalSetup: '<rootDir>/libs/testing/src/distributed-global-setup.js',
+  globalTeardown: '<rootDir>/libs/testing/src/distributed-global-teardown.js',
   maxWorkers: 1,
   testTimeout: process.env.E2E_INSTANCES ? TEST_TIMEOUT_MS_SCALED_OUT : TEST_TIMEOUT_MS,
 };

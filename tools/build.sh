@@ -2,10 +2,11 @@
 # Builds every app to dist/ (tsc, with the decorator metadata Nest needs) and copies the SQL migrations
 # and the hosted pages' views beside the compiled libraries. Run an app from the build with:
 #   node -r ./tools/dist-register.js dist/apps/<app>/src/main.js
+# Arguments go to tsc: CI passes --noCheck (emit only), its `npm test` type-checks the same sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist
-npx tsc -p tsconfig.build.json
+npx tsc -p tsconfig.build.json "$@"
 for dir in $(find libs -type d -name migrations -not -path '*/node_modules/*'); do
   mkdir -p "dist/$dir"
   cp "$dir"/*.sql "dist/$dir/"

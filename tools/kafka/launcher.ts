@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { kafkaTopicConfig, kafkaTopicSettingsFor } from '@pay/contracts';
 import { startKafkaMock } from '@pay/kafka-mock';
 
 /**
@@ -209,8 +210,10 @@ export async function startKafka(options: LocalKafkaOptions): Promise<KafkaClust
   }));
   const voters = nodes.map((node) => `${node.id}@127.0.0.1:${node.controllerPort}`).join(',');
   const bootstrapServers = nodes.map((node) => `127.0.0.1:${node.port}`).join(',');
-  const replication = Math.min(3, count);
-  const minInsync = replication >= 3 ? 2 : 1;
+  // The declared topic settings (libs/contracts), for this many nodes; the internal topics alike.
+  const settings = kafkaTopicSettingsFor(count);
+  const replication = settings.replicationFactor;
+  const minInsync = settings.minInsyncReplicas;
   const java = javaBinary();
   const jvmOptions = [...(process.env['KAFKA_HEAP_OPTS'] ?? DEFAULT_HEAP_OPTS).split(/\s+/), ...(process.env['KAFKA_JVM_OPTS'] ?? DEFAULT_JVM_OPTS).split(/\s+/)].filter(Boolean);
   const archive = classArchive(version, java, jvmOptions);
@@ -281,17 +284,7 @@ export async function startKafka(options: LocalKafkaOptions): Promise<KafkaClust
     for (const node of nodes) launch(node);
     admin = new Kafka({ clientId: 'pay-kafka-launcher', brokers: bootstrapServers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
     await waitForBrokers(admin, nodes, START_TIMEOUT_MS);
-    if (options.topics.length > 0) {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: options.topics.map((topic) => ({
-          topic: topic.name,
-          numPartitions: topic.partitions,
-          replicationFactor: replication,
-          configEntries: [{ name: 'min.insync.replicas', value: String(minInsync) }],
-        })),
-      });
-    }
+    await createTopicsWith(admin, options.topics, count);
     await waitForGroupCoordinator(admin, count, START_TIMEOUT_MS);
   } catch (error) {
     const tail = await logTail(nodes);
@@ -326,6 +319,76 @@ export async function startKafka(options: LocalKafkaOptions): Promise<KafkaClust
   };
 }
 
+/** Creates the topics with the declared settings for a cluster of `brokers` nodes, and waits for their leaders. */
+async function createTopicsWith(admin: Admin, topics: readonly KafkaTopicSpec[], brokers: number): Promise<void> {
+  if (topics.length === 0) return;
+  const settings = kafkaTopicSettingsFor(brokers);
+  const configEntries = Object.entries(kafkaTopicConfig(settings)).map(([name, value]) => ({ name, value }));
+  await admin.createTopics({
+    waitForLeaders: false,
+    topics: topics.map((topic) => ({ topic: topic.name, numPartitions: topic.partitions, replicationFactor: settings.replicationFactor, configEntries })),
+  });
+  await waitForLeaders(admin, topics.map((topic) => topic.name), START_TIMEOUT_MS);
+}
+
+/**
+ * Until every partition of the topics has a leader. kafkajs' own wait (createTopics' waitForLeaders)
+ * gives up on UNKNOWN_TOPIC_OR_PARTITION, which a broker answers until the new topic reaches its
+ * metadata cache.
+ */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'not asked yet';
+  for (;;) {
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics });
+      const leaderless = metadata.topics.filter((topic) => topic.partitions.length === 0 || topic.partitions.some((partition) => partition.leader < 0));
+      if (metadata.topics.length === topics.length && leaderless.length === 0) return;
+      last = `${leaderless.map((topic) => topic.name).join(', ') || 'some topics'} without leaders`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`topics without leaders after ${timeoutMs} ms (${last})`);
+    await sleep(PROBE_EVERY_MS);
+  }
+}
+
+const adminOf = (bootstrapServers: string): Admin =>
+  new Kafka({ clientId: 'pay-kafka-launcher', brokers: bootstrapServers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 5 } }).admin();
+
+/**
+ * Topics of one topology on a cluster others use too (a test run's shared broker): created with the
+ * declared settings for its `brokers` nodes, every name checked to start with `prefix`. The answer
+ * removes them and the consumer groups under the same prefix (a group a killed member still holds is
+ * left to expire).
+ */
+export async function createPrefixedTopics(bootstrapServers: string, brokers: number, prefix: string, topics: readonly KafkaTopicSpec[]): Promise<() => Promise<void>> {
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(prefix)) throw new Error(`invalid topic prefix '${prefix}'`);
+  for (const topic of topics) {
+    checkTopic(topic);
+    if (!topic.name.startsWith(prefix)) throw new Error(`topic ${topic.name} is not under the prefix ${prefix}`);
+  }
+  const admin = adminOf(bootstrapServers);
+  await admin.connect();
+  try {
+    await createTopicsWith(admin, topics, brokers);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+  return async () => {
+    const remover = adminOf(bootstrapServers);
+    try {
+      await remover.connect();
+      const { groups } = await remover.listGroups();
+      const ours = groups.map((group) => group.groupId).filter((id) => id.startsWith(prefix));
+      if (ours.length > 0) await remover.deleteGroups(ours).catch(() => undefined);
+      await remover.deleteTopics({ topics: topics.map((topic) => topic.name) });
+    } finally {
+      await remover.disconnect().catch(() => undefined);
+    }
+  };
+}
+
 /**
  * Storage formatted once per version and node count (`kafka-storage format`, a JVM per node), kept in
  * the cache and copied for each start: what it holds (cluster id, node id, metadata version) is the
@@ -345,7 +408,7 @@ async function formattedStorage(version: string, count: number, java: string, jv
         await mkdir(join(staging, `node-${id}`), { recursive: true });
         // Ports are not stored: any will do for the format.
         const node = { id, port: 9092 + 2 * count + i, controllerPort: 9093 + i } as Node;
-        await writeFile(config, serverProperties({ node, voters, dataDir: join(staging, `node-${id}`), replication: Math.min(3, count), minInsync: 1 }));
+        await writeFile(config, serverProperties({ node, voters, dataDir: join(staging, `node-${id}`), replication: kafkaTopicSettingsFor(count).replicationFactor, minInsync: 1 }));
         await run(java, [...jvmOptions, '-Dlog4j2.configurationFile=none', '-cp', classPath, STORAGE_TOOL_CLASS, 'format', '-t', clusterId, '-c', config], FORMAT_TIMEOUT_MS, `kafka-storage format (node ${id})`);
         await rm(config);
       }),

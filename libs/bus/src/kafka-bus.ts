@@ -50,6 +50,11 @@ export interface KafkaBusOptions {
   app: AppName;
   /** Tells instances of one app apart in client ids (default random). */
   instanceId?: string;
+  /**
+   * Put before every topic and consumer group name (KAFKA_TOPIC_PREFIX, default none): several
+   * topologies share one cluster without reading each other's messages (the distributed tests' suites).
+   */
+  topicPrefix?: string;
   /** Deadline of a request without its own (default 10 000 ms). */
   requestTimeoutMs?: number;
   /** How long a fetch waits when its partitions are empty (default KAFKA_CONSUMER_MAX_WAIT_MS). */
@@ -125,7 +130,7 @@ export class KafkaBus implements MessageBus {
     this.closeTimeoutMs = options.closeTimeoutMs ?? KAFKA_CLOSE_TIMEOUT_MS;
     this.instanceId = options.instanceId ?? randomUUID().slice(0, 8);
     this.callTopics = new Set(options.callTopics ?? REQUEST_TOPICS.filter((topic) => REQUEST_TOPIC_OWNER[topic] !== options.app));
-    this.client = new ReplyClient(this.transportOptions('-client'), replyTopicOf(options.app));
+    this.client = new ReplyClient(this.transportOptions('-client'), this.kafkaName(replyTopicOf(options.app)));
     if (this.callTopics.size > 0) this.client.subscribeToResponseOf(this.client.replyTopic);
   }
 
@@ -165,7 +170,7 @@ export class KafkaBus implements MessageBus {
   private async startServer(): Promise<void> {
     if (this.handlers.size === 0) return;
     const server = new RequestServer(this.transportOptions('-server'), this.options.serverInFlightMax ?? KAFKA_SERVER_IN_FLIGHT_MAX);
-    server.addHandler(requestTopicOf(this.options.app), (data: unknown, context: KafkaContext) => this.route(data, context));
+    server.addHandler(this.kafkaName(requestTopicOf(this.options.app)), (data: unknown, context: KafkaContext) => this.route(data, context));
     server.setOnProcessingStartHook((_transport, context, done) => {
       this.serving.add(context as KafkaContext);
       return done();
@@ -217,7 +222,7 @@ export class KafkaBus implements MessageBus {
 
   private send(topic: RequestTopic, message: object, timeoutMs: number, context: MessageContext): Promise<unknown> {
     const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic, [REQUEST_DEADLINE_HEADER]: String(Date.now() + timeoutMs) } };
-    const kafkaTopic = requestTopicOf(REQUEST_TOPIC_OWNER[topic]);
+    const kafkaTopic = this.kafkaName(requestTopicOf(REQUEST_TOPIC_OWNER[topic]));
     return new Promise<unknown>((resolve, reject) => {
       defer(() => from(this.connectClient()))
         .pipe(
@@ -304,6 +309,11 @@ export class KafkaBus implements MessageBus {
     };
   }
 
+  /** A topic's or group's name on the cluster: under this topology's prefix, if any. */
+  private kafkaName(name: string): string {
+    return `${this.options.topicPrefix ?? ''}${name}`;
+  }
+
   private transportOptions(postfixId: '-client' | '-server'): NonNullable<KafkaOptions['options']> {
     const { app, brokers } = this.options;
     const sessionTimeout = this.options.sessionTimeoutMs ?? KAFKA_SESSION_TIMEOUT_MS;
@@ -311,7 +321,7 @@ export class KafkaBus implements MessageBus {
       postfixId,
       client: { clientId: `${app}-${this.instanceId}`, brokers, logLevel: this.options.logLevel ?? logLevel.WARN, retry: RETRY, connectionTimeout: KAFKA_CONNECTION_TIMEOUT_MS },
       consumer: {
-        groupId: app,
+        groupId: this.kafkaName(app),
         sessionTimeout,
         rebalanceTimeout: sessionTimeout,
         heartbeatInterval: this.options.heartbeatIntervalMs ?? KAFKA_HEARTBEAT_INTERVAL_MS,

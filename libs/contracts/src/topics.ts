@@ -1,3 +1,4 @@
+import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
 import { CASH_MESSAGE_KEYS, CASH_TOPICS, type CashTopics } from './cash';
 import { COLLECTIONS_MESSAGE_KEYS, COLLECTIONS_TOPICS, type CollectionsTopics } from './collections';
 import { APP_NAMES, type AppName, type MessageKeys } from './common';
@@ -108,3 +109,43 @@ export const replyTopicOf = (app: AppName): string => `${app}.replies`;
 
 /** Every reply topic, as docker-compose.yml's kafka-init and the Kubernetes Job create them. */
 export const REPLY_TOPICS: readonly string[] = APP_NAMES.map(replyTopicOf);
+
+/** How every request and reply topic is created on a cluster. */
+export interface KafkaTopicSettings {
+  /** One reply partition per caller instance (KAFKA_REPLY_PARTITIONS); request topics as many, read at once. */
+  partitions: number;
+  replicationFactor: number;
+  /** With producers' acks=all, an acknowledged message is on this many brokers. */
+  minInsyncReplicas: number;
+  /**
+   * retention.ms. A request or reply is worthless past its caller's deadline (seconds); a day keeps them
+   * for a look after an incident and bounds the disk.
+   */
+  retentionMs: number;
+}
+
+/**
+ * The topic settings, declared once, on a cluster of three brokers or more (deploy/k8s's kafka-topics
+ * Job): one broker may die without losing an acknowledged message. Smaller clusters take
+ * kafkaTopicSettingsFor. The local clusters (tools/kafka), docker-compose.yml's kafka-init and the Job
+ * create topics with these; tools/kafka/topic-settings.unit.spec.ts fails when one of them differs.
+ */
+export const KAFKA_TOPIC_SETTINGS: Readonly<KafkaTopicSettings> = Object.freeze({
+  partitions: KAFKA_REPLY_PARTITIONS,
+  replicationFactor: 3,
+  minInsyncReplicas: 2,
+  retentionMs: 24 * 60 * 60 * 1_000,
+});
+
+/** The settings on a cluster of `brokers` nodes: replicated as far as its nodes allow, a write never waiting for every replica. */
+export function kafkaTopicSettingsFor(brokers: number): KafkaTopicSettings {
+  if (!Number.isInteger(brokers) || brokers < 1) throw new RangeError(`brokers must be a positive integer, got ${brokers}`);
+  const replicationFactor = Math.min(KAFKA_TOPIC_SETTINGS.replicationFactor, brokers);
+  const minInsyncReplicas = Math.max(1, Math.min(KAFKA_TOPIC_SETTINGS.minInsyncReplicas, replicationFactor - 1));
+  return { ...KAFKA_TOPIC_SETTINGS, replicationFactor, minInsyncReplicas };
+}
+
+/** A topic's own settings (kafka-topics.sh --config, CreateTopics' configEntries). */
+export function kafkaTopicConfig(settings: KafkaTopicSettings): Record<string, string> {
+  return { 'min.insync.replicas': String(settings.minInsyncReplicas), 'retention.ms': String(settings.retentionMs) };
+}

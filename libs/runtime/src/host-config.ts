@@ -33,6 +33,8 @@ export interface HostConfig {
   dbPoolMax: number;
   /** Kafka bootstrap servers: the apps of a distributed topology meet there. */
   kafkaBrokers: string[] | undefined;
+  /** Before every Kafka topic and consumer group name (KAFKA_TOPIC_PREFIX): topologies sharing one cluster. */
+  kafkaTopicPrefix: string | undefined;
   /** How long a Kafka fetch waits on empty partitions (KAFKA_FETCH_MAX_WAIT_MS; the mock cluster wants it short). */
   kafkaFetchMaxWaitMs: number;
   /** EventStoreDB for the aggregates' streams instead of PostgreSQL. */
@@ -52,6 +54,11 @@ export function readHostConfig(read: EnvReader): HostConfig {
   if (kafkaBrokers && kafkaBrokers.some((b) => !/^[A-Za-z0-9.\-_[\]:]+:\d{1,5}$/.test(b))) {
     read.problems.push(`KAFKA_BROKERS must be host:port[,host:port...], got "${brokers}"`);
   }
+  const kafkaTopicPrefix = read.string('KAFKA_TOPIC_PREFIX');
+  // Kafka's legal name characters; the names built on it stay well under its 249.
+  if (kafkaTopicPrefix !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(kafkaTopicPrefix)) {
+    read.problems.push(`KAFKA_TOPIC_PREFIX must be 1 to 100 of A-Z a-z 0-9 . _ -, got "${kafkaTopicPrefix.slice(0, 120)}"`);
+  }
   return {
     port,
     host: read.string('HOST', '127.0.0.1'),
@@ -64,6 +71,7 @@ export function readHostConfig(read: EnvReader): HostConfig {
     publicBaseUrl: read.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
     dbPoolMax: read.int('DB_POOL_MAX', DB_POOL_SIZE_DEFAULT, { min: DB_POOL_SIZE_MIN, max: DB_POOL_SIZE_MAX }),
     kafkaBrokers,
+    kafkaTopicPrefix,
     kafkaFetchMaxWaitMs: read.int('KAFKA_FETCH_MAX_WAIT_MS', KAFKA_CONSUMER_MAX_WAIT_MS, { min: 1, max: KAFKA_CONSUMER_MAX_WAIT_MS_MAX }),
     eventStoreUrl: read.url('EVENTSTORE_URL', undefined, ['esdb:', 'esdb+discover:']),
     logLevel: readLogLevel(read),

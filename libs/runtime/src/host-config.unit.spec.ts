@@ -44,3 +44,15 @@ describe('PORT_FILE', () => {
     expect(read({ PORT_FILE: 'gateway.port' }).config.portFile).toBe(`${process.cwd()}/gateway.port`);
   });
 });
+
+describe('KAFKA_TOPIC_PREFIX', () => {
+  it('is read as given (several topologies on one cluster), and absent by default', () => {
+    expect(read({}).config.kafkaTopicPrefix).toBeUndefined();
+    expect(read({ KAFKA_TOPIC_PREFIX: 'staging.' })).toMatchObject({ config: { kafkaTopicPrefix: 'staging.' }, problems: [] });
+  });
+
+  it('refuses what Kafka would refuse in a topic name', () => {
+    expect(read({ KAFKA_TOPIC_PREFIX: 'a b/' }).problems).toEqual([expect.stringMatching(/^KAFKA_TOPIC_PREFIX must be 1 to 100 of/)]);
+    expect(read({ KAFKA_TOPIC_PREFIX: 'x'.repeat(101) }).problems).toHaveLength(1);
+  });
+});

@@ -66,6 +66,7 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
             app: options.app,
             instanceId: `${config.instanceIndex}-${randomUUID().slice(0, 8)}`,
             consumerMaxWaitMs: config.kafkaFetchMaxWaitMs,
+            topicPrefix: config.kafkaTopicPrefix,
           })
         : new InProcessBus();
     opened.push(bus);

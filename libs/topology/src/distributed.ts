@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { kafkaTopicsFor } from '@pay/bus';
 import { REQUEST_TOPICS, type AppName } from '@pay/contracts';
 import { KAFKA_MOCK_CONSUMER_MAX_WAIT_MS, KAFKA_REPLY_PARTITIONS, TOPOLOGY_APP_START_TIMEOUT_MS, TOPOLOGY_SCALED_OUT_APP_START_TIMEOUT_MS } from '@pay/kernel';
 import { ensureDatabase, ensureServiceDatabase, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
 import { AppProcess, type Exit } from './app-process';
-import { startLocalKafka, type BrokerControls } from '@pay/kafka';
+import { createPrefixedTopics, startLocalKafka, type BrokerControls } from '@pay/kafka';
 
 /** The serving apps first, the gateway (the only one the outside calls) last. */
 /**
@@ -147,7 +148,17 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
 
     let kafkaBrokers = shared['KAFKA_BROKERS'];
     let kafka: DistributedTopology['kafka'];
-    if (!kafkaBrokers) {
+    const sharedKafka = kafkaBrokers ? undefined : sharedLocalKafka(options.localBrokers ?? localBrokerCount());
+    if (sharedKafka) {
+      // A cluster the test run shares: this topology's topics and groups under a prefix of its own, so
+      // no message or committed offset of another suite reaches its apps. No fault controls: a suite
+      // that kills brokers starts its own cluster (another node count).
+      const prefix = `t${randomBytes(4).toString('hex')}.`;
+      const topics = kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS).map((topic) => ({ ...topic, name: `${prefix}${topic.name}` }));
+      cleanups.push(await createPrefixedTopics(sharedKafka.bootstrapServers, sharedKafka.nodes, prefix, topics));
+      kafkaBrokers = sharedKafka.bootstrapServers;
+      shared['KAFKA_TOPIC_PREFIX'] = prefix;
+    } else if (!kafkaBrokers) {
       const local = await startLocalKafka({ brokers: options.localBrokers ?? localBrokerCount(), topics: kafkaTopicsFor(REQUEST_TOPICS, KAFKA_REPLY_PARTITIONS) });
       cleanups.push(() => local.stop());
       kafkaBrokers = local.bootstrapServers;
@@ -195,6 +206,16 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * The cluster a test run started for every suite (TOPOLOGY_SHARED_KAFKA: its bootstrap servers;
+ * TOPOLOGY_SHARED_KAFKA_NODES: its node count), when it has the nodes this topology wants.
+ */
+function sharedLocalKafka(nodes: number): { bootstrapServers: string; nodes: number } | undefined {
+  const bootstrapServers = process.env['TOPOLOGY_SHARED_KAFKA'];
+  const sharedNodes = Number(process.env['TOPOLOGY_SHARED_KAFKA_NODES'] || '1');
+  return bootstrapServers && sharedNodes === nodes ? { bootstrapServers, nodes } : undefined;
 }
 
 /** KAFKA_BROKERS_COUNT: nodes of the local cluster (1 or 3 in practice). */

@@ -27,7 +27,8 @@ describe('Ctrl-C on npm run start:distributed', () => {
 
   it('stops every app, then the broker and the database, with no error or warning line, exit status 0', async () => {
     const adminKey = `admin_${randomBase62(32)}`;
-    const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', SANDBOX: 'true', ADMIN_API_KEY: adminKey, LOG_LEVEL: 'info', KAFKA_BROKERS: '', DATABASE_URL: '' };
+    // As a user starts it: its own broker and database (not the test run's shared broker).
+    const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', SANDBOX: 'true', ADMIN_API_KEY: adminKey, LOG_LEVEL: 'info', KAFKA_BROKERS: '', DATABASE_URL: '', TOPOLOGY_SHARED_KAFKA: '' };
     run = runInOwnGroup('tools/start-distributed.ts', env);
     await run.waitFor(/distributed topology ready: gateway on (http:\/\/[\d.:]+)/, 240_000);
     const url = /distributed topology ready: gateway on (http:\/\/[\d.:]+)/.exec(run.output())![1]!;

@@ -1,0 +1,2 @@
+require('../../../tools/register');
+module.exports = require('./distributed-teardown').default;
