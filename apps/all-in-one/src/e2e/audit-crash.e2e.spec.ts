@@ -88,4 +88,24 @@ describe('audit trail: crash between a change and its event', () => {
     // The ledger holds one top-up: the crash did not make a second.
     expect((await admin('GET', `/admin/v1/ledger/entries?reference=${topupId}`)).body.data).toHaveLength(1);
   }, 300_000);
+
+  it('a change its gateway died before dispatching is not recorded: the sweeper finds no target and drops the intent', async () => {
+    running!.child.kill('SIGTERM');
+    await running!.exited;
+    running = await startServiceProcess({ ...env(), FAILPOINTS: 'audit.after-intent' });
+    const integrator = (await admin('POST', '/admin/v1/integrators', { name: 'Audit crash shop 2' })).body;
+    // The intent is committed, then the process dies before asking the cash app to create the cash point.
+    await expect(admin('POST', '/admin/v1/cash_points', { name: 'Never made', address: '1 rue' })).rejects.toThrow();
+    expect(await running.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(running.output()).toContain('failpoint audit.after-intent');
+
+    running = await startServiceProcess(env());
+    const advance = await running.http('POST', '/v1/test_helpers/clock/advance', { key: integrator.api_key, body: { seconds: Math.ceil((AUDIT_INTENT_SETTLE_AFTER_MS + 10 * SECOND_MS) / SECOND_MS) } });
+    expect(advance.status).toBe(200);
+    const deadline = Date.now() + 6 * AUDIT_SWEEP_INTERVAL_MS;
+    while (!running.output().includes('0 recorded, 1 not done') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(running.output()).toContain('audit intents settled after a crash: 0 recorded, 1 not done');
+    const events = await admin('GET', '/admin/v1/audit_events?action=cash_point.created');
+    expect(events.body.data).toEqual([]);
+  }, 300_000);
 });

@@ -31,6 +31,8 @@ export interface AuditedOptions {
 
 /** Killed here (FAILPOINTS) a process has made a change and not yet recorded it: the crash test's point. */
 export const AUDIT_FAILPOINT = 'audit.after-change';
+/** Killed here a process has written an intent and not dispatched its change: the sweeper must record nothing. */
+export const AUDIT_INTENT_FAILPOINT = 'audit.after-intent';
 
 /**
  * Records a successful answer of the route in the audit trail as `action` (`<object>.<verb>`, e.g.
@@ -89,6 +91,7 @@ export class AuditTrail {
     const operationKey = this.repeatable ? id : onceKey(this.action, target.id);
     await this.log.intend({ ...this.entry(target, integrator, at, operationKey), id, operationKey, details });
     this.intent = { id, target, integrator, at };
+    failpoint(AUDIT_INTENT_FAILPOINT);
   }
 
   entry(target: Target, integrator: string | null, at: Date, operationKey: string | null): AuditEntry {
