@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
+import { newId } from '@pay/kernel';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { ApiKeysRepository } from '../directory/api-keys.repository';
@@ -65,6 +66,33 @@ describe('API keys across gateways', () => {
     now = ends;
     for (const gateway of gateways) expect(await accepted(gateway, secret)).toBe(false);
     for (const gateway of gateways) expect(await accepted(gateway, rolled.secret)).toBe(true);
+  });
+
+  it('a create retried after a crash before its answer was stored (same key id) issues the key again: one key, only the new secret works', async () => {
+    const id = newId('apiKey');
+    const input = { name: 'retried', scopes: ['payments:read'], expiresAt: null };
+    const first = await keys.create(integratorId, input, clock.now(), id);
+    const again = await keys.create(integratorId, input, clock.now(), id);
+    expect(again.key).toMatchObject({ id, name: 'retried', scopes: ['payments:read'], status: 'active' });
+    expect(again.secret).not.toBe(first.secret);
+    expect((await pools[0]!.query('SELECT count(*)::int AS n FROM gw_api_keys WHERE id = $1', [id])).rows[0].n).toBe(1);
+    expect(await accepted(gateways[1]!, first.secret)).toBe(false);
+    expect(await accepted(gateways[1]!, again.secret)).toBe(true);
+    // Another integrator's retry cannot take the key over.
+    const other = (await new DirectoryRepository(pools[0]!).createIntegrator('Other', new Date())).integrator.id;
+    await expect(keys.create(other, input, clock.now(), id)).rejects.toThrow();
+  });
+
+  it("a roll retried after a crash (same new key id) issues the new key again and leaves the old key's overlap as the first roll set it", async () => {
+    const { key: old } = await keys.create(integratorId, { name: 'rolled twice', scopes: ['events:read'], expiresAt: null }, clock.now());
+    const newKeyId = newId('apiKey');
+    const first = await keys.roll(integratorId, old.id, 60, clock.now(), newKeyId);
+    const later = new Date(clock.now().getTime() + 30_000);
+    const again = await keys.roll(integratorId, old.id, 60, later, newKeyId);
+    expect(again.key.id).toBe(newKeyId);
+    expect(again.old.expires_at).toBe(first.old.expires_at);
+    expect(await accepted(gateways[1]!, first.secret)).toBe(false);
+    expect(await accepted(gateways[1]!, again.secret)).toBe(true);
   });
 
   it('last uses are written in one statement per flush, not one per request, and never move back', async () => {

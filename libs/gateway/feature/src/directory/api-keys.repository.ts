@@ -102,6 +102,11 @@ export class ApiKeysRepository {
       const { rows } = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM gw_api_keys WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' FOR UPDATE`, [id, integratorId]);
       const row = rows[0];
       if (!row) throw notFound(id);
+      // The same roll again (its answer was lost in a crash): the old key keeps the overlap it was given.
+      if ((await client.query('SELECT 1 FROM gw_api_keys WHERE id = $1', [newKeyId])).rowCount === 1) {
+        const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: null }, now, newKeyId);
+        return { ...created, old: toApiKeyResource(row, now) };
+      }
       const status = toApiKeyResource(row, now).status;
       if (status !== 'active') throw new ServiceError('invalid_status', `the API key is ${status}: only an active key can be rolled`);
       const overlapEnds = new Date(now.getTime() + expiresInSeconds * 1000);
@@ -149,11 +154,18 @@ export class ApiKeysRepository {
     id: string,
   ): Promise<{ key: ApiKeyResource; secret: string }> {
     const secret = input.scopes.length === 1 && input.scopes[0] === FULL_ACCESS ? newApiKeySecret() : newRestrictedKeySecret();
+    // The id is the idempotent request's own: finding it taken means the same request ran before and
+    // its answer was never stored (a crash between the two), so no one holds that secret. The key is
+    // issued again under a new secret rather than answered with a duplicate-id error.
     const { rows } = await db.query<KeyRow>(
       `INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, name, scopes, expires_at, redacted)
-       VALUES ($1, $2, $3, 'active', $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+       VALUES ($1, $2, $3, 'active', $4, $5, $6, $7, $8)
+       ON CONFLICT (id) DO UPDATE SET secret_sha256 = EXCLUDED.secret_sha256, redacted = EXCLUDED.redacted
+         WHERE gw_api_keys.integrator_id = EXCLUDED.integrator_id AND gw_api_keys.role = 'integrator'
+       RETURNING ${COLUMNS}`,
       [id, integratorId, sha256(secret), now, input.name, input.scopes, input.expiresAt, redact(secret)],
     );
-    return { key: toApiKeyResource(rows[0]!, now), secret };
+    if (!rows[0]) throw new Error(`API key id ${id} is taken by another owner`);
+    return { key: toApiKeyResource(rows[0], now), secret };
   }
 }
