@@ -9,6 +9,7 @@ import { PeopleRepository } from '../directory/people.repository';
 import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { PASSWORD_LOCK_ERRORS, sendSignInRefusal } from './sign-in-refusals';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
@@ -18,7 +19,7 @@ const PAGE = '/hosted/supplier_payments';
 /** This page's `?error=` codes and their messages. */
 const ERRORS: Readonly<Record<string, MessageKey>> = {
   sign_in: 'error.sign_in_password',
-  locked: 'error.locked_password',
+  ...PASSWORD_LOCK_ERRORS,
   not_authorized: 'error.not_authorized',
   invalid_status: 'error.approval_invalid_status',
   failed: 'error.failed',
@@ -84,10 +85,10 @@ export class ApprovalPageController {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const signedIn = await this.signIns.signIn(`business_user:${loginName}`, async () =>
+    const signedIn = await this.signIns.signIn(`business_user:${loginName}`, request.ip, async () =>
       loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
-    if ('refused' in signedIn) return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+    if ('refused' in signedIn) return sendSignInRefusal(this.pages, request, reply, signedIn.refused, `${PAGE}/${paymentId}`);
     // The right password, but not a user of the paying business: no session for this payment.
     if (signedIn.subject.business !== payment.payer_connection) return redirect(reply, `${PAGE}/${paymentId}?error=not_authorized`);
     await this.sessions.open(reply, { kind: 'business_user', subjectId: signedIn.subject.id, objectId: paymentId });

@@ -9,6 +9,7 @@ import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { phoneExample, typedPhone } from './phones';
 import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
+import { sendSignInRefusal, PIN_LOCK_ERRORS } from './sign-in-refusals';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
@@ -24,7 +25,7 @@ const TYPED_PHONE_LENGTH_MAX = 40;
 /** This page's `?error=` codes and their messages. */
 const ERRORS: Readonly<Record<string, MessageKey>> = {
   sign_in: 'error.sign_in_pin',
-  locked: 'error.locked_pin',
+  ...PIN_LOCK_ERRORS,
   currency_mismatch: 'error.currency_mismatch',
   invalid_status: 'error.payment_invalid_status',
   failed: 'error.failed',
@@ -53,7 +54,7 @@ export class PaymentPageController {
     const session = await this.boundSession(request, paymentId);
     const step = payment.status !== 'pending' ? 'done' : session ? 'confirm' : 'sign_in';
     const customer = session ? await this.directory.findCustomerName(session.subjectId) : undefined;
-    const failed = error === 'sign_in' || error === 'locked';
+    const failed = error === 'sign_in' || (typeof error === 'string' && Object.hasOwn(PIN_LOCK_ERRORS, error));
     return this.pages.render(
       request,
       reply,
@@ -85,12 +86,12 @@ export class PaymentPageController {
     const typed = (form.get('phone') ?? '').slice(0, TYPED_PHONE_LENGTH_MAX);
     // One number, however it is typed: the attempts are counted per number, in the payment's country.
     const phone = typedPhone(typed, payment.currency);
-    const signedIn = await this.signIns.signIn(`customer:${phone.login}`, async () =>
+    const signedIn = await this.signIns.signIn(`customer:${phone.login}`, request.ip, async () =>
       phone.candidates.length > 0 ? this.directory.signInCustomer(phone.candidates, form.get('pin') ?? '', payment.currency) : undefined,
     );
     if ('refused' in signedIn) {
       setCookie(reply, TYPED_PHONE_COOKIE, typed.trim(), SIGN_IN_LOCK_MS);
-      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}`);
+      return sendSignInRefusal(this.pages, request, reply, signedIn.refused, `${PAGE}/${paymentId}`);
     }
     setCookie(reply, TYPED_PHONE_COOKIE, '', 0);
     await this.sessions.open(reply, { kind: 'customer', subjectId: signedIn.subject.id, objectId: paymentId });

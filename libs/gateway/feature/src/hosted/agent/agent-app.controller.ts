@@ -51,10 +51,10 @@ export class AgentAppController {
     const form = signInFormOf(body, request);
     if (!form) return this.views.formExpired(request, reply);
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const signedIn = await this.signIns.signIn(`agent:${loginName}`, async () =>
+    const signedIn = await this.signIns.signIn(`agent:${loginName}`, request.ip, async () =>
       loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
-    if ('refused' in signedIn) return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}`);
+    if ('refused' in signedIn) return this.views.signInRefused(request, reply, signedIn.refused);
     await this.sessions.open(reply, { kind: 'agent', subjectId: signedIn.subject.id, objectId: signedIn.subject.cashPoint });
     return redirect(reply, AGENT_APP);
   }
