@@ -69,6 +69,26 @@ export class PeopleRepository {
     return rowCount === 1 ? { id, cashPoint: input.cashPoint, role: input.role, name: input.name, login: input.login, createdAt: now.toISOString() } : undefined;
   }
 
+  /** A new password for the business user (admin API); undefined when there is no such user. */
+  async resetBusinessUserPassword(id: string, password: string): Promise<BusinessUser | undefined> {
+    const { rows } = await this.pool.query<Row & { business: string }>(
+      'UPDATE gw_business_users SET password_scrypt = $2 WHERE id = $1 RETURNING id, business, name, login, created_at',
+      [id, await hashSecret(password)],
+    );
+    const row = rows[0];
+    return row && { id: row.id, business: row.business, name: row.name, login: row.login, createdAt: row.created_at.toISOString() };
+  }
+
+  /** A new password for the agent (admin API); undefined when there is no such agent. */
+  async resetAgentPassword(id: string, password: string): Promise<Agent | undefined> {
+    const { rows } = await this.pool.query<Row & { cash_point: string; role: AgentRole }>(
+      'UPDATE gw_agents SET password_scrypt = $2 WHERE id = $1 RETURNING id, cash_point, role, name, login, created_at',
+      [id, await hashSecret(password)],
+    );
+    const row = rows[0];
+    return row && toAgent(row);
+  }
+
   async findAgent(id: string): Promise<Agent | undefined> {
     const { rows } = await this.pool.query<Row & { cash_point: string; role: AgentRole }>('SELECT id, cash_point, role, name, login, created_at FROM gw_agents WHERE id = $1', [id]);
     const row = rows[0];
