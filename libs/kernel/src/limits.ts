@@ -174,6 +174,8 @@ export const PAYMENT_REFERENCE_INPUT_LENGTH_MAX = 2 * PAYMENT_REFERENCE_LENGTH;
 // ---- idempotency ----
 /** A request in progress holds its key this long (a retry meanwhile is 409); longer, it is presumed dead and a retry takes over. */
 export const IDEMPOTENCY_LOCK_MS = 30 * SECOND_MS;
+/** A key whose release failed (its database unreachable: the 503 the client got) is released again this often, until its lock ends. */
+export const IDEMPOTENCY_RELEASE_RETRY_MS = 250;
 /** Keys are kept at least 24 h (contract), purged after this, looked for once an hour. */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
 /**
