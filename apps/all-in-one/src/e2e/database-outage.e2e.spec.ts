@@ -173,7 +173,7 @@ describe('the database going away', () => {
     for (const within of Object.values(readyWithin)) expect(within).toBeLessThan(10_000);
     expect(statuses.filter((status) => status !== 503 && (status < 200 || status >= 300))).toEqual([]);
     expect(statuses).toContain(503);
-    expect(made.size).toBeGreaterThan(3);
+    expect(made.size).toBeGreaterThanOrEqual(3); // each client's create caught by the outage, at least
     // Nothing lost, nothing doubled: each payment answered once is there, once.
     for (const [reference, id] of made) {
       const listed = await service.http('GET', `/v1/payments?order_reference=${reference}`, { key: shop.apiKey });

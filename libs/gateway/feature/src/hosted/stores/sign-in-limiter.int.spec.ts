@@ -1,5 +1,5 @@
-import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createPool, endPool, runMigrations } from '@pay/platform';
+import { createTestDatabase, setUp } from '@pay/testing';
 import { DAY_MS, HOUR_MS, SIGN_IN_ADDRESS_FAILURES_MAX, SIGN_IN_FAILURES_MAX, SIGN_IN_GLOBAL_FAILURES_MAX, SIGN_IN_LOCK_MS } from '@pay/kernel';
 import type { Pool } from 'pg';
 import { GATEWAY_MIGRATIONS } from '../../gateway.module';
@@ -14,13 +14,15 @@ describe('sign-in limiter', () => {
   let pool: Pool;
   let limiter: SignInLimiter;
 
-  beforeAll(async () => {
+  setUp(async () => {
     const url = await createTestDatabase('signin');
     await runMigrations(url, [GATEWAY_MIGRATIONS]);
     pool = createPool(url, { max: 20, statementTimeoutMs: 30_000 });
     limiter = new SignInLimiter(pool);
   });
-  afterAll(() => pool.end());
+  afterAll(async () => {
+    if (pool) await endPool(pool);
+  });
   // Each test starts with the address and service windows empty (their own tests fill them).
   beforeEach(() => pool.query('DELETE FROM gw_sign_in_rates'));
 
