@@ -152,9 +152,21 @@ export const CONNECTION_CACHE_MAX = 10_000;
 export const CUSTOMER_CACHE_MAX = 10_000;
 export const HOSTED_SESSION_TTL_MS = 15 * MINUTE_MS;
 export const LANGUAGE_COOKIE_TTL_MS = 365 * DAY_MS;
-/** Wrong PINs before a customer's or agent's sign-in is locked, and for how long. */
+/** Wrong PINs, passwords or codes in a row (since the last success) before each lock, and the first lock. */
 export const SIGN_IN_FAILURES_MAX = 5;
 export const SIGN_IN_LOCK_MS = 15 * MINUTE_MS;
+/**
+ * A sign-in's locks in turn, each after SIGN_IN_FAILURES_MAX more failures (a lock's end does not reset
+ * the count; a success does); after the last, the login stays locked until its PIN or password is reset
+ * through the admin API. One login gets 15 guesses in its first day and 20 in all.
+ */
+export const SIGN_IN_LOCKS_MS: readonly number[] = [SIGN_IN_LOCK_MS, HOUR_MS, DAY_MS];
+/** Failed sign-ins from one client address, over every login, per window: past it, that address is refused. */
+export const SIGN_IN_ADDRESS_FAILURES_MAX = 20;
+export const SIGN_IN_ADDRESS_WINDOW_MS = HOUR_MS;
+/** Failed sign-ins over the whole service per window: past it, every sign-in is paused until the window ends. */
+export const SIGN_IN_GLOBAL_FAILURES_MAX = 100;
+export const SIGN_IN_GLOBAL_WINDOW_MS = 10 * MINUTE_MS;
 export const HANDOVER_CODE_DIGITS = 6;
 /** A sign-in form's login and password are cut to this before they are looked up. */
 export const SIGN_IN_FIELD_LENGTH_MAX = PASSWORD_LENGTH_MAX;
@@ -172,6 +184,8 @@ export const PAYMENT_REFERENCE_INPUT_LENGTH_MAX = 2 * PAYMENT_REFERENCE_LENGTH;
 // ---- idempotency ----
 /** A request in progress holds its key this long (a retry meanwhile is 409); longer, it is presumed dead and a retry takes over. */
 export const IDEMPOTENCY_LOCK_MS = 30 * SECOND_MS;
+/** A key whose release failed (its database unreachable: the 503 the client got) is released again this often, until its lock ends. */
+export const IDEMPOTENCY_RELEASE_RETRY_MS = 250;
 /** Keys are kept at least 24 h (contract), purged after this, looked for once an hour. */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
 /**
@@ -546,6 +560,8 @@ check(LEDGER_ACCOUNT_ID_LENGTH_MAX <= STRING_LENGTH_MAX, 'an account id must fit
 check(FORM_BODY_LIMIT_BYTES <= BODY_LIMIT_BYTES, 'a form body cannot be allowed more than a JSON body');
 check(PHONE_LENGTH_MIN <= PHONE_LENGTH_MAX && PIN_LENGTH_MIN <= PIN_LENGTH_MAX, 'phone or PIN bounds inverted');
 check(LOGIN_LENGTH_MIN <= LOGIN_LENGTH_MAX && PASSWORD_LENGTH_MIN <= PASSWORD_LENGTH_MAX, 'login or password bounds inverted');
+check(SIGN_IN_LOCKS_MS[0] === SIGN_IN_LOCK_MS && SIGN_IN_LOCKS_MS.every((ms, i) => i === 0 || ms > SIGN_IN_LOCKS_MS[i - 1]!), 'each sign-in lock must be longer than the one before');
+check(SIGN_IN_FAILURES_MAX <= SIGN_IN_ADDRESS_FAILURES_MAX && SIGN_IN_ADDRESS_FAILURES_MAX <= SIGN_IN_GLOBAL_FAILURES_MAX, 'a login must lock before its address, an address before the whole service');
 check(LOGIN_LENGTH_MAX <= SIGN_IN_FIELD_LENGTH_MAX && PASSWORD_LENGTH_MAX <= SIGN_IN_FIELD_LENGTH_MAX, 'a sign-in form must not cut a valid login or password');
 check(HANDOVER_CODE_DIGITS <= TYPED_CODE_LENGTH_MAX, 'a typed handover code must not be cut');
 check(PAYMENT_REFERENCE_LENGTH < PAYMENT_REFERENCE_INPUT_LENGTH_MAX && PAYMENT_REFERENCE_INPUT_LENGTH_MAX <= TYPED_REFERENCE_LENGTH_MAX, 'a typed payment reference (with its check digit and separators) must not be cut');

@@ -64,7 +64,14 @@ export async function endPool(pool: Pool): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, DB_POOL_END_WAIT_MS)));
   const closed = Promise.all(open.map((client) => new Promise<void>((resolve) => (openConnections.get(pool)?.has(client) ? client.once('end', () => resolve()) : resolve()))));
-  await Promise.race([closed, bound]);
+  // A connection still being opened when the pool ended is closed once it is open: wait for it too
+  // (a test file torn down meanwhile would see it touch a torn-down module).
+  let ended = false;
+  const connecting = (async () => {
+    while (pool.totalCount > 0 && !ended) await new Promise((resolve) => setTimeout(resolve, 10));
+  })();
+  await Promise.race([Promise.all([closed, connecting]), bound]);
+  ended = true;
   clearTimeout(timer);
 }
 

@@ -7,3 +7,4 @@ export * from '@pay/kafka';
 /** The API-description tools (Redocly, Spectral, openapi-typescript, openapi-fetch) the tests run. */
 export * from './openapi-tools';
 export * from './transfers';
+export * from './set-up';

@@ -51,6 +51,11 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
   const customer = await createCustomer(service, 50_000_000);
   const extraKey = expectStatus(await service.admin('POST', `/admin/v1/integrators/${integrator.id}/api_keys`), 201, 'second key');
   expectStatus(await service.admin('POST', `/admin/v1/api_keys/${extraKey.id}/revoke`), 200, 'revoke');
+  // People of the hosted pages (their admin routes take their ids); logins are unique across worlds.
+  const login = `world.${integrator.id.slice(-8).toLowerCase()}`;
+  const person = { name: 'A person', password: 'world-password-1' };
+  const businessUser = expectStatus(await service.admin('POST', '/admin/v1/business_users', { body: { ...person, business, login: `${login}.approver` } }), 201, 'business user').id as string;
+  const agent = expectStatus(await service.admin('POST', '/admin/v1/agents', { body: { ...person, cash_point: cashPoint, login: `${login}.agent` } }), 201, 'agent').id as string;
 
   const receiver = await new Receiver().start();
   const endpoint = expectStatus(await as('POST', '/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] }), 201, 'webhook endpoint').id as string;
@@ -118,6 +123,9 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     integrators: [integrator.id],
     // A revoked key: rolling or revoking it again (the matrix's controls) leaves the world's own key working.
     api_keys: [extraKey.id],
+    customers: [customer],
+    business_users: [businessUser],
+    agents: [agent],
     // Ledger accounts (admin statements) are named by their owner's id.
     accounts: [integrator.merchant],
   });

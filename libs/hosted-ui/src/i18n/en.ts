@@ -96,6 +96,10 @@ export const en: Catalogue = {
   'page.sign_in_first_text': 'Sign in on this payment’s page to continue.',
   'page.form_expired': 'This form has expired',
   'page.form_expired_text': 'Go back, reload the page and try again.',
+  'page.sign_in_address_limited': 'Too many failed sign-ins',
+  'page.sign_in_address_limited_text': 'Too many sign-ins failed from this internet connection: sign-in is paused here for up to an hour. Try again later.',
+  'page.sign_in_paused': 'Sign-in paused for a moment',
+  'page.sign_in_paused_text': 'Too many sign-ins failed on the service: to protect accounts, sign-in is paused for a few minutes. Try again later.',
 
   'payment.title': 'Payment to {merchant}',
   'payment.eyebrow': 'Payment to',
@@ -173,6 +177,10 @@ export const en: Catalogue = {
   'error.locked_pin': 'Too many wrong PINs: sign-in is locked for {minutes} minutes.',
   'error.sign_in_password': 'The login or password is not right.',
   'error.locked_password': 'Too many wrong passwords: sign-in is locked for {minutes} minutes.',
+  'error.locked_pin_longer': 'Too many wrong PINs again: sign-in is locked for longer (up to 24 hours). Try again later.',
+  'error.locked_pin_reset': 'Too many wrong PINs: sign-in is locked until your PIN is reset. Contact customer support.',
+  'error.locked_password_longer': 'Too many wrong passwords again: sign-in is locked for longer (up to 24 hours). Try again later.',
+  'error.locked_password_reset': 'Too many wrong passwords: sign-in is locked until your password is reset. Contact your administrator.',
   'error.currency_mismatch': 'Your account’s currency is not the payment’s currency: this payment cannot be paid from it.',
   'error.payment_invalid_status': 'This payment can no longer be authorized.',
   'error.failed': 'The payment could not be completed. Nothing was debited; please try again.',
@@ -207,4 +215,6 @@ export const en: Catalogue = {
   'layout.pending': 'Processing…',
   'warning.attempts_left_one': '1 attempt left before a {minutes}-minute lock.',
   'warning.attempts_left_other': '{attempts} attempts left before a {minutes}-minute lock.',
+  'warning.attempts_left_reset_one': '1 attempt left before the sign-in is locked until support resets it.',
+  'warning.attempts_left_reset_other': '{attempts} attempts left before the sign-in is locked until support resets it.',
 };

@@ -104,6 +104,10 @@ export const fr = {
   'page.sign_in_first_text': 'Connectez-vous sur la page de ce paiement pour continuer.',
   'page.form_expired': 'Ce formulaire a expiré',
   'page.form_expired_text': 'Revenez en arrière, rechargez la page et réessayez.',
+  'page.sign_in_address_limited': 'Trop de connexions échouées',
+  'page.sign_in_address_limited_text': 'Trop de connexions ont échoué depuis cette connexion internet : la connexion est suspendue ici pendant une heure au plus. Réessayez plus tard.',
+  'page.sign_in_paused': 'Connexion momentanément suspendue',
+  'page.sign_in_paused_text': 'Trop de connexions ont échoué sur le service : pour protéger les comptes, la connexion est suspendue pendant quelques minutes. Réessayez plus tard.',
 
   // The customer's payment page
   'payment.title': 'Paiement à {merchant}',
@@ -186,6 +190,10 @@ export const fr = {
   'error.locked_pin': 'Trop de codes PIN erronés : la connexion est bloquée pendant {minutes} minutes.',
   'error.sign_in_password': 'L’identifiant ou le mot de passe n’est pas le bon.',
   'error.locked_password': 'Trop de mots de passe erronés : la connexion est bloquée pendant {minutes} minutes.',
+  'error.locked_pin_longer': 'Encore trop de codes PIN erronés : la connexion est bloquée plus longtemps (jusqu’à 24 heures). Réessayez plus tard.',
+  'error.locked_pin_reset': 'Trop de codes PIN erronés : la connexion est bloquée jusqu’à la réinitialisation de votre code PIN. Contactez le service client.',
+  'error.locked_password_longer': 'Encore trop de mots de passe erronés : la connexion est bloquée plus longtemps (jusqu’à 24 heures). Réessayez plus tard.',
+  'error.locked_password_reset': 'Trop de mots de passe erronés : la connexion est bloquée jusqu’à la réinitialisation de votre mot de passe. Contactez votre administrateur.',
   'error.currency_mismatch': 'La devise de votre compte n’est pas celle du paiement : ce paiement ne peut pas être payé depuis ce compte.',
   'error.payment_invalid_status': 'Ce paiement ne peut plus être autorisé.',
   'error.failed': 'Le paiement n’a pas abouti. Rien n’a été débité ; veuillez réessayer.',
@@ -220,6 +228,8 @@ export const fr = {
   'layout.pending': 'Traitement en cours…',
   'warning.attempts_left_one': 'Plus qu’un essai avant un blocage de {minutes} minutes.',
   'warning.attempts_left_other': 'Plus que {attempts} essais avant un blocage de {minutes} minutes.',
+  'warning.attempts_left_reset_one': 'Plus qu’un essai avant un blocage jusqu’à sa levée par le support.',
+  'warning.attempts_left_reset_other': 'Plus que {attempts} essais avant un blocage jusqu’à sa levée par le support.',
 };
 
 export type MessageKey = keyof typeof fr;

@@ -13,6 +13,8 @@ import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } f
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { JsonBody, Returns } from '../openapi/describe';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
+import { customerSignInLogins } from '../hosted/phones';
+import { SignInLimiter } from '../hosted/stores/sign-in-limiter';
 
 class NameBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
@@ -33,6 +35,11 @@ class CustomerBody {
   @IsDefined() @IsString() @Matches(PHONE, { message: `phone must be ${PHONE_LENGTH_MIN} to ${PHONE_LENGTH_MAX} digits, optionally after +` }) phone!: string;
   @IsDefined() @IsString() @Matches(PIN, { message: `pin must be a string of ${PIN_LENGTH_MIN} to ${PIN_LENGTH_MAX} digits` }) pin!: string;
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
+}
+
+/** A customer's new PIN, set by the back office (the customer forgot it, or the sign-in is locked until reset). */
+class PinBody {
+  @IsDefined() @IsString() @Matches(PIN, { message: `pin must be a string of ${PIN_LENGTH_MIN} to ${PIN_LENGTH_MAX} digits` }) pin!: string;
 }
 
 class BeneficiaryBody {
@@ -76,6 +83,7 @@ export class AdminController {
     private readonly directory: DirectoryRepository,
     private readonly idempotency: IdempotencyStore,
     private readonly apiKeys: ApiKeyAuthenticator,
+    private readonly signIns: SignInLimiter,
   ) {}
 
   @Returns(CreatedIntegratorResource, 'Create an integrator', { description: 'Answers the integrator with its first API key; the secret is shown only here.' })
@@ -153,6 +161,22 @@ export class AdminController {
     const id = newId('customer');
     await this.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
     return this.directory.createCustomer({ id, ...input }, this.now(), audit.record);
+  }
+
+  @Returns(CustomerResource, 'Reset a customer’s PIN', {
+    description: 'Sets a new PIN and lifts every sign-in lock on the customer’s phone, the lasting one (after repeated locks) included.',
+  })
+  @JsonBody(PinBody)
+  @Post('customers/:id/reset_pin')
+  @HttpCode(200)
+  @Audited('customer.pin_reset', { repeatable: true })
+  async resetCustomerPin(@Param('id') customerId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<CustomerResource> {
+    const { pin } = validateBody(PinBody, body);
+    const customer = await this.directory.resetCustomerPin(customerId, pin, audit.record);
+    if (!customer) throw notFound('customer', customerId);
+    // The new PIN first: a crash in between leaves the phone locked, never the old PIN unlocked.
+    await this.signIns.reset(customerSignInLogins(customer.phone));
+    return customer;
   }
 
   @Returns(AdminBeneficiaryResource, 'Create a beneficiary')

@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { AgentResource, BusinessUserResource, ServiceError } from '@pay/contracts';
+import { AgentResource, BusinessUserResource, notFound, ServiceError } from '@pay/contracts';
 import { LOGIN_LENGTH_MAX, LOGIN_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN, STRING_LENGTH_MAX, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
@@ -9,6 +9,8 @@ import { DirectoryRepository } from '../directory/directory.repository';
 import { PeopleRepository, type AgentRole } from '../directory/people.repository';
 import { validateBody } from '../http/validation';
 import { JsonBody, Returns } from '../openapi/describe';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
+import { SignInLimiter } from '../hosted/stores/sign-in-limiter';
 
 const LOGIN = new RegExp(`^[A-Za-z0-9._@+-]{${LOGIN_LENGTH_MIN},${LOGIN_LENGTH_MAX}}$`);
 const LOGIN_MESSAGE = { message: `login must be ${LOGIN_LENGTH_MIN} to ${LOGIN_LENGTH_MAX} letters, digits or . _ @ + -` };
@@ -29,6 +31,11 @@ class AgentBody {
   @IsOptional() @IsString() @IsIn(['cashier', 'carrier']) role?: AgentRole;
 }
 
+/** A new password, set by the back office (forgotten, or the sign-in is locked until reset). */
+class PasswordBody {
+  @IsDefined() @IsString() @Length(PASSWORD_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_MESSAGE) password!: string;
+}
+
 const loginTaken = (login: string) => new ServiceError('invalid_request', `the login '${login}' is taken`, 'login');
 
 /**
@@ -44,6 +51,7 @@ export class PeopleController {
     @Inject(CLOCK) private readonly clock: OffsetClock,
     private readonly directory: DirectoryRepository,
     private readonly people: PeopleRepository,
+    private readonly signIns: SignInLimiter,
   ) {}
 
   @Returns(BusinessUserResource, 'Create a business user')
@@ -76,6 +84,33 @@ export class PeopleController {
       this.clock.now(),
     );
     if (!agent) throw loginTaken(input.login);
+    return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };
+  }
+
+  @Returns(BusinessUserResource, 'Reset a business user’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included.' })
+  @JsonBody(PasswordBody)
+  @Post('business_users/:id/reset_password')
+  @HttpCode(200)
+  @Audited('business_user.password_reset', { repeatable: true })
+  async resetBusinessUserPassword(@Param('id') userId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<BusinessUserResource> {
+    const { password } = validateBody(PasswordBody, body);
+    const integratorOf = async (business: string) => (await this.directory.findConnection(business))?.integratorId ?? null;
+    const user = await this.people.resetBusinessUserPassword(userId, password, audit.record, integratorOf);
+    if (!user) throw notFound('business user', userId);
+    await this.signIns.reset([`business_user:${user.login}`]);
+    return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
+  }
+
+  @Returns(AgentResource, 'Reset a cash agent’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included.' })
+  @JsonBody(PasswordBody)
+  @Post('agents/:id/reset_password')
+  @HttpCode(200)
+  @Audited('agent.password_reset', { repeatable: true })
+  async resetAgentPassword(@Param('id') agentId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<AgentResource> {
+    const { password } = validateBody(PasswordBody, body);
+    const agent = await this.people.resetAgentPassword(agentId, password, audit.record);
+    if (!agent) throw notFound('agent', agentId);
+    await this.signIns.reset([`agent:${agent.login}`]);
     return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };
   }
 }

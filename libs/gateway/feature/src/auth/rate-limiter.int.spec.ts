@@ -1,5 +1,5 @@
-import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createPool, endPool, runMigrations } from '@pay/platform';
+import { createTestDatabase, setUp } from '@pay/testing';
 import type { Pool } from 'pg';
 import { GATEWAY_MIGRATIONS } from '../gateway.module';
 import { PostgresBuckets, RateLimiter } from './rate-limiter';
@@ -11,13 +11,15 @@ describe('rate limiter shared by gateways', () => {
   /** A frozen clock: no refill during the test, so every admission is counted exactly. */
   const frozen = () => 0;
 
-  beforeAll(async () => {
+  setUp(async () => {
     const url = await createTestDatabase('ratelimit');
     await runMigrations(url, [GATEWAY_MIGRATIONS]);
     pool = createPool(url, { max: 4, statementTimeoutMs: 10_000 });
     buckets = new PostgresBuckets(pool);
   });
-  afterAll(() => pool.end());
+  afterAll(async () => {
+    if (pool) await endPool(pool);
+  });
 
   it('one gateway alone: the burst (twice the rate), then 429 with the seconds to wait', async () => {
     const limiter = new RateLimiter(5, frozen, buckets);

@@ -169,6 +169,18 @@ export class DirectoryRepository {
     return { id: input.id, object: 'customer', name: input.name, phone: input.phone, currency: input.currency, created_at: now.toISOString() };
   }
 
+  /** A new PIN for the customer (admin API); undefined when there is no such customer. */
+  async resetCustomerPin(id: string, pin: string, audit?: AuditWriter): Promise<CustomerResource | undefined> {
+    const pinScrypt = await hashSecret(pin);
+    const { rows } = await this.audited(
+      audit,
+      (db) => db.query<{ id: string; name: string; phone: string; currency: Currency; created_at: Date }>('UPDATE gw_customers SET pin_scrypt = $2 WHERE id = $1 RETURNING id, name, phone, currency, created_at', [id, pinScrypt]),
+      ({ rows: [row] }) => (row ? [{ object: 'customer', id: row.id }, null] : undefined),
+    );
+    const row = rows[0];
+    return row && { id: row.id, object: 'customer', name: row.name, phone: row.phone, currency: row.currency, created_at: row.created_at.toISOString() };
+  }
+
   /** Remembered once found (an id not found is asked again: it may be created meanwhile). */
   async findCustomer(id: string): Promise<{ id: string; currency: Currency } | undefined> {
     const known = this.customers.get(id);

@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
 import { newId } from '@pay/kernel';
+import { inTransaction } from '@pay/platform';
+import type { AuditWriter } from './audit-log';
 import { hashSecret, secretMatches } from './directory.repository';
 
 export type AgentRole = 'cashier' | 'carrier';
@@ -67,6 +69,31 @@ export class PeopleRepository {
       [id, input.cashPoint, input.role, input.name, input.login, await hashSecret(input.password), now],
     );
     return rowCount === 1 ? { id, cashPoint: input.cashPoint, role: input.role, name: input.name, login: input.login, createdAt: now.toISOString() } : undefined;
+  }
+
+  /** A new password for the business user (admin API), audited in its transaction; undefined when there is no such user. */
+  async resetBusinessUserPassword(id: string, password: string, audit?: AuditWriter, integratorOf?: (business: string) => Promise<string | null>): Promise<BusinessUser | undefined> {
+    const passwordScrypt = await hashSecret(password);
+    const { rows } = await inTransaction(this.pool, async (client) => {
+      const updated = await client.query<Row & { business: string }>('UPDATE gw_business_users SET password_scrypt = $2 WHERE id = $1 RETURNING id, business, name, login, created_at', [id, passwordScrypt]);
+      const row = updated.rows[0];
+      if (row && audit) await audit(client, { object: 'business_user', id: row.id }, (await integratorOf?.(row.business)) ?? null);
+      return updated;
+    });
+    const row = rows[0];
+    return row && { id: row.id, business: row.business, name: row.name, login: row.login, createdAt: row.created_at.toISOString() };
+  }
+
+  /** A new password for the agent (admin API), audited in its transaction; undefined when there is no such agent. */
+  async resetAgentPassword(id: string, password: string, audit?: AuditWriter): Promise<Agent | undefined> {
+    const passwordScrypt = await hashSecret(password);
+    const { rows } = await inTransaction(this.pool, async (client) => {
+      const updated = await client.query<Row & { cash_point: string; role: AgentRole }>('UPDATE gw_agents SET password_scrypt = $2 WHERE id = $1 RETURNING id, cash_point, role, name, login, created_at', [id, passwordScrypt]);
+      if (updated.rows[0] && audit) await audit(client, { object: 'agent', id: updated.rows[0].id }, null);
+      return updated;
+    });
+    const row = rows[0];
+    return row && toAgent(row);
   }
 
   async findAgent(id: string): Promise<Agent | undefined> {

@@ -10,6 +10,7 @@ import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
 import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
+import { PASSWORD_LOCK_ERRORS, sendSignInRefusal } from './sign-in-refusals';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
@@ -19,7 +20,7 @@ const PAGE = '/hosted/supplier_payments';
 /** This page's `?error=` codes and their messages. */
 const ERRORS: Readonly<Record<string, MessageKey>> = {
   sign_in: 'error.sign_in_password',
-  locked: 'error.locked_password',
+  ...PASSWORD_LOCK_ERRORS,
   not_authorized: 'error.not_authorized',
   invalid_status: 'error.approval_invalid_status',
   failed: 'error.failed',
@@ -44,7 +45,7 @@ export class ApprovalPageController {
   ) {}
 
   @Get(':id')
-  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Query('lock') lock: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const [payer, supplier, fee] = await Promise.all([
@@ -74,7 +75,7 @@ export class ApprovalPageController {
         outcome: step === 'done' ? outcomeOf(payment, supplier) : null,
         csrf: step === 'sign_in' ? signInCsrfToken(request, reply) : (session?.csrfToken ?? ''),
         error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES }),
-        lockWarning: step === 'sign_in' ? lockWarning(error, left) : null,
+        lockWarning: step === 'sign_in' ? lockWarning(error, left, lock) : null,
       },
       { title: ['approval.title', { invoice: payment.invoice_reference }] },
     );
@@ -88,12 +89,12 @@ export class ApprovalPageController {
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
     const login = `business_user:${loginName}`;
-    const signedIn = await this.signIns.signIn(login, async () =>
+    const signedIn = await this.signIns.signIn(login, request.ip, async () =>
       loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
     if ('refused' in signedIn) {
       const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
-      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}${left}`);
+      return sendSignInRefusal(this.pages, request, reply, signedIn.refused, `${PAGE}/${paymentId}`, left);
     }
     // The right password, but not a user of the paying business: no session for this payment.
     if (signedIn.subject.business !== payment.payer_connection) return redirect(reply, `${PAGE}/${paymentId}?error=not_authorized`);

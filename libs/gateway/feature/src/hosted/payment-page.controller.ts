@@ -10,6 +10,7 @@ import { runPageAction } from './page-actions';
 import { phoneExample, typedPhone } from './phones';
 import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
 import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
+import { sendSignInRefusal, PIN_LOCK_ERRORS } from './sign-in-refusals';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
@@ -25,7 +26,7 @@ const TYPED_PHONE_LENGTH_MAX = 40;
 /** This page's `?error=` codes and their messages. */
 const ERRORS: Readonly<Record<string, MessageKey>> = {
   sign_in: 'error.sign_in_pin',
-  locked: 'error.locked_pin',
+  ...PIN_LOCK_ERRORS,
   currency_mismatch: 'error.currency_mismatch',
   invalid_status: 'error.payment_invalid_status',
   failed: 'error.failed',
@@ -48,14 +49,14 @@ export class PaymentPageController {
   ) {}
 
   @Get(':id')
-  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Query('lock') lock: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const merchant = (await this.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
     const session = await this.boundSession(request, paymentId);
     const step = payment.status !== 'pending' ? 'done' : session ? 'confirm' : 'sign_in';
     const customer = session ? await this.directory.findCustomerName(session.subjectId) : undefined;
-    const failed = error === 'sign_in' || error === 'locked';
+    const failed = error === 'sign_in' || (typeof error === 'string' && Object.hasOwn(PIN_LOCK_ERRORS, error));
     return this.pages.render(
       request,
       reply,
@@ -73,7 +74,7 @@ export class PaymentPageController {
         csrf: step === 'sign_in' ? signInCsrfToken(request, reply) : (session?.csrfToken ?? ''),
         error: errorMessage(ERRORS, error, { minutes: SIGN_IN_LOCK_MINUTES, attempts: SIGN_IN_FAILURES_MAX }),
         errorFields: failed && step === 'sign_in' ? ['phone', 'pin'] : [],
-        lockWarning: step === 'sign_in' ? lockWarning(error, left) : null,
+        lockWarning: step === 'sign_in' ? lockWarning(error, left, lock) : null,
       },
       { title: ['payment.title', { merchant }] },
     );
@@ -89,13 +90,13 @@ export class PaymentPageController {
     // One number, however it is typed: the attempts are counted per number, in the payment's country.
     const phone = typedPhone(typed, payment.currency);
     const login = `customer:${phone.login}`;
-    const signedIn = await this.signIns.signIn(login, async () =>
+    const signedIn = await this.signIns.signIn(login, request.ip, async () =>
       phone.candidates.length > 0 ? this.directory.signInCustomer(phone.candidates, form.get('pin') ?? '', payment.currency) : undefined,
     );
     if ('refused' in signedIn) {
       setCookie(reply, TYPED_PHONE_COOKIE, typed.trim(), SIGN_IN_LOCK_MS);
       const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
-      return redirect(reply, `${PAGE}/${paymentId}?error=${signedIn.refused}${left}`);
+      return sendSignInRefusal(this.pages, request, reply, signedIn.refused, `${PAGE}/${paymentId}`, left);
     }
     setCookie(reply, TYPED_PHONE_COOKIE, '', 0);
     await this.sessions.open(reply, { kind: 'customer', subjectId: signedIn.subject.id, objectId: paymentId });

@@ -1,6 +1,6 @@
 import { getExampleNumber, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import mobileExamples from 'libphonenumber-js/mobile/examples';
-import { PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, type Currency } from '@pay/kernel';
+import { CURRENCIES, PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, type Currency } from '@pay/kernel';
 import { COUNTRY_OF_CURRENCY } from '@pay/hosted-ui';
 
 /** A phone as the back office registers it (digits and spaces, optionally after +). */
@@ -34,3 +34,9 @@ export const phoneExample = (currency: Currency): { national: string; internatio
   const example = getExampleNumber(COUNTRY_OF_CURRENCY[currency] as CountryCode, mobileExamples);
   return { national: example?.formatNational() ?? '', international: example?.formatInternational() ?? '' };
 };
+
+/**
+ * The sign-in limiter's logins of a registered phone: the number as each currency's country reads it
+ * (a national spelling reads differently per country), so that a reset lifts every lock on it.
+ */
+export const customerSignInLogins = (phone: string): string[] => [...new Set(CURRENCIES.map((currency) => `customer:${typedPhone(phone, currency).login}`))];

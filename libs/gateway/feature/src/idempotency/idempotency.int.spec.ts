@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
-import { createPool, runMigrations, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+import { createPool, endPool, runMigrations, startEmbeddedPostgres, type RunningDatabase } from '@pay/platform';
+import { setUp } from '@pay/testing';
 import { GATEWAY_MIGRATIONS } from '../gateway.module';
 import { IdempotencyStore } from './idempotency';
 
@@ -24,14 +25,14 @@ describe('idempotency keys across a crash of their PostgreSQL', () => {
     return pool;
   };
 
-  beforeAll(async () => {
+  setUp(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pay-idempotency-crash-'));
     database = await startEmbeddedPostgres(dir);
     await runMigrations(database.url, [GATEWAY_MIGRATIONS]);
   }, 120_000);
   afterAll(async () => {
-    await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
-    await database.stop();
+    await Promise.all(pools.map((pool) => endPool(pool).catch(() => undefined)));
+    await database?.stop();
     await rm(dir, { recursive: true, force: true });
   }, 60_000);
 

@@ -6,6 +6,7 @@ import {
   IDEMPOTENCY_GROUP_MAX,
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_QUEUE_LENGTH_MAX,
+  IDEMPOTENCY_RELEASE_RETRY_MS,
   IDEMPOTENCY_RETENTION_HOURS,
   newId,
   SECOND_MS,
@@ -52,6 +53,8 @@ export interface IdempotentRequest {
  * New keys claimed at the same time share one statement and one commit, and so do the answers stored
  * at the same time (group commit); a key seen before takes the slower path alone.
  */
+const abandonedId = (call: IdempotentCall): string => `${call.scope}\u0000${call.key}`;
+
 export class IdempotencyStore {
   private readonly newClaims = new GroupCommit<NewClaim, string | null>((group) => this.claimAll(group), {
     name: 'idempotency claim',
@@ -63,6 +66,9 @@ export class IdempotencyStore {
     batchSizeMax: IDEMPOTENCY_GROUP_MAX,
     queueLengthMax: IDEMPOTENCY_QUEUE_LENGTH_MAX,
   });
+
+  /** Keys answered with a 5xx whose release has not reached the database yet, until when. */
+  private readonly abandoned = new Map<string, number>();
 
   constructor(
     private readonly claims: Pool,
@@ -83,10 +89,38 @@ export class IdempotencyStore {
       return result;
     } catch (error) {
       const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
-      if (status < 500) await this.outcomes.query('DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key]);
-      else await this.outcomes.query('UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+      // The database gone (the usual cause of a 503 here): the key is released once it is back, and a
+      // retry on this gateway takes it over at once; the client is told the original error.
+      await this.release(call, status).catch(() => this.releaseLater(call, status));
       throw error;
     }
+  }
+
+  /** A 4xx forgets the key (nothing happened); a 5xx unlocks it for a retry. */
+  private release(call: IdempotentCall, status: number): Promise<unknown> {
+    return status < 500
+      ? this.outcomes.query('DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key])
+      : this.outcomes.query('UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+  }
+
+  /**
+   * Releases the key in the background until it succeeds or the lock would have ended anyway. Meanwhile
+   * the key is `abandoned`: its request is answered and no longer in progress, so a retry here takes it
+   * over instead of answering 409 idempotency_key_in_use.
+   */
+  private releaseLater(call: IdempotentCall, status: number): void {
+    const id = abandonedId(call);
+    const until = Date.now() + IDEMPOTENCY_LOCK_MS;
+    if (this.abandoned.size >= IDEMPOTENCY_QUEUE_LENGTH_MAX) return; // the lock's end releases it
+    this.abandoned.set(id, until);
+    const done = () => {
+      if (this.abandoned.get(id) === until) this.abandoned.delete(id);
+    };
+    const retry = () => {
+      if (this.abandoned.get(id) !== until || Date.now() >= until || (this.outcomes as { ending?: boolean }).ending) return done();
+      this.release(call, status).then(done, () => setTimeout(retry, IDEMPOTENCY_RELEASE_RETRY_MS).unref());
+    };
+    setTimeout(retry, IDEMPOTENCY_RELEASE_RETRY_MS).unref();
   }
 
   async purgeExpired(): Promise<number> {
@@ -117,6 +151,14 @@ export class IdempotencyStore {
       [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS],
     );
     if (takenOver.rows[0]) return { objectId: takenOver.rows[0].object_id };
+    if (this.abandoned.has(abandonedId(call))) {
+      this.abandoned.delete(abandonedId(call));
+      const resumed = await this.claims.query<{ object_id: string }>(
+        `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3) WHERE scope = $1 AND key = $2 AND state = 'running' RETURNING object_id`,
+        [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS],
+      );
+      if (resumed.rows[0]) return { objectId: resumed.rows[0].object_id };
+    }
     throw new ServiceError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in progress; retry later');
   }
 

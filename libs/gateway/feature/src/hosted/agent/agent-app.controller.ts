@@ -32,9 +32,9 @@ export class AgentAppController {
   ) {}
 
   @Get()
-  async home(@Query('error') error: unknown, @Query('left') left: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async home(@Query('error') error: unknown, @Query('left') left: unknown, @Query('lock') lock: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const signedIn = await this.agentSessions.current(request);
-    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error, lockWarning(error, left));
+    if (!signedIn) return this.views.signIn(request, reply, signInCsrfToken(request, reply), error, lockWarning(error, left, lock));
     const { agent, session } = signedIn;
     const cashier = agent.role === 'cashier';
     const [point, expected, queue] = await Promise.all([
@@ -67,12 +67,12 @@ export class AgentAppController {
     if (!form) return this.views.formExpired(request, reply);
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
     const login = `agent:${loginName}`;
-    const signedIn = await this.signIns.signIn(login, async () =>
+    const signedIn = await this.signIns.signIn(login, request.ip, async () =>
       loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );
     if ('refused' in signedIn) {
       const left = signedIn.refused === 'sign_in' ? attemptsLeftParam(await this.attempts.left(login)) : '';
-      return redirect(reply, `${AGENT_APP}?error=${signedIn.refused}${left}`);
+      return this.views.signInRefused(request, reply, signedIn.refused, left);
     }
     await this.sessions.open(reply, { kind: 'agent', subjectId: signedIn.subject.id, objectId: signedIn.subject.cashPoint });
     return redirect(reply, AGENT_APP);

@@ -6,7 +6,8 @@ import { decimalAmount } from '@pay/kernel';
 import type { Agent } from '../../directory/people.repository';
 import { errorMessage } from '../forms';
 import type { LockWarning } from '../stores/sign-in-attempts';
-import { SIGN_IN_LOCK_MINUTES } from '../stores/sign-in-limiter';
+import { SIGN_IN_LOCK_MINUTES, type SignInRefusal } from '../stores/sign-in-limiter';
+import { PASSWORD_LOCK_ERRORS, sendSignInRefusal } from '../sign-in-refusals';
 import { HostedPages } from '../views/hosted-pages';
 import type { AgentListItem, GatewayViews } from '../views/view-models';
 
@@ -21,7 +22,7 @@ export const collectionPath = (collectionId: string): string => `${AGENT_APP}/co
 /** The application's `?error=` codes and their messages. */
 export const AGENT_ERRORS: Readonly<Record<string, MessageKey>> = {
   sign_in: 'error.sign_in_password',
-  locked: 'error.locked_password',
+  ...PASSWORD_LOCK_ERRORS,
   reference_mistyped: 'error.reference_mistyped',
   reference_unknown: 'error.reference_unknown',
   collection_unknown: 'error.collection_unknown',
@@ -134,6 +135,10 @@ export class AgentViews {
 
   formExpired(request: FastifyRequest, reply: FastifyReply): void {
     this.pages.formExpired(request, reply, AGENT_APP);
+  }
+
+  signInRefused(request: FastifyRequest, reply: FastifyReply, refused: SignInRefusal, query = ''): void {
+    sendSignInRefusal(this.pages, request, reply, refused, AGENT_APP, query);
   }
 
   private lockError(error: unknown) {
