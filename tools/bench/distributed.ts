@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { ensureDatabase } from '@pay/platform';
 import type { AppName } from '@pay/contracts';
 import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
@@ -33,6 +34,19 @@ export interface DistributedResult {
    * instance name (`payments-0`), from each instance's bus_messages_handled_total.
    */
   shares: Record<string, Record<string, number>>;
+  /** Over the measured load, per authorization: bus requests made (each answered by a reply), Kafka messages by kind. */
+  perAuthorization: { roundTrips: number } & KafkaMessages;
+  /** CPU ms per authorization of the topology's processes: the apps, the broker(s), PostgreSQL (not the bench). */
+  cpuMsPerAuthorization: number;
+  /** The machine's idle share during the load (0..1). */
+  idle: number;
+}
+
+/** Messages appended per authorization: requests, replies, and the consumer groups' offset commits (__consumer_offsets). */
+export interface KafkaMessages {
+  requests: number;
+  replies: number;
+  offsetCommits: number;
 }
 
 /**
@@ -72,18 +86,40 @@ export async function distributedPhase(
     const paymentIds = await createPendingPayments(fixture, options.count, options.pendingConcurrency);
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
     log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
+    const kafka = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    cleanups.push(() => admin.disconnect());
     const metricsBefore = await scrapeMetrics(topology);
+    const offsetsBefore = await topicOffsets(admin);
     const cpuBefore = cpuSnapshot(distributedGroups);
-    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => cpuSnapshot(distributedGroups));
-    const metricsAfter = await scrapeMetrics(topology);
+    // Read right after the load (the GETs that check the outcome are requests too).
+    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => ({
+      cpu: cpuSnapshot(distributedGroups),
+      metrics: await scrapeMetrics(topology),
+      offsets: await topicOffsets(admin),
+    }));
+    const metricsAfter = authorize.statsAfterLoad.metrics;
     const shares = sharesOf(handledByInstance(metricsBefore), handledByInstance(metricsAfter));
+    const before = busRequestTotals(metricsBefore);
+    const after = busRequestTotals(metricsAfter);
+    const perAuthorization = {
+      roundTrips: roundTrips(before, after) / authorize.load.completed,
+      ...kafkaMessages(offsetsBefore, authorize.statsAfterLoad.offsets, authorize.load.completed),
+    };
+    const cpu = cpuDelta(cpuBefore, authorize.statsAfterLoad.cpu);
     log(
       `distributed: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms; ` +
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
-    log(`  distributed, ${describeCpu(cpuDelta(cpuBefore, authorize.statsAfterLoad), authorize.load.completed, 'authorization')}`);
-    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(busRequestTotals(metricsBefore), busRequestTotals(metricsAfter))}`);
-    return { authorize, startS, count: paymentIds.length, instances, shares };
+    log(`  distributed, ${describeCpu(cpu, authorize.load.completed, 'authorization')}`);
+    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(before, after)}`);
+    log(
+      `  distributed, per authorization: ${fmt(perAuthorization.roundTrips, 2)} bus round trips; Kafka messages ${fmt(perAuthorization.requests, 2)} on request topics, ` +
+        `${fmt(perAuthorization.replies, 2)} on reply topics, ${fmt(perAuthorization.offsetCommits, 2)} offset commits (${describeTopics(offsetsBefore, authorize.statsAfterLoad.offsets, authorize.load.completed)})`,
+    );
+    const cpuMsPerAuthorization = [...cpu.runMs].filter(([group]) => group !== 'bench' && group !== 'other').reduce((sum, [, ms]) => sum + ms, 0) / authorize.load.completed;
+    return { authorize, startS, count: paymentIds.length, instances, shares, perAuthorization, cpuMsPerAuthorization, idle: cpu.idle };
   } catch (error) {
     const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
     throw new Error(`${(error as Error).message}\n${tails.join('\n')}`);
@@ -163,4 +199,44 @@ function sharesOf(before: Handled, after: Handled): Handled {
     shares[app] = Object.fromEntries(moved.map(([name, n]) => [name, total === 0 ? 0 : n / total]));
   }
   return shares;
+}
+
+/** Each topic's end offsets summed over its partitions: how many messages were ever appended to it. */
+export type TopicOffsets = Map<string, number>;
+
+async function topicOffsets(admin: Admin): Promise<TopicOffsets> {
+  const offsets: TopicOffsets = new Map();
+  for (const topic of await admin.listTopics()) {
+    const partitions = await admin.fetchTopicOffsets(topic);
+    offsets.set(topic, partitions.reduce((sum, { high }) => sum + Number(high), 0));
+  }
+  return offsets;
+}
+
+const appended = (before: TopicOffsets, after: TopicOffsets, topic: string): number => (after.get(topic) ?? 0) - (before.get(topic) ?? 0);
+
+/** The messages appended between two readings, per authorization, by kind (topic names: requestTopicOf, replyTopicOf). */
+export function kafkaMessages(before: TopicOffsets, after: TopicOffsets, authorizations: number): KafkaMessages {
+  const counts = { requests: 0, replies: 0, offsetCommits: 0 };
+  for (const topic of after.keys()) {
+    const n = appended(before, after, topic);
+    if (topic.endsWith('.requests')) counts.requests += n;
+    else if (topic.endsWith('.replies')) counts.replies += n;
+    else if (topic === '__consumer_offsets') counts.offsetCommits += n;
+  }
+  return { requests: counts.requests / authorizations, replies: counts.replies / authorizations, offsetCommits: counts.offsetCommits / authorizations };
+}
+
+/** Every topic that grew, with its messages per authorization, most first. */
+function describeTopics(before: TopicOffsets, after: TopicOffsets, authorizations: number): string {
+  const grown = [...after.keys()].map((topic) => [topic, appended(before, after, topic) / authorizations] as const).filter(([, n]) => n > 0);
+  grown.sort((a, b) => b[1] - a[1]);
+  return grown.map(([topic, n]) => `${topic} ${fmt(n, 2)}`).join(', ') || 'none';
+}
+
+/** Bus requests made between two readings, every caller and topic. */
+export function roundTrips(before: RequestTotals, after: RequestTotals): number {
+  let made = 0;
+  for (const [key, { count }] of after) made += count - (before.get(key)?.count ?? 0);
+  return made;
 }
