@@ -66,6 +66,8 @@ const CONFIG = {
     customers: 50,
     /** Run again with these instances: the work of the authorization's two hops shared. */
     scaledOut: process.env['BENCH_DISTRIBUTED_INSTANCES'] ?? 'payments=2,ledger=2',
+    // As deployed (docker-compose.yml, deploy/k8s): each app's event store its own, read by its own subscriptions only.
+    databasePerService: process.env['BENCH_DISTRIBUTED_DATABASE_PER_SERVICE'] !== 'false',
   },
   /** The stored phase: the reference size, then --stored N, each on its own database. */
   stored: {
@@ -367,6 +369,13 @@ function summaryRows(r: Results): Row[] {
   if (distributed && authorize) {
     const ratio = distributed.authorize.succeededPerSecond / authorize.succeededPerSecond;
     rows.push({ figure: 'same scenario over Kafka (start:distributed) ÷ all-in-one', value: percent(ratio), target: `>= ${TARGETS.distributedRatio * 100} %`, pass: ratio >= TARGETS.distributedRatio });
+    const cpuRatio = distributed.cpuMsPerAuthorization / authorize.cpuMsPerAuthorization;
+    rows.push({ figure: 'over Kafka ÷ all-in-one, CPU per authorization (every process)', value: `${fmt(cpuRatio, 2)}×`, target: `<= ${TARGETS.distributedCpuRatio}×`, pass: cpuRatio <= TARGETS.distributedCpuRatio });
+    rows.push({ figure: 'over Kafka: p99 (ms)', value: fmt(distributed.authorize.load.p99Ms, 1), target: `< ${TARGETS.distributedP99Ms}`, pass: distributed.authorize.load.p99Ms < TARGETS.distributedP99Ms });
+  }
+  if (distributed && r.distributedScaledOut) {
+    const ratio = r.distributedScaledOut.authorize.succeededPerSecond / distributed.authorize.succeededPerSecond;
+    rows.push({ figure: `over Kafka, ${r.distributedScaledOut.instances} ÷ one instance each`, value: percent(ratio), target: `>= ${TARGETS.distributedScaledOutRatio * 100} %`, pass: ratio >= TARGETS.distributedScaledOutRatio });
   }
   return rows;
 }

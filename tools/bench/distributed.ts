@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Client } from 'pg';
 import { ensureDatabase } from '@pay/platform';
 import type { AppName } from '@pay/contracts';
 import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
+import { describeDelta, pgStats } from './pg-stats';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
 import { randomAdminKey } from './service';
@@ -16,6 +18,8 @@ export interface DistributedOptions {
   customers: number;
   /** Unrecorded authorizations before the measured ones: JIT and caches of seven processes. */
   warmUp: number;
+  /** A database per app (`<base>_<app>`, as docker-compose.yml and deploy/k8s deploy them), else one for all. */
+  databasePerService: boolean;
   /** Instances per app, as start:distributed's --instances takes them (`payments=2,ledger=2`); default one each. */
   instances?: string;
 }
@@ -75,10 +79,14 @@ export async function distributedPhase(
   // No KAFKA_BROKERS in env: the topology starts its local Kafka, the default of start:distributed.
   const started = performance.now();
   const instances = options.instances ?? '1';
-  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances) });
+  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances), databasePerService: options.databasePerService });
   cleanups.push(() => topology.stop());
   const startS = (performance.now() - started) / 1000;
-  log(`distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} (${topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'})`);
+  log(
+    `distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} (${topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'}), ` +
+      (options.databasePerService ? 'a database per app' : 'one database for every app'),
+  );
+  const databases = await statisticsDatabases(databaseUrl, topology.databaseUrls);
   try {
     const fixture = await setUp(topology.url, adminKey, options.customers, Math.ceil((options.count + options.warmUp) / options.customers));
     log(`distributed: set up; creating ${options.warmUp} + ${options.count} pending payments (untimed)`);
@@ -92,12 +100,15 @@ export async function distributedPhase(
     cleanups.push(() => admin.disconnect());
     const metricsBefore = await scrapeMetrics(topology);
     const offsetsBefore = await topicOffsets(admin);
+    const pgBefore = await pgStatsOf(databases);
     const cpuBefore = cpuSnapshot(distributedGroups);
     // Read right after the load (the GETs that check the outcome are requests too).
     const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => ({
       cpu: cpuSnapshot(distributedGroups),
       metrics: await scrapeMetrics(topology),
       offsets: await topicOffsets(admin),
+      // Last: it waits a second for the backends' counters.
+      pg: await pgStatsOf(databases),
     }));
     const metricsAfter = authorize.statsAfterLoad.metrics;
     const shares = sharesOf(handledByInstance(metricsBefore), handledByInstance(metricsAfter));
@@ -113,6 +124,9 @@ export async function distributedPhase(
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
     log(`  distributed, ${describeCpu(cpu, authorize.load.completed, 'authorization')}`);
+    for (const [i, { apps }] of databases.entries()) {
+      for (const line of describeDelta(pgBefore[i]!, authorize.statsAfterLoad.pg[i]!, authorize.load.completed)) log(`  distributed, PostgreSQL (${apps.join(', ')}): ${line}`);
+    }
     log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(before, after)}`);
     log(
       `  distributed, per authorization: ${fmt(perAuthorization.roundTrips, 2)} bus round trips; Kafka messages ${fmt(perAuthorization.requests, 2)} on request topics, ` +
@@ -240,3 +254,27 @@ export function roundTrips(before: RequestTotals, after: RequestTotals): number 
   for (const [key, { count }] of after) made += count - (before.get(key)?.count ?? 0);
   return made;
 }
+
+/**
+ * Each database of the topology once, with the apps using it, reached as the bench's own (superuser)
+ * role, with pg_stat_statements available in it: the statistics of every app's statements.
+ */
+async function statisticsDatabases(adminUrl: string, urls: Record<string, string>): Promise<{ url: string; apps: string[] }[]> {
+  const byName = new Map<string, { url: string; apps: string[] }>();
+  for (const [app, url] of Object.entries(urls)) {
+    const admin = new URL(adminUrl);
+    admin.pathname = new URL(url).pathname;
+    const key = admin.pathname;
+    const known = byName.get(key) ?? { url: admin.toString(), apps: [] };
+    known.apps.push(app);
+    byName.set(key, known);
+  }
+  for (const { url } of byName.values()) {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
+  }
+  return [...byName.values()];
+}
+
+const pgStatsOf = (databases: { url: string }[]) => Promise.all(databases.map(({ url }) => pgStats(url)));
