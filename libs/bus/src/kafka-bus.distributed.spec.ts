@@ -101,6 +101,7 @@ describe('KafkaBus over one broker', () => {
   });
 
   it('a caller commits its reply offsets once a second at most, not after every reply, and up to the last reply read', async () => {
+    await gateway.request('ledger.get-balance', { owner: 'committed_connect' }, { timeoutMs: 15_000 }); // connected, its consumer made
     const consumer = (gateway as unknown as { client: { _consumer: Consumer } }).client._consumer;
     let commits = 0;
     const counting = consumer.on(consumer.events.COMMIT_OFFSETS, () => (commits += 1));
