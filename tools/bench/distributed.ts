@@ -24,9 +24,6 @@ export interface DistributedOptions {
   instances?: string;
 }
 
-/** tools/kafka's default JVM options without -XX:TieredStopAtLevel=1: C2 compiles the broker's hot paths. */
-const BENCH_KAFKA_JVM_OPTS = '-XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData -Djava.awt.headless=true';
-
 /** The request topics whose handling the phase reports per instance: the authorization's two hops. */
 export const SHARED_TOPICS = { payments: 'payments.authorize', ledger: 'ledger.transfer' } as const satisfies Partial<Record<AppName, string>>;
 
@@ -80,9 +77,6 @@ export async function distributedPhase(
     DATA_DIR: join(root, 'distributed'),
   };
   // No KAFKA_BROKERS in env: the topology starts its local Kafka, the default of start:distributed.
-  // The broker is measured at its steady state: the launcher's default JVM options stop at the client
-  // compiler (a test's broker starts often and lives briefly), which runs its hot paths slower.
-  process.env['KAFKA_JVM_OPTS'] ??= BENCH_KAFKA_JVM_OPTS;
   const started = performance.now();
   const instances = options.instances ?? '1';
   const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances), databasePerService: options.databasePerService });
