@@ -29,9 +29,12 @@ export interface CpuSnapshot {
 export function cpuSnapshot(classify: Classify, watchedPid?: number): CpuSnapshot {
   const processes = new Map<number, { group: string; runNs: number }>();
   const available = existsSync('/proc/self/schedstat');
-  for (const entry of available ? readdirSync('/proc') : []) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
+  const pids = (available ? readdirSync('/proc') : []).filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const ours = descendantsOf(process.pid, pids);
+  for (const pid of pids) {
+    // The bench's own processes only: on a shared machine, another checkout's apps, brokers and
+    // PostgreSQL have the same command lines.
+    if (!ours.has(pid)) continue;
     const command = readOr(`/proc/${pid}/cmdline`, '').replaceAll('\0', ' ').trim();
     const group = classify({ pid, command });
     if (group === undefined) continue;
@@ -124,6 +127,32 @@ function processRunNs(pid: number): number {
   }
   for (const tid of threads) total += parseSchedstat(readOr(`/proc/${pid}/task/${tid}/schedstat`, ''))?.runNs ?? 0;
   return total;
+}
+
+/** `root` and every process under it (by /proc/<pid>/stat's parent pid), among `pids`. */
+export function descendantsOf(root: number, pids: readonly number[], parentOf: (pid: number) => number | undefined = parentPid): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const pid of pids) {
+    const parent = parentOf(pid);
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  const found = new Set<number>([root]);
+  const stack = [root];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      if (found.has(child)) continue;
+      found.add(child);
+      stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** `/proc/<pid>/stat`'s fourth field; the command (second, in parentheses) may hold spaces and parentheses. */
+function parentPid(pid: number): number | undefined {
+  const text = readOr(`/proc/${pid}/stat`, '');
+  const parent = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+  return Number.isInteger(parent) ? parent : undefined;
 }
 
 /** `/proc/<pid>/task/<tid>/schedstat`: nanoseconds on a CPU, nanoseconds runnable waiting for one, timeslices. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { allInOneGroups, cpuDelta, cpuSnapshot, describeCpu, distributedGroups, parseMachineStat, parseSchedstat, type CpuSnapshot } from './cpu';
+import { allInOneGroups, cpuDelta, cpuSnapshot, descendantsOf, describeCpu, distributedGroups, parseMachineStat, parseSchedstat, type CpuSnapshot } from './cpu';
 
 const schedstat = existsSync('/proc/self/schedstat');
 if (!schedstat) console.warn('SKIPPED: the snapshot of this machine: its kernel keeps no scheduler statistics (no /proc/self/schedstat)');
@@ -49,6 +49,11 @@ describe("the bench's CPU accounting", () => {
     expect(distributedGroups({ pid: 80, command: 'node tools/run.js apps/supplier-payments/src/main.ts' })).toBe('supplier-payments');
     expect(distributedGroups({ pid: 81, command: '/repo/tools/kafka-mock/kafka-mock 3' })).toBe('Kafka mock');
     expect(distributedGroups({ pid: 82, command: 'java -Xms64m -cp /repo/tools/kafka/.cache/4.1.1/lib/* kafka.Kafka /tmp/pay-kafka-x/node-1/server.properties' })).toBe('Kafka');
+  });
+
+  it("counts the bench's own process tree only, not another checkout's processes of the same names", () => {
+    const parents = new Map([[10, 1], [11, 10], [12, 11], [13, 1], [14, 13]]);
+    expect([...descendantsOf(10, [...parents.keys()], (pid) => parents.get(pid))].sort()).toEqual([10, 11, 12]);
   });
 
   (schedstat ? it : it.skip)("snapshots this machine: this process is 'bench' and has run", () => {

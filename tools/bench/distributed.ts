@@ -1,8 +1,11 @@
 import { join } from 'node:path';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Client } from 'pg';
 import { ensureDatabase } from '@pay/platform';
 import type { AppName } from '@pay/contracts';
 import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
+import { describeDelta, pgStats } from './pg-stats';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
 import { randomAdminKey } from './service';
@@ -15,6 +18,8 @@ export interface DistributedOptions {
   customers: number;
   /** Unrecorded authorizations before the measured ones: JIT and caches of seven processes. */
   warmUp: number;
+  /** A database per app (`<base>_<app>`, as docker-compose.yml and deploy/k8s deploy them), else one for all. */
+  databasePerService: boolean;
   /** Instances per app, as start:distributed's --instances takes them (`payments=2,ledger=2`); default one each. */
   instances?: string;
 }
@@ -33,6 +38,19 @@ export interface DistributedResult {
    * instance name (`payments-0`), from each instance's bus_messages_handled_total.
    */
   shares: Record<string, Record<string, number>>;
+  /** Over the measured load, per authorization: bus requests made (each answered by a reply), Kafka messages by kind. */
+  perAuthorization: { roundTrips: number } & KafkaMessages;
+  /** CPU ms per authorization of the topology's processes: the apps, the broker(s), PostgreSQL (not the bench). */
+  cpuMsPerAuthorization: number;
+  /** The machine's idle share during the load (0..1). */
+  idle: number;
+}
+
+/** Messages appended per authorization: requests, replies, and the consumer groups' offset commits (__consumer_offsets). */
+export interface KafkaMessages {
+  requests: number;
+  replies: number;
+  offsetCommits: number;
 }
 
 /**
@@ -61,10 +79,14 @@ export async function distributedPhase(
   // No KAFKA_BROKERS in env: the topology starts its local Kafka, the default of start:distributed.
   const started = performance.now();
   const instances = options.instances ?? '1';
-  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances) });
+  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances), databasePerService: options.databasePerService });
   cleanups.push(() => topology.stop());
   const startS = (performance.now() - started) / 1000;
-  log(`distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} (${topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'})`);
+  log(
+    `distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} (${topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'}), ` +
+      (options.databasePerService ? 'a database per app' : 'one database for every app'),
+  );
+  const databases = await statisticsDatabases(databaseUrl, topology.databaseUrls);
   try {
     const fixture = await setUp(topology.url, adminKey, options.customers, Math.ceil((options.count + options.warmUp) / options.customers));
     log(`distributed: set up; creating ${options.warmUp} + ${options.count} pending payments (untimed)`);
@@ -72,18 +94,46 @@ export async function distributedPhase(
     const paymentIds = await createPendingPayments(fixture, options.count, options.pendingConcurrency);
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
     log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
+    const kafka = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    cleanups.push(() => admin.disconnect());
     const metricsBefore = await scrapeMetrics(topology);
+    const offsetsBefore = await topicOffsets(admin);
+    const pgBefore = await pgStatsOf(databases);
     const cpuBefore = cpuSnapshot(distributedGroups);
-    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => cpuSnapshot(distributedGroups));
-    const metricsAfter = await scrapeMetrics(topology);
+    // Read right after the load (the GETs that check the outcome are requests too).
+    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => ({
+      cpu: cpuSnapshot(distributedGroups),
+      metrics: await scrapeMetrics(topology),
+      offsets: await topicOffsets(admin),
+      // Last: it waits a second for the backends' counters.
+      pg: await pgStatsOf(databases),
+    }));
+    const metricsAfter = authorize.statsAfterLoad.metrics;
     const shares = sharesOf(handledByInstance(metricsBefore), handledByInstance(metricsAfter));
+    const before = busRequestTotals(metricsBefore);
+    const after = busRequestTotals(metricsAfter);
+    const perAuthorization = {
+      roundTrips: roundTrips(before, after) / authorize.load.completed,
+      ...kafkaMessages(offsetsBefore, authorize.statsAfterLoad.offsets, authorize.load.completed),
+    };
+    const cpu = cpuDelta(cpuBefore, authorize.statsAfterLoad.cpu);
     log(
       `distributed: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms; ` +
         `statuses ${JSON.stringify(authorize.statuses)}`,
     );
-    log(`  distributed, ${describeCpu(cpuDelta(cpuBefore, authorize.statsAfterLoad), authorize.load.completed, 'authorization')}`);
-    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(busRequestTotals(metricsBefore), busRequestTotals(metricsAfter))}`);
-    return { authorize, startS, count: paymentIds.length, instances, shares };
+    log(`  distributed, ${describeCpu(cpu, authorize.load.completed, 'authorization')}`);
+    for (const [i, { apps }] of databases.entries()) {
+      for (const line of describeDelta(pgBefore[i]!, authorize.statsAfterLoad.pg[i]!, authorize.load.completed)) log(`  distributed, PostgreSQL (${apps.join(', ')}): ${line}`);
+    }
+    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(before, after)}`);
+    log(
+      `  distributed, per authorization: ${fmt(perAuthorization.roundTrips, 2)} bus round trips; Kafka messages ${fmt(perAuthorization.requests, 2)} on request topics, ` +
+        `${fmt(perAuthorization.replies, 2)} on reply topics, ${fmt(perAuthorization.offsetCommits, 2)} offset commits (${describeTopics(offsetsBefore, authorize.statsAfterLoad.offsets, authorize.load.completed)})`,
+    );
+    const cpuMsPerAuthorization = [...cpu.runMs].filter(([group]) => group !== 'bench' && group !== 'other').reduce((sum, [, ms]) => sum + ms, 0) / authorize.load.completed;
+    return { authorize, startS, count: paymentIds.length, instances, shares, perAuthorization, cpuMsPerAuthorization, idle: cpu.idle };
   } catch (error) {
     const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
     throw new Error(`${(error as Error).message}\n${tails.join('\n')}`);
@@ -164,3 +214,67 @@ function sharesOf(before: Handled, after: Handled): Handled {
   }
   return shares;
 }
+
+/** Each topic's end offsets summed over its partitions: how many messages were ever appended to it. */
+export type TopicOffsets = Map<string, number>;
+
+async function topicOffsets(admin: Admin): Promise<TopicOffsets> {
+  const offsets: TopicOffsets = new Map();
+  for (const topic of await admin.listTopics()) {
+    const partitions = await admin.fetchTopicOffsets(topic);
+    offsets.set(topic, partitions.reduce((sum, { high }) => sum + Number(high), 0));
+  }
+  return offsets;
+}
+
+const appended = (before: TopicOffsets, after: TopicOffsets, topic: string): number => (after.get(topic) ?? 0) - (before.get(topic) ?? 0);
+
+/** The messages appended between two readings, per authorization, by kind (topic names: requestTopicOf, replyTopicOf). */
+export function kafkaMessages(before: TopicOffsets, after: TopicOffsets, authorizations: number): KafkaMessages {
+  const counts = { requests: 0, replies: 0, offsetCommits: 0 };
+  for (const topic of after.keys()) {
+    const n = appended(before, after, topic);
+    if (topic.endsWith('.requests')) counts.requests += n;
+    else if (topic.endsWith('.replies')) counts.replies += n;
+    else if (topic === '__consumer_offsets') counts.offsetCommits += n;
+  }
+  return { requests: counts.requests / authorizations, replies: counts.replies / authorizations, offsetCommits: counts.offsetCommits / authorizations };
+}
+
+/** Every topic that grew, with its messages per authorization, most first. */
+function describeTopics(before: TopicOffsets, after: TopicOffsets, authorizations: number): string {
+  const grown = [...after.keys()].map((topic) => [topic, appended(before, after, topic) / authorizations] as const).filter(([, n]) => n > 0);
+  grown.sort((a, b) => b[1] - a[1]);
+  return grown.map(([topic, n]) => `${topic} ${fmt(n, 2)}`).join(', ') || 'none';
+}
+
+/** Bus requests made between two readings, every caller and topic. */
+export function roundTrips(before: RequestTotals, after: RequestTotals): number {
+  let made = 0;
+  for (const [key, { count }] of after) made += count - (before.get(key)?.count ?? 0);
+  return made;
+}
+
+/**
+ * Each database of the topology once, with the apps using it, reached as the bench's own (superuser)
+ * role, with pg_stat_statements available in it: the statistics of every app's statements.
+ */
+async function statisticsDatabases(adminUrl: string, urls: Record<string, string>): Promise<{ url: string; apps: string[] }[]> {
+  const byName = new Map<string, { url: string; apps: string[] }>();
+  for (const [app, url] of Object.entries(urls)) {
+    const admin = new URL(adminUrl);
+    admin.pathname = new URL(url).pathname;
+    const key = admin.pathname;
+    const known = byName.get(key) ?? { url: admin.toString(), apps: [] };
+    known.apps.push(app);
+    byName.set(key, known);
+  }
+  for (const { url } of byName.values()) {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
+  }
+  return [...byName.values()];
+}
+
+const pgStatsOf = (databases: { url: string }[]) => Promise.all(databases.map(({ url }) => pgStats(url)));

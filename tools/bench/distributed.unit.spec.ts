@@ -1,4 +1,4 @@
-import { addBusRequestTotals, describeBusRequests, type RequestTotals } from './distributed';
+import { addBusRequestTotals, describeBusRequests, kafkaMessages, roundTrips, type RequestTotals } from './distributed';
 
 const metrics = (authorize: [number, number], transfer: [number, number]): string =>
   [
@@ -30,5 +30,21 @@ describe('the distributed phase reading of bus requests', () => {
     const totals: RequestTotals = new Map();
     addBusRequestTotals(totals, 'gateway', metrics([1, 10], [0, 0]));
     expect(describeBusRequests(totals, totals)).toBe('none');
+  });
+
+  it('counts the round trips and the Kafka messages written between two readings, per authorization', () => {
+    const before: RequestTotals = new Map();
+    const after: RequestTotals = new Map();
+    addBusRequestTotals(before, 'gateway', metrics([1, 10], [0, 0]));
+    addBusRequestTotals(after, 'gateway', metrics([3, 30], [0, 0]));
+    addBusRequestTotals(after, 'payments', metrics([0, 0], [2, 20]));
+    expect(roundTrips(before, after)).toBe(40);
+    const offsets = (requests: number, replies: number, commits: number) =>
+      new Map([
+        ['payments.requests', requests],
+        ['payments.replies', replies],
+        ['__consumer_offsets', commits],
+      ]);
+    expect(kafkaMessages(offsets(5, 5, 100), offsets(25, 45, 110), 20)).toEqual({ requests: 1, replies: 2, offsetCommits: 0.5 });
   });
 });

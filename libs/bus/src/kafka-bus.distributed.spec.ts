@@ -1,7 +1,7 @@
 import { REQUEST_TOPICS, requestTopicOf, ServiceError, type GetBalance, type RequestTopic } from '@pay/contracts';
 import { KAFKA_REPLY_PARTITIONS, KAFKA_REQUEST_DEADLINE_GRACE_MS } from '@pay/kernel';
 import { startKafkaMock, startLocalKafka, type KafkaMock, type LocalKafka } from '@pay/testing';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Consumer } from 'kafkajs';
 import { KafkaBus, kafkaTopicsFor, REQUEST_DEADLINE_HEADER, REQUEST_TOPIC_HEADER, type KafkaBusOptions } from './kafka-bus';
 
 /**
@@ -98,6 +98,35 @@ describe('KafkaBus over one broker', () => {
     }
     const elapsedMs = performance.now() - startedAt;
     console.log(`20 sequential round trips over Kafka: ${elapsedMs.toFixed(0)} ms (${(elapsedMs / 20).toFixed(1)} ms each)`);
+  });
+
+  it('a caller commits its reply offsets once a second at most, not after every reply, and up to the last reply read', async () => {
+    await gateway.request('ledger.get-balance', { owner: 'committed_connect' }, { timeoutMs: 15_000 }); // connected, its consumer made
+    const consumer = (gateway as unknown as { client: { _consumer: Consumer } }).client._consumer;
+    let commits = 0;
+    const counting = consumer.on(consumer.events.COMMIT_OFFSETS, () => (commits += 1));
+    const startedAt = performance.now();
+    try {
+      for (let i = 0; i < 20; i += 1) await gateway.request('ledger.get-balance', { owner: `committed_${i}` });
+    } finally {
+      counting();
+    }
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    // kafkajs' auto-commit commits after each fetched batch: 20 sequential replies, 20 commits.
+    expect(commits).toBeLessThanOrEqual(Math.ceil(elapsedS) + 1);
+    expect(commits).toBeLessThan(20);
+    const admin = new Kafka({ brokers: kafka.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const end = async () => (await admin.fetchTopicOffsets('gateway.replies')).reduce((sum, { high }) => sum + Number(high), 0);
+      const committed = async () =>
+        (await admin.fetchOffsets({ groupId: 'gateway-client', topics: ['gateway.replies'] }))[0]!.partitions.reduce((sum, { offset }) => sum + Math.max(0, Number(offset)), 0);
+      const written = await end();
+      for (let waited = 0; waited < 5_000 && (await committed()) < written; waited += 100) await sleep(100);
+      expect(await committed()).toBe(written);
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it("a request found a minute past its caller's deadline is not run (a backlog left by an outage)", async () => {

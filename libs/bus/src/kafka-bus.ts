@@ -16,6 +16,7 @@ import {
   KAFKA_OFFSET_COMMIT_DELAY_MS,
   KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY,
   KAFKA_PRODUCE_BATCH_MESSAGES_MAX,
+  KAFKA_REPLY_COMMIT_INTERVAL_MS,
   KAFKA_REQUEST_DEADLINE_GRACE_MS,
   KAFKA_RETRIES,
   KAFKA_RETRY_MS_MAX,
@@ -331,9 +332,9 @@ export class KafkaBus implements MessageBus {
       },
       // kafkajs sends at once (no linger); the Java-compatible partitioner, named to silence its v2 warning.
       producer: { allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: RETRY },
-      // The server commits its offsets itself (RequestServer: up to the oldest request not yet answered);
-      // the client's reply offsets are committed as kafkajs does by default.
-      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY, autoCommit: postfixId === '-client' },
+      // Each side commits its offsets itself: the server up to the oldest request not yet answered
+      // (RequestServer), the client its replies read, once a second at most (ReplyClient).
+      run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY, autoCommit: false },
       // A request partition without a committed offset is read from its start, not its end: when a
       // partition moves to another instance before its first commit (a second instance joining a new
       // group), `latest` skipped every request sent to it during the rebalance. A reply partition is
@@ -377,8 +378,38 @@ class ReplyClient extends ClientKafka {
 
   /** Also closed when a connect fails (connectClient): a crash of that attempt's consumer is not rejoined. */
   override async close(): Promise<void> {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
     await this.membership.close();
     await super.close();
+  }
+
+  /** The next offset to commit of each reply partition read, by `topic|partition`. */
+  private readonly toCommit = new Map<string, { topic: string; partition: number; offset: string }>();
+  private commitTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Nest's handling of a reply, and its offset noted for the next commit (kafkajs' auto-commit, off
+   * here, commits after every fetched batch: a request to the broker and a write to its offsets topic
+   * per reply under load, for replies that are never read again).
+   */
+  override createResponseCallback(): ReturnType<ClientKafka['createResponseCallback']> {
+    const handle = super.createResponseCallback();
+    return async (payload: Parameters<typeof handle>[0]) => {
+      await handle(payload);
+      const { topic, partition, message } = payload;
+      this.toCommit.set(`${topic}|${partition}`, { topic, partition, offset: (BigInt(message.offset) + 1n).toString() });
+      this.commitTimer ??= setTimeout(() => void this.commitReplies(), KAFKA_REPLY_COMMIT_INTERVAL_MS);
+    };
+  }
+
+  /** Best effort: a commit refused (a rebalance meanwhile) only means more old replies re-read and ignored. */
+  private async commitReplies(): Promise<void> {
+    this.commitTimer = undefined;
+    const offsets = [...this.toCommit.values()];
+    this.toCommit.clear();
+    if (offsets.length === 0 || !this._consumer) return;
+    await this._consumer.commitOffsets(offsets).catch((error: unknown) => this.logger.debug(`reply offsets not committed: ${reason(error)}`));
   }
 }
 

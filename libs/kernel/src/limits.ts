@@ -478,8 +478,18 @@ export const KAFKA_SERVER_IN_FLIGHT_MAX = 128;
  * about ten seconds of a thousand requests a second behind one slow handler before the consumer waits.
  */
 export const KAFKA_SERVER_UNCOMMITTED_MAX = 10_000;
-/** A server commits its offsets this long after an answer: one commit for the answers in between. */
-export const KAFKA_OFFSET_COMMIT_DELAY_MS = 20;
+/**
+ * A server commits its offsets this long after an answer: one commit for the answers in between (a
+ * request to the broker and a write to its offsets topic each). A partition that moves in a rebalance
+ * is read again from its last commit: up to this long of answered requests run again (idempotent).
+ */
+export const KAFKA_OFFSET_COMMIT_DELAY_MS = 100;
+/**
+ * A caller commits the offsets of its reply partition at most this often. A reply read is never needed
+ * again: the commit only spares a member that rejoins its group re-reading old replies (ignored, their
+ * requests answered), so it need not follow each fetch (kafkajs' auto-commit commits after every batch).
+ */
+export const KAFKA_REPLY_COMMIT_INTERVAL_MS = SECOND_MS;
 /**
  * How long a fetch waits when its partitions are empty (KAFKA_FETCH_MAX_WAIT_MS). Apache Kafka answers a
  * waiting fetch as soon as a message arrives, so a long wait costs no latency and spares the broker the

@@ -6,6 +6,13 @@ import { newPortFile, waitUntilServing } from './port-file';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
+/**
+ * `TOPOLOGY_NODE_ARGS`: extra Node options for every app, space-separated, e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof` (a V8 profile per process, written when it stops; read it with
+ * tools/bench/profile-summary.ts). NODE_OPTIONS cannot carry --cpu-prof.
+ */
+const nodeArgs = (): string[] => (process.env['TOPOLOGY_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
 /**
@@ -57,7 +64,7 @@ export class AppProcess {
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     const portFile = newPortFile(this.name);
-    const child = spawn(process.execPath, [join(ROOT, 'tools', 'run.js'), join(ROOT, this.entry)], {
+    const child = spawn(process.execPath, [...nodeArgs(), join(ROOT, 'tools', 'run.js'), join(ROOT, this.entry)], {
       cwd: ROOT,
       env: { ...process.env, HOST: '127.0.0.1', ...this.env, PORT: this.env['PORT'] ?? '0', PORT_FILE: portFile },
       stdio: ['ignore', 'pipe', 'pipe'],
