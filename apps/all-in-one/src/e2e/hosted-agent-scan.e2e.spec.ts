@@ -54,6 +54,8 @@ describe("the cashier's QR scanner", () => {
   let service: TestService;
   let shop: Integrator;
   let browser: Browser | undefined;
+  /** The first cash point registered: it receives the collections' deposits. */
+  let firstPoint: string | undefined;
 
   beforeAll(async () => {
     service = await startTestService();
@@ -66,6 +68,7 @@ describe("the cashier's QR scanner", () => {
 
   it('reads the customer’s QR code with the camera and opens the cash payment; the page’s script runs under its CSP nonce only', async () => {
     const point = (await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Kiosque Bab Ezzouar', address: 'Alger' } })).body.id;
+    firstPoint ??= point;
     expect((await service.admin('POST', '/admin/v1/agents', { body: { cash_point: point, name: 'Yacine', login: 'scanner', password: PASSWORD, role: 'cashier' } })).status).toBe(201);
     const cash = (
       await service.http('POST', '/v1/cash_payments', {
@@ -91,7 +94,7 @@ describe("the cashier's QR scanner", () => {
     expect(nonce).toBeDefined();
     expect(headers['permissions-policy']).toContain('camera=(self)');
 
-    const scan = page.getByRole('button', { name: t('action.scan'), exact: true });
+    const scan = page.locator('form[action="/hosted/agent/find-cash-payment"]').getByRole('button', { name: t('action.scan'), exact: true });
     await scan.waitFor({ state: 'visible' }); // shown by the script: BarcodeDetector and a camera are there
     await screenshot(page, 'hosted/fr-phone-agent-scan-available');
     await Promise.all([page.waitForURL(/\/hosted\/agent\/cash_payments\//), scan.click()]);
@@ -113,9 +116,7 @@ describe("the cashier's QR scanner", () => {
   });
 
   it('reads the collection’s QR code on the carrier’s screen and opens the collection’s deposit; the carrier’s scan fills the id and moves to the code', async () => {
-    // The first cash point registered receives the deposits (the first test registers it, when run).
-    const points = (await service.admin('GET', '/admin/v1/cash_points')).body.data as { id: string }[];
-    const point = points.at(-1)?.id ?? (await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Kiosque Bab Ezzouar', address: 'Alger' } })).body.id;
+    const point = (firstPoint ??= (await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Kiosque Bab Ezzouar', address: 'Alger' } })).body.id as string);
     const wholesaler = (await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'wholesaler', name: 'Grossiste Sétif', currency: 'DZD' } })).body.id;
     const collection = async () =>
       (
