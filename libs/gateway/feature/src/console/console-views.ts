@@ -1,0 +1,63 @@
+import type { MessageKey, MessageParams } from '@pay/hosted-ui';
+import type { Currency } from '@pay/kernel';
+import type { ConsoleRoleName } from './console-sessions';
+import type { AccountsFinanceViews } from './accounts-finance';
+
+export type ConsoleSection = 'search' | 'accounts' | 'finance' | 'operations';
+
+export interface NavEntry {
+  section: ConsoleSection;
+  href: string;
+  label: MessageKey;
+}
+
+/** What the console's layout reads (`it.chrome.…`) on every page, besides the hosted pages' helpers. */
+export interface ConsoleChrome {
+  /** The role signed in; null on the sign-in page and on a message shown without a session. */
+  role: ConsoleRoleName | null;
+  /** Whether actions are shown (a finance session sees none, and the server refuses them anyway). */
+  admin: boolean;
+  /** The session's CSRF token, for every form (`<%~ include('@console-csrf', it) %>`). */
+  csrf: string;
+  nav: (NavEntry & { current: boolean })[];
+  stylesheet: string;
+  money: (amountMinor: number, currency: Currency) => string;
+  /** An instant in local time, the zone named: the currency's country, else the platform's; `—` for null. */
+  at: (iso: string | null | undefined, currency?: Currency) => string;
+}
+
+/** A message above a page's content (`?error=` or `?done=` of a redirect after a form). */
+export interface Notice {
+  kind: 'error' | 'success';
+  key: MessageKey;
+  params?: MessageParams;
+}
+
+/** What each console template reads (`it.…`), besides `it.chrome` and the helpers every page has (`it.t`, `it.money`, `it.time`, `it.page`). */
+export interface ConsoleCoreViews {
+  'console-message': { heading: MessageKey; text: MessageKey; params?: MessageParams; link?: { href: string; label: MessageKey } };
+  'console-sign-in': { csrf: string; next: string; notice: Notice | null };
+  'console-search': {
+    query: string;
+    notice: Notice | null;
+    /** Null before a search; else what a reference matched, across integrators. */
+    results: SearchResult[] | null;
+    truncated: boolean;
+  };
+}
+
+export interface SearchResult {
+  href: string;
+  id: string;
+  kind: MessageKey;
+  /** The reference as stored, and which field held it. */
+  reference: string;
+  field: MessageKey;
+  integrator: string;
+  status: string;
+  amount: number;
+  currency: Currency;
+  createdAt: string;
+}
+
+export interface ConsoleViews extends ConsoleCoreViews, AccountsFinanceViews {}
