@@ -20,5 +20,9 @@ CREATE TABLE gw_console_sign_in_attempts (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- An object's page lists the audit events about it.
+CREATE INDEX gw_audit_events_target ON gw_audit_events (target_id, seq DESC);
+
 -- Down Migration
+DROP INDEX gw_audit_events_target;
 DROP TABLE gw_console_sign_in_attempts, gw_console_sessions;
