@@ -2,6 +2,7 @@ import type { MessageKey, MessageParams } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
 import type { ConsoleRoleName } from './console-sessions';
 import type { AccountsFinanceViews } from './accounts-finance';
+import type { Fact } from './object-view';
 
 export type ConsoleSection = 'search' | 'accounts' | 'finance' | 'operations';
 
@@ -44,6 +45,39 @@ export interface ConsoleCoreViews {
     results: SearchResult[] | null;
     truncated: boolean;
   };
+  'console-object': ObjectModel;
+  'console-confirm': ConfirmModel;
+}
+
+/** A confirmation step before an action: what it does, and the form that does it (posted with the session's token). */
+export interface ConfirmModel {
+  heading: MessageKey;
+  text: MessageKey;
+  params?: MessageParams;
+  action: string;
+  fields: { name: string; value: string }[];
+  submit: MessageKey;
+  cancel: string;
+}
+
+export interface ObjectModel {
+  id: string;
+  kindKey: MessageKey;
+  status: string | null;
+  integratorId: string | null;
+  currency: Currency | null;
+  facts: Fact[];
+  /** The status timeline: its events oldest first, each with its webhook deliveries and (admin) a redeliver link. */
+  events: {
+    id: string;
+    type: string;
+    at: string;
+    redeliverHref: string | null;
+    deliveries: { id: string; endpoint: string; status: string; nextAttemptAt: string | null; attempts: { at: string; statusCode: number | null; latencyMs: number; error: string | null }[] }[];
+  }[];
+  entries: { id: string; kind: string; at: string; postings: { account: string; href: string; direction: string; amount: number; currency: Currency }[] }[];
+  audit: { id: string; action: string; actor: string; at: string; requestId: string | null }[];
+  notice: Notice | null;
 }
 
 export interface SearchResult {

@@ -11,9 +11,11 @@ import { ConsoleSessionStore } from './console-sessions';
 import { ConsoleSignInController } from './sign-in.controller';
 import { ConsoleSignInLimiter } from './console-sign-in-limiter';
 import { ConsoleSearchController } from './search.controller';
+import { ConsoleObjects } from './console-objects';
+import { ConsoleObjectsController } from './objects.controller';
 
 /** The back office console's routes (/console), registered by the gateway; none of them is in the API description. */
-export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ...ACCOUNTS_FINANCE_CONTROLLERS];
+export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ConsoleObjectsController, ...ACCOUNTS_FINANCE_CONTROLLERS];
 
 export const consoleProviders: Provider[] = [
   {
@@ -26,5 +28,6 @@ export const consoleProviders: Provider[] = [
   ConsoleGuard,
   ConsoleErrorPages,
   ConsoleSearch,
+  ConsoleObjects,
   ...ACCOUNTS_FINANCE_PROVIDERS,
 ];
