@@ -49,3 +49,53 @@ export const consoleScreenshot = async (page: Page, name: string): Promise<void>
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
 };
+
+/** A console session as a plain HTTP client holds it: the cookie header to send, and the session's CSRF token. */
+export interface ConsoleHttpSession {
+  cookie: string;
+  csrf: string;
+}
+
+const cookieOf = (response: globalThis.Response, name: string): string | undefined =>
+  response.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .find((c) => c.startsWith(`${name}=`));
+
+/** The sign-in form's CSRF cookie and token, as a browser gets them. */
+export async function signInForm(baseUrl: string): Promise<{ cookie: string; csrf: string }> {
+  const page = await fetch(`${baseUrl}/console/sign-in`);
+  const cookie = cookieOf(page, 'pay_console_csrf')!;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+  return { cookie, csrf };
+}
+
+/** Posts the sign-in form with `key`; the raw answer (303 to the search, or back to the sign-in with `?error=`). */
+export async function postSignIn(baseUrl: string, key: string, form?: { cookie: string; csrf: string }): Promise<globalThis.Response> {
+  const { cookie, csrf } = form ?? (await signInForm(baseUrl));
+  return fetch(`${baseUrl}/console/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+    body: new URLSearchParams({ csrf, key }).toString(),
+  });
+}
+
+/** Signs in over plain HTTP: the session cookie and its CSRF token (read from the sign-out form of the search page). */
+export async function consoleSession(baseUrl: string, key: string): Promise<ConsoleHttpSession> {
+  const response = await postSignIn(baseUrl, key);
+  if (response.status !== 303 || !/\/console\/search$/.test(response.headers.get('location') ?? '')) throw new Error(`sign-in answered ${response.status} ${response.headers.get('location')}`);
+  const cookie = cookieOf(response, 'pay_console')!;
+  const page = await fetch(`${baseUrl}/console/search`, { headers: { Cookie: cookie } });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+  return { cookie, csrf };
+}
+
+/** A console form post (urlencoded), redirects not followed. */
+export const consolePost = (baseUrl: string, path: string, cookie: string, fields: Record<string, string>): Promise<globalThis.Response> =>
+  fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+    body: new URLSearchParams(fields).toString(),
+  });

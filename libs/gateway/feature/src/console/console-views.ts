@@ -1,3 +1,4 @@
+import type { EndpointHealth, FailedDelivery, ListResource, ParkedEvent, SubscriptionStatus } from '@pay/contracts';
 import type { MessageKey, MessageParams } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
 import type { ConsoleRoleName } from './console-sessions';
@@ -47,6 +48,18 @@ export interface ConsoleCoreViews {
   };
   'console-object': ObjectModel;
   'console-confirm': ConfirmModel;
+  'console-operations': {
+    notice: Notice | null;
+    /** Apps that did not answer (the page shows what the others said). */
+    errors: { app: string; message: string }[];
+    subscriptions: SubscriptionStatus[];
+    parked: ParkedEvent[];
+    parkedMore: boolean;
+    failingEndpoints: EndpointHealth[];
+    failedDeliveries: ListResource<FailedDelivery>['data'];
+    failedMore: boolean;
+    max: number;
+  };
 }
 
 /** A confirmation step before an action: what it does, and the form that does it (posted with the session's token). */

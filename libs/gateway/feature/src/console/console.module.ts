@@ -13,9 +13,10 @@ import { ConsoleSignInLimiter } from './console-sign-in-limiter';
 import { ConsoleSearchController } from './search.controller';
 import { ConsoleObjects } from './console-objects';
 import { ConsoleObjectsController } from './objects.controller';
+import { ConsoleOperationsController } from './operations.controller';
 
 /** The back office console's routes (/console), registered by the gateway; none of them is in the API description. */
-export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ConsoleObjectsController, ...ACCOUNTS_FINANCE_CONTROLLERS];
+export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ConsoleObjectsController, ConsoleOperationsController, ...ACCOUNTS_FINANCE_CONTROLLERS];
 
 export const consoleProviders: Provider[] = [
   {
