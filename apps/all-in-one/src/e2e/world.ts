@@ -120,6 +120,8 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     api_keys: [extraKey.id],
     // Ledger accounts (admin statements) are named by their owner's id.
     accounts: [integrator.merchant],
+    // The console's object pages open any id.
+    objects: [paid.id, refund, events[0]!.id],
   });
   const fields: Record<string, string> = {
     merchant_connection: integrator.merchant,
