@@ -10,6 +10,7 @@ export * from './supplier-payments';
 export * from './collections';
 export * from './reconciliation';
 export * from './operations';
+export * from './console';
 export * from './topics';
 export { listOf, named, nameOf, type JsonSchema, type Schema, type Static } from './schema';
 export * as schemas from './schema';

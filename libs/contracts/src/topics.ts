@@ -2,6 +2,7 @@ import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
 import { CASH_MESSAGE_KEYS, CASH_TOPICS, type CashTopics } from './cash';
 import { COLLECTIONS_MESSAGE_KEYS, COLLECTIONS_TOPICS, type CollectionsTopics } from './collections';
 import { APP_NAMES, type AppName, type MessageKeys } from './common';
+import { CONSOLE_MESSAGE_KEYS, type ConsoleTopics } from './console';
 import { LEDGER_MESSAGE_KEYS, LEDGER_TOPICS, type LedgerTopics } from './ledger';
 import { operationsTopicsOf, WEBHOOKS_OPERATIONS_TOPICS, type OperationsTopics } from './operations';
 import { PAYMENTS_MESSAGE_KEYS, PAYMENTS_TOPICS, type PaymentsTopics } from './payments';
@@ -23,7 +24,8 @@ export interface RequestTopics
     SupplierPaymentsTopics,
     CollectionsTopics,
     ReconciliationTopics,
-    OperationsTopics {}
+    OperationsTopics,
+    ConsoleTopics {}
 export type RequestTopic = keyof RequestTopics;
 
 /** Every app that holds deadlines answers this topic family; the clock owner calls each in turn. */
@@ -72,6 +74,7 @@ export const REQUEST_MESSAGE_KEY: { readonly [T in RequestTopic]: string | null 
   ...COLLECTIONS_MESSAGE_KEYS,
   ...RECONCILIATION_MESSAGE_KEYS,
   ...OPERATIONS_MESSAGE_KEYS,
+  ...CONSOLE_MESSAGE_KEYS,
 } satisfies MessageKeys<RequestTopics>;
 
 const owned = <A extends AppName, T extends RequestTopic>(app: A, topics: readonly T[]) => Object.fromEntries(topics.map((t) => [t, app])) as Record<T, A>;
@@ -87,6 +90,11 @@ export const REQUEST_TOPIC_OWNER: { readonly [T in RequestTopic]: AppName } = {
   ...owned('payments', [...operationsTopicsOf('payments'), 'payments.expected-movements', ...PAYMENTS_TOPICS]),
   ...owned('webhooks', [...WEBHOOKS_OPERATIONS_TOPICS, ...WEBHOOKS_TOPICS]),
   ...owned('ledger', ['ledger.movements', ...LEDGER_TOPICS]),
+  // The console's reads across integrators (console.ts).
+  ...owned('payments', ['payments.search-references', 'payments.locate']),
+  ...owned('cash', ['cash.search-references']),
+  ...owned('supplier-payments', ['supplier-payments.search-references']),
+  ...owned('webhooks', ['webhooks.events.locate']),
 };
 
 export const REQUEST_TOPICS = Object.keys(REQUEST_TOPIC_OWNER) as RequestTopic[];

@@ -168,6 +168,19 @@ export const SIGN_IN_ADDRESS_WINDOW_MS = HOUR_MS;
 export const SIGN_IN_GLOBAL_FAILURES_MAX = 100;
 export const SIGN_IN_GLOBAL_WINDOW_MS = 10 * MINUTE_MS;
 export const HANDOVER_CODE_DIGITS = 6;
+/**
+ * The back office console's sessions: closed after CONSOLE_SESSION_IDLE_MS without a request, and
+ * CONSOLE_SESSION_ABSOLUTE_MS after sign-in whatever the activity (a stolen cookie's worth is bounded).
+ */
+export const CONSOLE_SESSION_IDLE_MS = 30 * MINUTE_MS;
+export const CONSOLE_SESSION_ABSOLUTE_MS = 8 * HOUR_MS;
+/** Wrong keys from one client address before the console's sign-in is locked for it, and for how long. */
+export const CONSOLE_SIGN_IN_FAILURES_MAX = 5;
+export const CONSOLE_SIGN_IN_LOCK_MS = 15 * MINUTE_MS;
+/** What the console's search box reads (an id or a reference); longer is refused before it is looked up. */
+export const CONSOLE_SEARCH_LENGTH_MAX = 200;
+/** Rows a console list shows at once (search results, deliveries, entries). */
+export const CONSOLE_LIST_MAX = 50;
 /** A sign-in form's login and password are cut to this before they are looked up. */
 export const SIGN_IN_FIELD_LENGTH_MAX = PASSWORD_LENGTH_MAX;
 /** Customers with one phone whose PIN a sign-in tries. */

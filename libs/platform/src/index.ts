@@ -7,3 +7,4 @@ export * from './list-page';
 export * from './service-databases';
 export * from './columns';
 export * from './group-commit';
+export * from './reference-search';

@@ -56,6 +56,7 @@ const PAGE = /^text\/html; charset=utf-8$/;
 const fr = CATALOGUES.fr;
 const SIGN_IN_FIRST: HostedAnswer = { status: 403, type: PAGE, contains: `<h1>${fr['page.sign_in_first']}</h1>` };
 const FORM_EXPIRED: HostedAnswer = { status: 403, type: PAGE, contains: `<h1>${fr['page.form_expired']}</h1>` };
+const CONSOLE_SIGN_IN_FIRST: HostedAnswer = { status: 403, type: PAGE, contains: `<h1>${fr['console.sign_in_first']}</h1>` };
 const TO_AGENT_SIGN_IN: HostedAnswer = { status: 303, type: /.*/, location: '/hosted/agent' };
 const HOSTED: Record<string, HostedAnswer> = {
   'GET /hosted/payments/:id': { status: 200, type: PAGE, contains: fr['payment.eyebrow'] },
@@ -83,6 +84,14 @@ const HOSTED: Record<string, HostedAnswer> = {
   'GET /hosted/agent/collections/:id/qr.png': { status: 404, type: /.*/ },
   'POST /hosted/agent/collections/:id/validate-deposit': SIGN_IN_FIRST,
   'POST /hosted/agent/handover': SIGN_IN_FIRST,
+  // The back office console: its pages send to its sign-in, its forms want a session (its own page).
+  'POST /console/sign-in': { status: 303, type: /.*/, location: '/console/sign-in?error=expired' },
+  'POST /console/sign-out': CONSOLE_SIGN_IN_FIRST,
+  'POST /console/objects/:id/redeliver': CONSOLE_SIGN_IN_FIRST,
+  'POST /console/operations/replay': CONSOLE_SIGN_IN_FIRST,
+  'POST /console/operations/redeliver': CONSOLE_SIGN_IN_FIRST,
+  'GET /console/sign-in': { status: 200, type: PAGE, contains: fr['console.sign_in_title'] },
+  'GET /console/assets/console.css': { status: 200, type: /^text\/css; charset=utf-8$/, contains: '.sections' },
 };
 
 /**

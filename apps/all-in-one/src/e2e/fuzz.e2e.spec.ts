@@ -653,7 +653,7 @@ describe('HTTP fuzzing of every route', () => {
 
   // --- properties --------------------------------------------------------------------------------
 
-  const isHosted = (request: FuzzRequest) => /^\/hosted(\/|$)/.test(request.path.split('?')[0]!);
+  const isHosted = (request: FuzzRequest) => /^\/(hosted|console)(\/|$)/.test(request.path.split('?')[0]!);
 
   /** What is wrong with one answer, if anything. */
   const problemsOf = (request: FuzzRequest, answer: Answer): string[] => {

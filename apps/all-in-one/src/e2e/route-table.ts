@@ -70,5 +70,12 @@ export const openApiPath = (path: string): string => path.replace(/:([A-Za-z_]+)
 /** Who may call a route, by its place in the URL space. */
 export type RouteAudience = 'integrator' | 'admin' | 'hosted' | 'public';
 
+/** The back office console's pages (/console) are pages with a sign-in of their own, as the hosted pages are. */
 export const audienceOf = (route: Pick<GatewayRoute, 'path'>): RouteAudience =>
-  route.path.startsWith('/v1/') ? 'integrator' : route.path.startsWith('/admin/v1/') ? 'admin' : route.path.startsWith('/hosted/') ? 'hosted' : 'public';
+  route.path.startsWith('/v1/')
+    ? 'integrator'
+    : route.path.startsWith('/admin/v1/')
+      ? 'admin'
+      : route.path.startsWith('/hosted/') || route.path === '/console' || route.path.startsWith('/console/')
+        ? 'hosted'
+        : 'public';

@@ -128,6 +128,8 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     agents: [agent],
     // Ledger accounts (admin statements) are named by their owner's id.
     accounts: [integrator.merchant],
+    // The console's object pages open any id.
+    objects: [paid.id, refund, events[0]!.id],
   });
   const fields: Record<string, string> = {
     merchant_connection: integrator.merchant,

@@ -1,7 +1,7 @@
-import { expectedCashPaymentMovements, CASH_PAYMENT_EVENT_PREFIX, type CashPayment } from '@pay/cash-domain';
+import { expectedCashPaymentMovements, CASH_PAYMENT_EVENT_PREFIX, toCashPaymentResource, type CashPayment } from '@pay/cash-domain';
 import { notFound } from '@pay/contracts';
 import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
-import { statesAfter } from '@pay/platform';
+import { searchReferences, statesAfter } from '@pay/platform';
 import { cashPaymentAggregate } from './cash-payment-events';
 import { CASH_PAYMENT_SWEEPS, listCashPayments, projectCashPaymentEvents } from './cash-payment-projection';
 import { CashPaymentNumbers } from './cash-payment-store';
@@ -43,6 +43,18 @@ export function cashContext({ store, bus, clock, pool }: ContextInfrastructure, 
       'cash.list': async (m) => {
         await caughtUp(CASH_PAYMENT_VIEWS);
         return listCashPayments(pool, m);
+      },
+      // The back office's search, across integrators; a payment reference is typed with or without its spaces.
+      'cash.search-references': async ({ reference, limit }) => {
+        await caughtUp(CASH_PAYMENT_VIEWS);
+        const digits = reference.replace(/\s+/g, '');
+        const [byOrder, byPayment] = await Promise.all([
+          searchReferences<Exclude<CashPayment, { status: 'none' }>>(pool, 'cash_payment_views', ['order_reference'], reference, limit),
+          /^[0-9]+$/.test(digits) ? searchReferences<Exclude<CashPayment, { status: 'none' }>>(pool, 'cash_payment_views', ['payment_reference'], digits, limit) : [],
+        ]);
+        return {
+          items: [...byOrder, ...byPayment].slice(0, limit).map((r) => ({ integratorId: r.integratorId, field: r.field as 'order_reference' | 'payment_reference', resource: toCashPaymentResource(r.state) })),
+        };
       },
       'cash.expected-movements': async ({ afterSeq, limit }) => {
         await caughtUp(CASH_PAYMENT_VIEWS);

@@ -31,6 +31,7 @@ import { PaymentPageController } from './hosted/payment-page.controller';
 import { ApiKeysController } from './api/api-keys.controller';
 import { AdminAuditEventsController, AuditEventsController } from './api/audit-events.controller';
 import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
+import { CONSOLE_CONTROLLERS, consoleProviders } from './console/console.module';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
 
@@ -66,6 +67,7 @@ export class GatewayModule {
       OperationsController,
       PayoutsAdminController,
       AdminAuditEventsController,
+      ...CONSOLE_CONTROLLERS,
       ...(config.sandbox
         ? [TestHelpersController, CashPaymentsTestHelpersController, SupplierPaymentsTestHelpersController, CollectionsTestHelpersController]
         : []),
@@ -74,7 +76,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers,
-      providers: [...gatewayProviders(config), { provide: GATEWAY_CONTROLLERS, useValue: controllers }],
+      providers: [...gatewayProviders(config), ...consoleProviders, { provide: GATEWAY_CONTROLLERS, useValue: controllers }],
     };
   }
 }

@@ -1,7 +1,11 @@
+import { accountsFinanceAr } from './console/accounts-finance.ar';
+import { consoleAr } from './console/ar';
 import type { Catalogue } from './fr';
 
 /** Modern Standard Arabic, laid out right to left (the page is `dir="rtl"`). */
 export const ar: Catalogue = {
+  ...consoleAr,
+  ...accountsFinanceAr,
   'layout.languages': 'اختيار اللغة',
   'layout.footer': 'دفع آمن بواسطة {brand}. لن نطلب منك أبدًا رمزك السري أو كلمة مرورك عبر الهاتف أو الرسائل القصيرة أو البريد الإلكتروني.',
   'layout.next': 'ماذا بعد؟',

@@ -1,6 +1,10 @@
+import { accountsFinanceEn } from './console/accounts-finance.en';
+import { consoleEn } from './console/en';
 import type { Catalogue } from './fr';
 
 export const en: Catalogue = {
+  ...consoleEn,
+  ...accountsFinanceEn,
   'layout.languages': 'Language',
   'layout.footer': 'Secure payment by {brand}. We will never ask for your PIN or password by phone, text message or email.',
   'layout.next': 'What happens next',

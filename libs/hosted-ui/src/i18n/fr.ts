@@ -1,9 +1,14 @@
+import { accountsFinanceFr } from './console/accounts-finance.fr';
+import { consoleFr } from './console/fr';
+
 /**
  * The French catalogue, the reference: the other languages are typed from its keys, so a key missing
  * (or extra) there is a type error. `{name}` is a placeholder filled by `translate`; the text is
  * escaped when the page is rendered, so a message never carries HTML.
  */
 export const fr = {
+  ...consoleFr,
+  ...accountsFinanceFr,
   // Every page
   'layout.languages': 'Choix de la langue',
   'layout.footer': 'Paiement sécurisé par {brand}. Nous ne vous demanderons jamais votre code PIN ni votre mot de passe par téléphone, SMS ou e-mail.',

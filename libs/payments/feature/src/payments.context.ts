@@ -1,8 +1,9 @@
 import type { Pool } from 'pg';
 import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
 import { hasPrefix } from '@pay/kernel';
-import { statesAfter } from '@pay/platform';
-import { expectedPaymentMovements, expectedRefundMovements, type Payment, type Refund } from '@pay/payments-domain';
+import { searchReferences, statesAfter } from '@pay/platform';
+import { notFound } from '@pay/contracts';
+import { expectedPaymentMovements, expectedRefundMovements, toPaymentResource, type Payment, type Refund } from '@pay/payments-domain';
 import { paymentAggregate } from './payment-events';
 import { listPayments, PAYMENT_EVENT_PREFIX, PAYMENT_SWEEPS, projectPaymentEvents } from './payment-projection';
 import { PaymentsService, type PaymentsConfig } from './payments.service';
@@ -32,11 +33,13 @@ const PAYOUT_BATCH_VIEWS = 'payments.payout-batch-views';
 export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructure, config: PaymentsConfig): ContextDeclaration {
   const payments = new AggregateRepository(store, paymentAggregate, recordWith(bus));
   const service = new PaymentsService(payments, bus, clock, config);
-  const refunds = new RefundsService(payments, new AggregateRepository(store, refundAggregate, recordWith(bus)), bus, clock, config.ledgerTimeoutMs);
+  const refundStreams = new AggregateRepository(store, refundAggregate, recordWith(bus));
+  const refunds = new RefundsService(payments, refundStreams, bus, clock, config.ledgerTimeoutMs);
   // The payout views' catch-up is the runtime's, known once it has started the subscriptions.
   let catchUpPayouts: () => Promise<void> = () => Promise.reject(new Error('the payout views are not started yet'));
+  const payoutStreams = new AggregateRepository(store, payoutAggregate, recordWith(bus));
   const payouts = new PayoutsService(
-    new AggregateRepository(store, payoutAggregate, recordWith(bus)),
+    payoutStreams,
     new AggregateRepository(store, payoutBatchAggregate, recordWith(bus)),
     bus,
     pool,
@@ -83,6 +86,17 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       'payments.list': async (m) => {
         await caughtUp(PAYMENT_VIEWS);
         return listPayments(pool, m);
+      },
+      // The back office's search, across integrators, and the integrator of a refund or payout found by its id.
+      'payments.search-references': async ({ reference, limit }) => {
+        await caughtUp(PAYMENT_VIEWS);
+        const rows = await searchReferences<Exclude<Payment, { status: 'none' }>>(pool, 'payment_views', ['order_reference'], reference, limit);
+        return { items: rows.map((r) => ({ integratorId: r.integratorId, field: 'order_reference' as const, resource: toPaymentResource(r.state) })) };
+      },
+      'payments.locate': async ({ id }) => {
+        if (hasPrefix(id, 'refund')) return { integratorId: (await refundStreams.loadVisible(id, null)).state.terms.integratorId };
+        if (hasPrefix(id, 'payout')) return { integratorId: (await payoutStreams.loadVisible(id, null)).state.terms.integratorId };
+        throw notFound('object', id);
       },
       'payments.refunds.create': (m) => refunds.create(m),
       'payments.refunds.retrieve': ({ integratorId, id }) => refunds.retrieve(integratorId, id),

@@ -1,7 +1,7 @@
 import { notFound } from '@pay/contracts';
 import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
-import { statesAfter } from '@pay/platform';
-import { expectedSupplierPaymentMovements, SUPPLIER_PAYMENT_EVENT_PREFIX, type SupplierPayment } from '@pay/supplier-payments-domain';
+import { searchReferences, statesAfter } from '@pay/platform';
+import { expectedSupplierPaymentMovements, SUPPLIER_PAYMENT_EVENT_PREFIX, toSupplierPaymentResource, type SupplierPayment } from '@pay/supplier-payments-domain';
 import { BeneficiariesStore, toAdminBeneficiaryResource } from './beneficiaries.store';
 import { supplierPaymentAggregate } from './supplier-payment-events';
 import { projectSupplierPaymentEvents, SUPPLIER_PAYMENT_SWEEPS, SupplierPaymentViews } from './supplier-payment-projection';
@@ -59,6 +59,12 @@ export function supplierPaymentsContext({ store, bus, clock, pool }: ContextInfr
       'supplier-payments.list': async (m) => {
         await caughtUp(SUPPLIER_PAYMENT_VIEWS);
         return views.list(m);
+      },
+      // The back office's search, across integrators.
+      'supplier-payments.search-references': async ({ reference, limit }) => {
+        await caughtUp(SUPPLIER_PAYMENT_VIEWS);
+        const rows = await searchReferences<Exclude<SupplierPayment, { status: 'none' }>>(pool, 'sp_supplier_payment_views', ['invoice_reference'], reference, limit);
+        return { items: rows.map((r) => ({ integratorId: r.integratorId, field: 'invoice_reference' as const, resource: toSupplierPaymentResource(r.state) })) };
       },
       'supplier-payments.expected-movements': async ({ afterSeq, limit }) => {
         await caughtUp(SUPPLIER_PAYMENT_VIEWS);

@@ -86,6 +86,12 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
       if (!event) throw notFound('event', id);
       return event;
     });
+    // The back office: whose an event found by its id alone is.
+    this.bus.handle('webhooks.events.locate', async ({ id }) => {
+      const integratorId = await store.integratorOfEvent(id);
+      if (!integratorId) throw notFound('event', id);
+      return { integratorId };
+    });
     this.bus.handle('webhooks.events.redeliver', async ({ integratorId, id }) => {
       const event = await store.findEvent(integratorId, id);
       if (!event) throw notFound('event', id);

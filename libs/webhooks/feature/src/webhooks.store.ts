@@ -367,6 +367,11 @@ export class WebhooksStore {
     return rows[0] && (JSON.parse(rows[0].body) as EventResource);
   }
 
+  async integratorOfEvent(id: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ integrator_id: string }>('SELECT integrator_id FROM wh_events WHERE id = $1', [id]);
+    return rows[0]?.integrator_id;
+  }
+
   /** Newest first, with the filters on type, object and creation time. */
   async listEvents(query: ListObjects<'type' | 'object_id'>): Promise<ListResource<EventResource>> {
     const { states, hasMore } = await listPage<string>(this.pool, {

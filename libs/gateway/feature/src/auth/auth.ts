@@ -154,6 +154,12 @@ export class AdminAuthenticator {
     throw unauthenticated('the admin API key or a finance key is required');
   }
 
+  /** The role a key signs in to the console with: the admin key, an active finance key, or neither. */
+  async roleOfKey(token: string): Promise<'admin' | 'finance' | undefined> {
+    if (isAdminKey(token, this.adminApiKey)) return 'admin';
+    return (await this.isFinanceKey(token)) ? 'finance' : undefined;
+  }
+
   private isFinanceKey(token: string): Promise<boolean> {
     return token.startsWith(FINANCE_KEY_PREFIX) ? this.directory.isActiveFinanceKey(token) : Promise.resolve(false);
   }

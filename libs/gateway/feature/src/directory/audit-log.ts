@@ -67,6 +67,8 @@ export interface AuditQuery {
   /** Undefined: every integrator's (the admin API). */
   integrator?: string;
   action?: string;
+  /** The changed object's id (the console's object pages). */
+  target?: string;
   createdGte?: string;
   createdLt?: string;
   limit: number;
@@ -183,6 +185,7 @@ export class AuditLog {
     };
     if (query.integrator !== undefined) add((p) => `integrator_id = ${p}`, query.integrator);
     if (query.action !== undefined) add((p) => `action = ${p}`, query.action);
+    if (query.target !== undefined) add((p) => `target_id = ${p}`, query.target);
     if (query.createdGte !== undefined) add((p) => `created_at >= ${p}`, query.createdGte);
     if (query.createdLt !== undefined) add((p) => `created_at < ${p}`, query.createdLt);
     if (query.startingAfter !== undefined) {

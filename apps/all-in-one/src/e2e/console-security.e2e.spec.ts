@@ -1,0 +1,129 @@
+import { Client as PgClient } from 'pg';
+import { CATALOGUES } from '@pay/hosted-ui';
+import { consolePost, consoleSession, postSignIn, signInForm } from './console-checks';
+import { startTestService, type TestService } from './harness';
+
+// A service on a busy machine: generous bounds.
+jest.setTimeout(300_000);
+
+const fr = CATALOGUES.fr;
+const page = (cookie: string | undefined, path: string, baseUrl: string) => fetch(`${baseUrl}${path}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
+
+describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
+  let service: TestService;
+  let financeKey: string;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Console security' } });
+    expect(finance.status).toBe(201);
+    financeKey = finance.body.api_key;
+  }, 180_000);
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  const gatewayDb = async <T>(use: (db: PgClient) => Promise<T>): Promise<T> => {
+    const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
+    await db.connect();
+    try {
+      return await use(db);
+    } finally {
+      await db.end();
+    }
+  };
+
+  it('the session cookie is HTTP-only, SameSite=Strict, under /console; only its hash is stored', async () => {
+    const response = await postSignIn(service.url, service.adminKey);
+    expect(response.status).toBe(303);
+    const cookie = response.headers.getSetCookie().find((c) => c.startsWith('pay_console='))!;
+    expect(cookie).toMatch(/; Path=\/console; /);
+    expect(cookie).toMatch(/; HttpOnly;/);
+    expect(cookie).toMatch(/SameSite=Strict$/);
+    const value = cookie.split(';')[0]!.split('=')[1]!;
+    const stored = await gatewayDb((db) => db.query('SELECT id_sha256, role FROM gw_console_sessions'));
+    expect(stored.rows.map((r) => r.id_sha256)).not.toContain(value);
+    expect(stored.rows.some((r) => r.role === 'admin')).toBe(true);
+  });
+
+  it('no cookie, a made-up one, another cookie of ours (a hosted page session) or a signed-out one: sent to the sign-in, forms refused', async () => {
+    const admin = await consoleSession(service.url, service.adminKey);
+    const fresh = await page(admin.cookie, '/console/search', service.url);
+    expect(fresh.status).toBe(200);
+    const signedOut = await consolePost(service.url, '/console/sign-out', admin.cookie, { csrf: admin.csrf });
+    expect(signedOut.status).toBe(303);
+    const value = admin.cookie.split('=')[1]!;
+    for (const cookie of [undefined, 'pay_console=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', `pay_session=${value}`, admin.cookie]) {
+      const get = await page(cookie, '/console/operations', service.url);
+      expect({ cookie, status: get.status, location: get.headers.get('location') }).toEqual({ cookie, status: 303, location: '/console/sign-in?next=%2Fconsole%2Foperations' });
+      const post = await consolePost(service.url, '/console/operations/redeliver', cookie ?? '', { csrf: admin.csrf });
+      expect({ cookie, status: post.status }).toEqual({ cookie, status: 403 });
+      expect(await post.text()).toContain(fr['console.sign_in_first']);
+    }
+  });
+
+  it('a session idle too long, or past its absolute end, is refused', async () => {
+    const idle = await consoleSession(service.url, service.adminKey);
+    const ended = await consoleSession(service.url, service.adminKey);
+    expect((await page(idle.cookie, '/console/search', service.url)).status).toBe(200);
+    await gatewayDb(async (db) => {
+      await db.query(`UPDATE gw_console_sessions SET last_seen_at = now() - interval '31 minutes' WHERE csrf_token = $1`, [idle.csrf]);
+      await db.query(`UPDATE gw_console_sessions SET expires_at = now() - interval '1 second' WHERE csrf_token = $1`, [ended.csrf]);
+    });
+    for (const session of [idle, ended]) expect((await page(session.cookie, '/console/search', service.url)).status).toBe(303);
+  });
+
+  it('finance sees no action, and a crafted POST with a valid finance session and its CSRF token is refused', async () => {
+    const finance = await consoleSession(service.url, financeKey);
+    const search = await (await page(finance.cookie, '/console/search', service.url)).text();
+    expect(search).toContain(fr['console.role.finance']);
+    expect(search).not.toContain('/console/operations"');
+    expect((await page(finance.cookie, '/console/operations', service.url)).status).toBe(403);
+    expect((await page(finance.cookie, '/console/operations/redeliver', service.url)).status).toBe(403);
+    const before = await service.admin('GET', '/admin/v1/operations/failed_deliveries');
+    for (const [path, fields] of [
+      ['/console/operations/redeliver', {}],
+      ['/console/operations/replay', {}],
+      ['/console/objects/pay_000000000000000000000000/redeliver', { event: 'evt_000000000000000000000000' }],
+    ] as const) {
+      const refused = await consolePost(service.url, path, finance.cookie, { csrf: finance.csrf, ...fields });
+      expect({ path, status: refused.status }).toEqual({ path, status: 403 });
+      expect(await refused.text()).toContain(fr['console.forbidden']);
+    }
+    expect((await service.admin('GET', '/admin/v1/operations/failed_deliveries')).body).toEqual(before.body);
+    // Finance may still sign out (a form with its token).
+    expect((await consolePost(service.url, '/console/sign-out', finance.cookie, { csrf: finance.csrf })).status).toBe(303);
+  });
+
+  it('CSRF: of 20 parallel posts without the session’s token none is done; the one with it is', async () => {
+    const admin = await consoleSession(service.url, service.adminKey);
+    const other = await consoleSession(service.url, service.adminKey);
+    const forged = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        consolePost(service.url, '/console/operations/redeliver', admin.cookie, i % 3 === 0 ? {} : i % 3 === 1 ? { csrf: 'forged' } : { csrf: other.csrf }),
+      ),
+    );
+    expect(forged.map((r) => r.status)).toEqual(Array(20).fill(403));
+    expect(await forged[1]!.text()).toContain(fr['page.form_expired']);
+    const done = await consolePost(service.url, '/console/operations/redeliver', admin.cookie, { csrf: admin.csrf });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toMatch(/^\/console\/operations\?done=redelivered&count=0/);
+    // The sign-in form wants its own double-submit token.
+    const form = await signInForm(service.url);
+    const noToken = await postSignIn(service.url, service.adminKey, { cookie: form.cookie, csrf: 'x'.repeat(43) });
+    expect(noToken.headers.get('location')).toBe('/console/sign-in?error=expired');
+  });
+
+  it('lockout: of 30 parallel wrong keys from one address at most 5 are checked, then even the right key is refused', async () => {
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => postSignIn(service.url, i % 2 ? `fk_wrong${i}` : `wrong-admin-key-${i}`)));
+    const codes = answers.map((r) => new URL(r.headers.get('location')!, service.url).searchParams.get('error'));
+    expect(codes.filter((c) => c === 'sign_in').length).toBeLessThanOrEqual(5);
+    expect(codes.filter((c) => c === 'locked').length).toBeGreaterThanOrEqual(25);
+    expect(codes.every((c) => c === 'sign_in' || c === 'locked')).toBe(true);
+    const right = await postSignIn(service.url, service.adminKey);
+    expect(right.headers.get('location')).toBe('/console/sign-in?error=locked');
+    expect(right.headers.getSetCookie().some((c) => c.startsWith('pay_console='))).toBe(false);
+    const shown = await (await fetch(`${service.url}/console/sign-in?error=locked`)).text();
+    expect(shown).toContain(fr['console.error.locked'].replace('{minutes}', '15'));
+  });
+});

@@ -1,0 +1,34 @@
+import type { Provider, Type } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { PG_POOL } from '@pay/platform';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
+import { ACCOUNTS_FINANCE_CONTROLLERS, ACCOUNTS_FINANCE_PROVIDERS } from './accounts-finance';
+import { ConsoleAssetsController } from './assets.controller';
+import { ConsolePages } from './console-pages';
+import { ConsoleErrorPages, ConsoleGuard } from './console-role';
+import { ConsoleSearch } from './console-search';
+import { ConsoleSessionStore } from './console-sessions';
+import { ConsoleSignInController } from './sign-in.controller';
+import { ConsoleSignInLimiter } from './console-sign-in-limiter';
+import { ConsoleSearchController } from './search.controller';
+import { ConsoleObjects } from './console-objects';
+import { ConsoleObjectsController } from './objects.controller';
+import { ConsoleOperationsController } from './operations.controller';
+
+/** The back office console's routes (/console), registered by the gateway; none of them is in the API description. */
+export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ConsoleObjectsController, ConsoleOperationsController, ...ACCOUNTS_FINANCE_CONTROLLERS];
+
+export const consoleProviders: Provider[] = [
+  {
+    provide: ConsoleSessionStore,
+    useFactory: (pool: Pool, config: GatewayConfig) => new ConsoleSessionStore(pool, !config.sandbox),
+    inject: [PG_POOL, GATEWAY_CONFIG],
+  },
+  { provide: ConsoleSignInLimiter, useFactory: (pool: Pool) => new ConsoleSignInLimiter(pool), inject: [PG_POOL] },
+  ConsolePages,
+  ConsoleGuard,
+  ConsoleErrorPages,
+  ConsoleSearch,
+  ConsoleObjects,
+  ...ACCOUNTS_FINANCE_PROVIDERS,
+];
