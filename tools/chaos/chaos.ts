@@ -25,6 +25,8 @@ const KINDS: OperationKind[] = ['payment', 'payment', 'cash_payment', 'supplier_
 const REFUNDED_SHARE = 0.5;
 /** Share of distributed rounds whose fault is a broker outage rather than a killed app. */
 const BROKER_OUTAGE_SHARE = 0.3;
+/** Of each process's output, the warning and error lines shown after a violated round. */
+const TROUBLE_LINES_SHOWN = 15;
 
 /** A small seeded generator (mulberry32): the same seed makes the same choices. */
 const seededRandom = (seed: number) => () => {
@@ -105,8 +107,24 @@ async function runTopology(target: Target, rounds: number, random: () => number,
       `${target.name} round ${round}/${rounds} (${seconds} s): ${fault}; ${operations.length} operations, ${operations.filter((o) => o.disturbed).length} disturbed; ` +
         (broken.length === 0 ? 'every invariant held' : `VIOLATED:\n${broken.map((c) => `  ${c.name}:\n    ${c.violations.join('\n    ')}`).join('\n')}`),
     );
+    if (broken.length > 0) print(troubleLines(target));
   }
   return totals;
+}
+
+/** What each process logged at warn or error level lately: a violation's first clue (the processes' output is not echoed). */
+function troubleLines(target: Target): string {
+  return target.processes
+    .map((app) => {
+      const lines = app
+        .output()
+        .split('\n')
+        .filter((line) => /\b(WARN|ERROR|warn|error)\b/.test(line))
+        .slice(-TROUBLE_LINES_SHOWN);
+      return lines.length === 0 ? '' : `  ${app.name}, its last warnings and errors:\n    ${lines.map((line) => line.slice(0, 400)).join('\n    ')}`;
+    })
+    .filter(Boolean)
+    .join('\n');
 }
 
 function tally(totals: Totals, checks: Check[]): void {
