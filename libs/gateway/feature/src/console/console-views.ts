@@ -3,7 +3,17 @@ import type { MessageKey, MessageParams } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
 import type { ConsoleRoleName } from './console-sessions';
 import type { AccountsFinanceViews } from './accounts-finance';
-import type { Fact } from './object-view';
+
+/** One field of an object as its page lists it: the API's name, and how its value reads. */
+export interface Fact {
+  name: string;
+  kind: 'money' | 'time' | 'link' | 'text';
+  text: string;
+  amount: number;
+  href: string | null;
+  /** A connection's name beside its id. */
+  note: string | null;
+}
 
 export type ConsoleSection = 'search' | 'accounts' | 'finance' | 'operations';
 

@@ -1,18 +1,10 @@
 import type { Currency } from '@pay/kernel';
 import type { ConsoleObject } from './console-objects';
 import { accountPath, kindOfId, objectPath } from './console-paths';
-import type { ConsoleViews } from './console-views';
+import type { ConsoleViews, Fact } from './console-views';
 
-/** One field of an object as its page lists it: the API's name, and how its value reads. */
-export interface Fact {
-  name: string;
-  kind: 'money' | 'time' | 'link' | 'text';
-  text: string;
-  amount: number;
-  href: string | null;
-  /** A connection's name beside its id. */
-  note: string | null;
-}
+export type { Fact };
+
 
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const MONEY_FIELD = /(^|_)(amount|fee|balance|total)(_|$)|_amount$|^amount_/;
