@@ -107,6 +107,10 @@ export interface PaymentsTopics {
   /** The batch's pain.001.001.09 file. */
   'payments.payout-batches.file': { request: { batchId: string }; reply: { xml: string } };
   'payments.bank-statements.import': { request: ImportBankStatement; reply: BankStatementImportResource };
+  /** The newest closed batches first (the console's list; the admin API has none). */
+  'payments.payout-batches.list': { request: { limit: number }; reply: PayoutBatchResource[] };
+  /** The newest statement imports first, each with when it was imported. */
+  'payments.bank-statements.list': { request: { limit: number }; reply: (BankStatementImportResource & { created_at: string })[] };
 }
 
 /** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
@@ -133,6 +137,8 @@ export const PAYMENTS_MESSAGE_KEYS = {
   'payments.payout-batches.file': 'batchId',
   /** By statement: a repeated import waits for the first. */
   'payments.bank-statements.import': 'statementId',
+  'payments.payout-batches.list': null,
+  'payments.bank-statements.list': null,
 } as const satisfies MessageKeys<PaymentsTopics>;
 
 export const PAYMENTS_TOPICS = topicsOf(PAYMENTS_MESSAGE_KEYS);

@@ -2,12 +2,12 @@ import { formatMoney, localeOf, ZONE_OF_CURRENCY, type Language, type TimeZone }
 import type { Currency } from '@pay/kernel';
 
 /**
- * The console's charts as SVG drawn on the server: a balance over a period (a step line: a balance
+ * The console's charts, SVG drawn on the server: a balance over a period (a step line: a balance
  * holds until the next movement) and amounts by month (bars). Pure: no I/O, no clock; the page embeds
  * the markup as it is. Times are ticked at the local midnights or month starts of the currency's zone,
  * amounts are formatted as the pages format money. Right to left, time runs from right to left and the
- * amount axis stands on the right. Every text is escaped here; a point's or a bar's `<title>` is its
- * tooltip (no script needed).
+ * amount axis stands on the right. The functions place everything; the templates draw the SVG, every
+ * text escaped there; a point's or a bar's `<title>` is its tooltip (no script needed).
  */
 
 export const CHART_WIDTH = 720;
@@ -53,9 +53,6 @@ export interface BarChartInput extends ChartText {
   language: Language;
   rtl: boolean;
 }
-
-export const escapeXml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** `1, 2, 5 × 10^k` steps covering [min, max] in about `count` ticks; integers (minor units). */
 export function amountTicks(min: number, max: number, count = AMOUNT_TICKS): number[] {
@@ -176,24 +173,41 @@ const frame = (rtl: boolean) => {
   return { left, right, top: MARGIN.top, bottom: CHART_HEIGHT - MARGIN.bottom, axisX: rtl ? right + 8 : left - 8, anchor: rtl ? 'start' : 'end' };
 };
 
-const open = (text: ChartText, kind: string): string =>
-  `<svg xmlns="http://www.w3.org/2000/svg" class="chart ${kind}" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-labelledby="${escapeXml(text.id)}-title ${escapeXml(text.id)}-desc" direction="ltr">` +
-  `<title id="${escapeXml(text.id)}-title">${escapeXml(text.title)}</title><desc id="${escapeXml(text.id)}-desc">${escapeXml(text.description)}</desc>`;
+/** What a chart's template draws (views/console/console-account.eta, console-finance-fees.eta): every number placed, every text ready to be escaped. */
+export interface ChartFrame {
+  id: string;
+  title: string;
+  description: string;
+  width: number;
+  height: number;
+  /** Horizontal lines at each amount tick, with their labels on the axis' side. */
+  grid: { y: string; zero: boolean; label: string; labelX: number; anchor: 'start' | 'end' }[];
+  plot: { left: number; right: number; bottom: number };
+}
 
-/** Horizontal grid lines and the amount axis' labels. */
-const amountAxis = (ticks: number[], y: (v: number) => number, box: ReturnType<typeof frame>, currency: Currency, language: Language): string =>
-  ticks
-    .map((value) => {
-      const at = round(y(value));
-      return (
-        `<line class="${value === 0 ? 'zero' : 'grid'}" x1="${box.left}" x2="${box.right}" y1="${at}" y2="${at}"/>` +
-        `<text class="axis" x="${box.axisX}" y="${at}" text-anchor="${box.anchor}" dominant-baseline="middle">${escapeXml(formatMoney(value, currency, language))}</text>`
-      );
-    })
-    .join('');
+export interface LineChartModel extends ChartFrame {
+  timeTicks: { x: string; label: string }[];
+  /** The step line's `d`: numbers and commands only. */
+  path: string;
+  markers: { cx: string; cy: string; tooltip: string }[];
+}
+
+export interface BarChartModel extends ChartFrame {
+  bars: { x: string; y: string; width: string; height: string; tooltip: string; label: string | null; labelX: string }[];
+}
+
+const frameOf = (text: ChartText, ticks: number[], y: (v: number) => number, box: ReturnType<typeof frame>, currency: Currency, language: Language): ChartFrame => ({
+  id: text.id,
+  title: text.title,
+  description: text.description,
+  width: CHART_WIDTH,
+  height: CHART_HEIGHT,
+  grid: ticks.map((value) => ({ y: round(y(value)), zero: value === 0, label: formatMoney(value, currency, language), labelX: box.axisX, anchor: box.anchor as 'start' | 'end' })),
+  plot: { left: box.left, right: box.right, bottom: box.bottom },
+});
 
 /** The balance of one account from `from` to `to`, as a step line. */
-export function balanceChart(input: BalanceChartInput): string {
+export function balanceChart(input: BalanceChartInput): LineChartModel {
   const box = frame(input.rtl);
   const [fromMs, toMs] = [Date.parse(input.from), Date.parse(input.to)];
   const points = input.points.map((p) => ({ ms: Math.min(Math.max(Date.parse(p.at), fromMs), toMs), balance: p.balance }));
@@ -209,31 +223,19 @@ export function balanceChart(input: BalanceChartInput): string {
   let path = `M${round(x(fromMs))} ${round(y(input.opening))}`;
   for (const p of points) path += ` H${round(x(p.ms))} V${round(y(p.balance))}`;
   path += ` H${round(x(toMs))}`;
-
-  const timeAxis = timeTicks(fromMs, toMs, ZONE_OF_CURRENCY[input.currency])
-    .map((tick) => {
-      const at = round(x(tick.ms));
-      return `<line class="tick" x1="${at}" x2="${at}" y1="${box.bottom}" y2="${box.bottom + 6}"/><text class="axis" x="${at}" y="${box.bottom + 22}" text-anchor="middle">${escapeXml(tickLabel(tick, input.currency, input.language))}</text>`;
-    })
-    .join('');
-  const markers = points.length <= CHART_MARKERS_MAX
-    ? points
-        .map((p) => `<circle class="point" cx="${round(x(p.ms))}" cy="${round(y(p.balance))}" r="4"><title>${escapeXml(`${instantLabel(p.ms, input.currency, input.language)}: ${formatMoney(p.balance, input.currency, input.language)}`)}</title></circle>`)
-        .join('')
-    : '';
-  return (
-    open(input, 'balance-chart') +
-    amountAxis(ticks, y, box, input.currency, input.language) +
-    `<line class="axis-line" x1="${box.left}" x2="${box.right}" y1="${box.bottom}" y2="${box.bottom}"/>` +
-    timeAxis +
-    `<path class="line" d="${path}" fill="none"/>` +
-    markers +
-    '</svg>'
-  );
+  return {
+    ...frameOf(input, ticks, y, box, input.currency, input.language),
+    timeTicks: timeTicks(fromMs, toMs, ZONE_OF_CURRENCY[input.currency]).map((tick) => ({ x: round(x(tick.ms)), label: tickLabel(tick, input.currency, input.language) })),
+    path,
+    markers:
+      points.length <= CHART_MARKERS_MAX
+        ? points.map((p) => ({ cx: round(x(p.ms)), cy: round(y(p.balance)), tooltip: `${instantLabel(p.ms, input.currency, input.language)}: ${formatMoney(p.balance, input.currency, input.language)}` }))
+        : [],
+  };
 }
 
 /** Amounts side by side (fee revenue by month), in the order given; right to left, the first on the right. */
-export function barChart(input: BarChartInput): string {
+export function barChart(input: BarChartInput): BarChartModel {
   const box = frame(input.rtl);
   const ticks = amountTicks(Math.min(0, ...input.bars.map((b) => b.amount)), Math.max(0, ...input.bars.map((b) => b.amount)));
   const [low, high] = [ticks[0]!, ticks[ticks.length - 1]!];
@@ -242,23 +244,20 @@ export function barChart(input: BarChartInput): string {
   const width = Math.max(2, slot * 0.6);
   // Labels thinned out so that they never overlap (about 70 units each).
   const every = Math.max(1, Math.ceil(70 / Math.max(slot, 1)));
-  const bars = input.bars
-    .map((bar, i) => {
+  return {
+    ...frameOf(input, ticks, y, box, input.currency, input.language),
+    bars: input.bars.map((bar, i) => {
       const centre = input.rtl ? box.right - slot * (i + 0.5) : box.left + slot * (i + 0.5);
       const [top, bottom] = [y(Math.max(bar.amount, 0)), y(Math.min(bar.amount, 0))];
-      const label = i % every === 0 ? `<text class="axis" x="${round(centre)}" y="${box.bottom + 22}" text-anchor="middle">${escapeXml(bar.label)}</text>` : '';
-      return (
-        `<rect class="bar" x="${round(centre - width / 2)}" y="${round(top)}" width="${round(width)}" height="${round(Math.max(bottom - top, 0))}">` +
-        `<title>${escapeXml(`${bar.label}: ${formatMoney(bar.amount, input.currency, input.language)}`)}</title></rect>` +
-        label
-      );
-    })
-    .join('');
-  return (
-    open(input, 'bar-chart') +
-    amountAxis(ticks, y, box, input.currency, input.language) +
-    `<line class="axis-line" x1="${box.left}" x2="${box.right}" y1="${box.bottom}" y2="${box.bottom}"/>` +
-    bars +
-    '</svg>'
-  );
+      return {
+        x: round(centre - width / 2),
+        y: round(top),
+        width: round(width),
+        height: round(Math.max(bottom - top, 0)),
+        tooltip: `${bar.label}: ${formatMoney(bar.amount, input.currency, input.language)}`,
+        label: i % every === 0 ? bar.label : null,
+        labelX: round(centre),
+      };
+    }),
+  };
 }
