@@ -21,9 +21,9 @@ const PAGES = (merchant: string) => ({
   payouts: '/console/finance/payouts',
 });
 
-/** A statement id a hostile bank file could carry: escaped in the XML, `<script>…` once parsed. */
-const HOSTILE_ID = '<script>alert(1)</script>';
-const HOSTILE_XML_ID = '&lt;script&gt;alert(1)&lt;/script&gt;';
+/** A statement id a hostile bank file could carry: in CDATA in the XML, `<script>…` once parsed. */
+const HOSTILE_ID = '<script>x</script>';
+const HOSTILE_XML_ID = `<![CDATA[${HOSTILE_ID}]]>`;
 
 describe('console: Accounts and Finance', () => {
   let service: TestService;

@@ -1,4 +1,4 @@
-import { formatMoney, localeOf, ZONE_OF_CURRENCY, type Language, type TimeZone } from '@pay/hosted-ui';
+import { formatSignedMoney as formatMoney, localeOf, ZONE_OF_CURRENCY, type Language, type TimeZone } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
 
 /**

@@ -1,4 +1,4 @@
-import { formatMoney } from '@pay/hosted-ui';
+import { formatMoney, formatSignedMoney } from '@pay/hosted-ui';
 import { amountTicks, balanceChart, barChart, CHART_WIDTH, localInstant, tickLabel, timeTicks, zoneOffsetMs } from './charts';
 
 
@@ -89,6 +89,13 @@ describe('balanceChart', () => {
     expect(ltr.grid[0]).toMatchObject({ anchor: 'end', labelX: 104 });
     expect(rtl.grid.map((g) => g.label)).toContain(formatMoney(500_000, 'DZD', 'ar'));
     expect(Number(rtl.timeTicks[0]!.x)).toBeGreaterThan(Number(rtl.timeTicks[1]!.x));
+  });
+
+  it('a balance below zero: the axis goes below zero, amounts signed', () => {
+    const chart = balanceChart({ ...input, opening: -150_000, points: [{ at: '2026-11-03T10:00:00Z', balance: -400_000 }] });
+    expect(chart.grid[0]!.label).toBe(formatSignedMoney(-400_000, 'DZD', 'fr'));
+    expect(chart.grid[0]!.label).toMatch(/^-/);
+    expect(chart.grid.find((g) => g.zero)).toBeDefined();
   });
 
   it('a flat balance still has an axis; past the bound, no markers', () => {
