@@ -15,6 +15,7 @@ import { authorizeScenario, createMaxScenario, createPendingPayments, createScen
 import { spawnService } from './service';
 import { PAYMENT_AMOUNT, setUp } from './setup';
 import { storedPhase, storedSummary, type StoredOptions, type StoredSize } from './stored';
+import { consolePhase, type ConsoleOptions, type ConsoleSize } from './console';
 import { webhookBatch, type WebhookBatchResult } from './webhooks';
 
 /**
@@ -23,7 +24,7 @@ import { webhookBatch, type WebhookBatchResult } from './webhooks';
  * `--only distributed`; `--stored N` adds the stored phase to a full run (`--only stored` seeds
  * 1,000,000 unless given `--stored N`).
  */
-const PHASES = ['create', 'authorize', 'webhooks', 'create-max', 'baseline', 'distributed', 'stored', 'observability'] as const;
+const PHASES = ['create', 'authorize', 'webhooks', 'create-max', 'baseline', 'distributed', 'stored', 'console', 'observability'] as const;
 type Phase = (typeof PHASES)[number];
 const FULL_RUN = !process.argv.includes('--only') && !process.argv.includes('--distributed');
 const STORED_SIZE = storedSize();
@@ -82,6 +83,13 @@ const CONFIG = {
     pendingConcurrency: 32,
     checkpoints: process.env['BENCH_STORED_CHECKPOINTS'] === 'all' ? 'all' : 'handled',
   } satisfies StoredOptions,
+  /** The console phase (`--only console`): the reference size and --stored N (default 1,000,000). */
+  console: {
+    sizes: [...new Set([envInt('BENCH_STORED_SMALL', 10_000), STORED_SIZE ?? 1_000_000])].sort((a, b) => a - b),
+    requests: envInt('BENCH_CONSOLE_REQUESTS', 500),
+    concurrency: envInt('BENCH_CONSOLE_CONCURRENCY', 4),
+    stored: { sizes: [], customers: 50, rate: 1, durationS: 1, warmUpS: 1, instances: 1, authorizeCount: 1, connections: 1, pendingConcurrency: 1, checkpoints: 'handled' },
+  } satisfies ConsoleOptions,
   /** The observability phase: two services (off, on) loaded in turns, `rounds` batches each. */
   observability: {
     rounds: envInt('BENCH_OBSERVABILITY_ROUNDS', 4),
@@ -141,6 +149,7 @@ interface Results {
   /** The same, with CONFIG.distributed.scaledOut instances. */
   distributedScaledOut?: DistributedResult;
   stored?: { rows: Row[]; sizes: StoredSize[] };
+  console?: { rows: Row[]; sizes: ConsoleSize[] };
   observability?: ObservabilityResult;
 }
 
@@ -184,6 +193,10 @@ async function main(): Promise<void> {
     log(`stored: ${CONFIG.stored.sizes.map((n) => n.toLocaleString('en')).join(' and ')} payments seeded, each on its own database (checkpoints: ${CONFIG.stored.checkpoints})`);
     results.stored = await storedPhase(root, CONFIG.stored, cleanups, log);
   }
+  if (ran('console')) {
+    log(`console: ${CONFIG.console.sizes.map((n) => n.toLocaleString('en')).join(' and ')} payments seeded, each on its own database; ${CONFIG.console.requests} requests a figure, ${CONFIG.console.concurrency} at a time`);
+    results.console = await consolePhase(root, CONFIG.console, cleanups, log);
+  }
   // Last: two more services, with the machine to themselves too.
   if (ran('observability')) {
     const { rounds, batch } = CONFIG.observability;
@@ -193,7 +206,8 @@ async function main(): Promise<void> {
 
   process.stdout.write(
     `\nPayments service benchmark, the performance targets (${[...SELECTED].join(', ')})\n\n${table(summaryRows(results))}\n` +
-      `\nEvery figure (${describeRun()})\n\n${table(detailRows(results))}\n`,
+      `\nEvery figure (${describeRun()})\n\n${table(detailRows(results))}\n` +
+      (results.console ? `\nThe console with payments stored (p99 of each page beside its API baseline)\n\n${table(results.console.rows)}\n` : ''),
   );
 }
 
@@ -531,7 +545,8 @@ function databaseNamed(url: string, name: string): string {
 
 function selectPhases(): Set<Phase> {
   const at = process.argv.indexOf('--only');
-  if (at === -1 && !process.argv.includes('--distributed')) return new Set(PHASES.filter((phase) => phase !== 'stored' || STORED_SIZE !== undefined));
+  // The stored and console phases seed a million payments each: only when asked for.
+  if (at === -1 && !process.argv.includes('--distributed')) return new Set(PHASES.filter((phase) => (phase !== 'stored' || STORED_SIZE !== undefined) && phase !== 'console'));
   const listed = at === -1 ? [] : (process.argv[at + 1] ?? '').split(',');
   if (process.argv.includes('--distributed')) listed.push('distributed');
   for (const phase of listed) if (!PHASES.includes(phase as Phase)) throw new Error(`--only takes phases among ${PHASES.join(', ')} (comma-separated), not '${phase}'`);

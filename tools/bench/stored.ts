@@ -73,7 +73,7 @@ interface SeedFacts {
 }
 
 /** One size's database, seeded, with the fixture the measurements use. */
-interface Seeded {
+export interface Seeded {
   facts: SeedFacts;
   databaseUrl: string;
   dataDir: string;
@@ -164,7 +164,7 @@ function growth(sizes: StoredSize[]): Grown[] {
     .sort((a, b) => b.large.meanMs * b.large.calls - a.large.meanMs * a.large.calls);
 }
 
-async function seedSize(databaseUrl: string, dataDir: string, size: number, rounds: number, options: StoredOptions, log: (line: string) => void): Promise<Seeded> {
+export async function seedSize(databaseUrl: string, dataDir: string, size: number, rounds: number, options: StoredOptions, log: (line: string) => void): Promise<Seeded> {
   await ensureDatabase(databaseUrl);
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();

@@ -109,6 +109,10 @@ export interface PaymentsTopics {
   'payments.bank-statements.import': { request: ImportBankStatement; reply: BankStatementImportResource };
   /** Whether a payout batch or a bank statement import of this id was made (the gateway's audit trail reads a change back after a crash). */
   'payments.created-objects.exists': { request: { object: 'payout_batch' | 'bank_statement_import'; id: string }; reply: { exists: boolean } };
+  /** The newest closed batches first (the console's list; the admin API has none). */
+  'payments.payout-batches.list': { request: { limit: number }; reply: PayoutBatchResource[] };
+  /** The newest statement imports first, each with when it was imported. */
+  'payments.bank-statements.list': { request: { limit: number }; reply: (BankStatementImportResource & { created_at: string })[] };
 }
 
 /** Each topic's message key (common.ts, MessageKeyOf); null: about no entity, a random key. */
@@ -136,6 +140,8 @@ export const PAYMENTS_MESSAGE_KEYS = {
   /** By statement: a repeated import waits for the first. */
   'payments.bank-statements.import': 'statementId',
   'payments.created-objects.exists': 'id',
+  'payments.payout-batches.list': null,
+  'payments.bank-statements.list': null,
 } as const satisfies MessageKeys<PaymentsTopics>;
 
 export const PAYMENTS_TOPICS = topicsOf(PAYMENTS_MESSAGE_KEYS);

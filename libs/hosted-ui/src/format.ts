@@ -31,6 +31,17 @@ export const formatMoney = (amountMinor: number, currency: Currency, language: L
   return (format.format as unknown as ExactFormat)(decimalAmount(amountMinor, currency));
 };
 
+/** Like formatMoney, a negative amount too (a ledger account's balance may be below zero): `-12 500,00 DA`. */
+export const formatSignedMoney = (amountMinor: number, currency: Currency, language: Language): string => {
+  if (amountMinor >= 0) return formatMoney(amountMinor, currency, language);
+  const locale = localeOf(language, currency);
+  const format = cached(numberFormats, `${locale} ${currency}`, () => {
+    const scale = CURRENCY_SCALE[currency];
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: scale, maximumFractionDigits: scale });
+  });
+  return (format.format as unknown as ExactFormat)(`-${decimalAmount(-amountMinor, currency)}`);
+};
+
 /** `UTC+1`, `UTC` for an instant in a zone (Morocco's offset changes during Ramadan: it is computed, not stored). */
 const offsetOf = (date: Date, zone: TimeZone): string => {
   const format = cached(dateFormats, `offset ${zone}`, () => new Intl.DateTimeFormat('en-u-nu-latn', { timeZone: zone, timeZoneName: 'shortOffset' }));

@@ -181,6 +181,13 @@ export const CONSOLE_SIGN_IN_LOCK_MS = 15 * MINUTE_MS;
 export const CONSOLE_SEARCH_LENGTH_MAX = 200;
 /** Rows a console list shows at once (search results, deliveries, entries). */
 export const CONSOLE_LIST_MAX = 50;
+/** A balance chart over a period with more movements than a statement page: the balance read at this many instants. */
+export const CONSOLE_CHART_SAMPLES = 60;
+/** Lines of a statement's CSV download from the console (every page of the period, up to this). */
+export const CONSOLE_STATEMENT_CSV_LINES_MAX = 100_000;
+/** Months of fee revenue the console's chart shows, and the most a period may span. */
+export const CONSOLE_FEE_MONTHS_DEFAULT = 12;
+export const CONSOLE_FEE_MONTHS_MAX = 36;
 /** A sign-in form's login and password are cut to this before they are looked up. */
 export const SIGN_IN_FIELD_LENGTH_MAX = PASSWORD_LENGTH_MAX;
 /** Customers with one phone whose PIN a sign-in tries. */

@@ -20,6 +20,8 @@ import {
   projectPayoutBatchEvents,
   projectPayoutEvents,
   stalledPayoutWork,
+  listPayoutBatches,
+  listStatementImports,
 } from './payout-projection';
 import { PayoutsService } from './payouts.service';
 
@@ -119,6 +121,11 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       'payments.payout-batches.file': ({ batchId }) => payouts.batchFile(batchId),
       'payments.bank-statements.import': (m) => payouts.importStatement(m),
       'payments.created-objects.exists': (m) => payouts.createdObjectExists(m),
+      'payments.payout-batches.list': async ({ limit }) => {
+        await caughtUp(PAYOUT_BATCH_VIEWS);
+        return listPayoutBatches(pool, limit);
+      },
+      'payments.bank-statements.list': ({ limit }) => listStatementImports(pool, limit),
       // Reconciliation: what each payment's, refund's and payout's history says moved.
       'payments.expected-movements': async ({ afterSeq, limit }) => {
         await caughtUp(PAYMENT_VIEWS);

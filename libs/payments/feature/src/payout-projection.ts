@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { BankAccountResource, ListObjects, ListResource, PayoutResource } from '@pay/contracts';
+import type { BankAccountResource, BankStatementImportResource, ListObjects, ListResource, PayoutBatchResource, PayoutResource } from '@pay/contracts';
 import { projectForward } from '@pay/event-store';
 import type { Currency } from '@pay/kernel';
 import { columns, jsonElement, jsonbElements, listPage, statesAfter } from '@pay/platform';
@@ -10,6 +10,7 @@ import {
   payoutDecider,
   publicStatusOf,
   toBankAccountResource,
+  toPayoutBatchResource,
   toPayoutResource,
   type BankAccount,
   type ExistingPayout,
@@ -201,4 +202,24 @@ export async function listBankAccounts(pool: Pool, query: ListObjects<'connectio
     equals: { connection: query.filters.connection },
   });
   return { object: 'list', data: states.map((row) => toBankAccountResource(toBankAccount({ ...row, created_at: new Date(row.created_at) }))), has_more: hasMore };
+}
+
+/** Closed batches, the newest first (an open one is still taking its payouts). */
+export async function listPayoutBatches(pool: Pool, limit: number): Promise<PayoutBatchResource[]> {
+  const { rows } = await pool.query<{ state: Extract<PayoutBatch, { status: 'closed' }> }>({
+    name: 'payout-batch-views-list',
+    text: "SELECT state FROM payout_batch_views WHERE status = 'closed' ORDER BY seq DESC LIMIT $1",
+    values: [limit],
+  });
+  return rows.map((r) => toPayoutBatchResource(r.state));
+}
+
+/** Statement imports that finished, the newest first, with when each was imported. */
+export async function listStatementImports(pool: Pool, limit: number): Promise<(BankStatementImportResource & { created_at: string })[]> {
+  const { rows } = await pool.query<{ result: BankStatementImportResource; created_at: Date }>({
+    name: 'bank-statement-imports-list',
+    text: 'SELECT result, created_at FROM bank_statement_imports WHERE result IS NOT NULL ORDER BY created_at DESC, statement_id LIMIT $1',
+    values: [limit],
+  });
+  return rows.map((r) => ({ ...r.result, created_at: r.created_at.toISOString() }));
 }

@@ -18,8 +18,8 @@ const BALANCE_ACCOUNT = new RegExp(
 );
 const CASH_POINT_ID = new RegExp(`^cp_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}$`);
 /** Any ledger account id: an owner's id, `cp_…:<CUR>` or `platform:<kind>:<CUR>`. */
-const ACCOUNT_ID = new RegExp(`^[A-Za-z0-9_:]{1,${LEDGER_ACCOUNT_ID_LENGTH_MAX}}$`);
-const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit', 'platform_payouts_in_transit', 'platform_paid_out'] as const;
+export const ACCOUNT_ID = new RegExp(`^[A-Za-z0-9_:]{1,${LEDGER_ACCOUNT_ID_LENGTH_MAX}}$`);
+export const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit', 'platform_payouts_in_transit', 'platform_paid_out'] as const;
 
 /**
  * Finance's read-only access to the ledger (admin key or a finance key): balances and the trial

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { chooseLanguage, formatDateTime, formatMoney, isLanguage, LANGUAGE_NAMES, LANGUAGES, pageContext, translator, Views, type Language, type MessageKey, type MessageParams } from '@pay/hosted-ui';
+import { chooseLanguage, formatDateTime, formatSignedMoney, isLanguage, LANGUAGE_NAMES, LANGUAGES, pageContext, translator, Views, type Language, type MessageKey, type MessageParams } from '@pay/hosted-ui';
 import { LANGUAGE_COOKIE_TTL_MS, type Currency } from '@pay/kernel';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
 import { sendPage } from '../hosted/views/headers';
@@ -80,7 +80,7 @@ export class ConsolePages {
       admin: session?.role === 'admin',
       nav: session ? NAV.filter((entry) => entry.roles.includes(session.role)).map(({ roles: _roles, ...entry }) => ({ ...entry, current: entry.section === section })) : [],
       stylesheet: CONSOLE_STYLESHEET_PATH,
-      money: (minor, currency) => formatMoney(minor, currency, language),
+      money: (minor, currency) => formatSignedMoney(minor, currency, language),
       at: (iso, currency = PLATFORM_CURRENCY) => (iso ? formatDateTime(iso, currency, language, t) : '—'),
     };
   }

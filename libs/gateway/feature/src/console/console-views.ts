@@ -1,3 +1,4 @@
+import type { Notice } from './console-notice';
 import type { EndpointHealth, FailedDelivery, ListResource, ParkedEvent, SubscriptionStatus } from '@pay/contracts';
 import type { MessageKey, MessageParams } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
@@ -39,11 +40,7 @@ export interface ConsoleChrome {
 }
 
 /** A message above a page's content (`?error=` or `?done=` of a redirect after a form). */
-export interface Notice {
-  kind: 'error' | 'success';
-  key: MessageKey;
-  params?: MessageParams;
-}
+export type { Notice };
 
 /** What each console template reads (`it.…`), besides `it.chrome` and the helpers every page has (`it.t`, `it.money`, `it.time`, `it.page`). */
 export interface ConsoleCoreViews {

@@ -2,7 +2,9 @@ import type { Provider, Type } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL } from '@pay/platform';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
-import { ACCOUNTS_FINANCE_CONTROLLERS, ACCOUNTS_FINANCE_PROVIDERS } from './accounts-finance';
+import { ConsoleAccountsController } from './accounts.controller';
+import { ConsoleFinance } from './console-finance';
+import { ConsoleFinanceController } from './finance.controller';
 import { ConsoleAssetsController } from './assets.controller';
 import { ConsolePages } from './console-pages';
 import { ConsoleErrorPages, ConsoleGuard } from './console-role';
@@ -16,7 +18,7 @@ import { ConsoleObjectsController } from './objects.controller';
 import { ConsoleOperationsController } from './operations.controller';
 
 /** The back office console's routes (/console), registered by the gateway; none of them is in the API description. */
-export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ConsoleObjectsController, ConsoleOperationsController, ...ACCOUNTS_FINANCE_CONTROLLERS];
+export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAssetsController, ConsoleSearchController, ConsoleObjectsController, ConsoleOperationsController, ConsoleAccountsController, ConsoleFinanceController];
 
 export const consoleProviders: Provider[] = [
   {
@@ -30,5 +32,5 @@ export const consoleProviders: Provider[] = [
   ConsoleErrorPages,
   ConsoleSearch,
   ConsoleObjects,
-  ...ACCOUNTS_FINANCE_PROVIDERS,
+  ConsoleFinance,
 ];

@@ -1,0 +1,207 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import type { BankStatementImportResource, CashInTransitResource, ChainVerificationResource, FeeRevenueResource, LedgerAccountResource, LedgerHeadResource, ListResource, PayoutBatchResource, ReconciliationResource, StatementResource, TrialBalanceResource } from '@pay/contracts';
+import { ZONE_OF_CURRENCY } from '@pay/hosted-ui';
+import {
+  CASH_IN_TRANSIT_COLLECTIONS_MAX,
+  CONSOLE_CHART_SAMPLES,
+  CONSOLE_LIST_MAX,
+  CONSOLE_STATEMENT_CSV_LINES_MAX,
+  LEDGER_CHAIN_VERIFY_TIMEOUT_MS,
+  newId,
+  PAYOUT_ADMIN_REQUEST_TIMEOUT_MS,
+  STATEMENT_LIMIT_MAX,
+  type Clock,
+  type Currency,
+} from '@pay/kernel';
+import { CLOCK, PG_POOL } from '@pay/platform';
+import { parseStatement } from '../admin/camt053';
+import { runReconciliation } from '../admin/run-reconciliation';
+import { onceKey } from '../audit/audited';
+import { AuditLog } from '../directory/audit-log';
+import { localInstant } from './charts';
+import type { BalancePoint } from './charts';
+
+export type FinanceRunKind = 'reconciliation' | 'chain_verification';
+export interface FinanceRun<Result> {
+  result: Result;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface BalanceSeries {
+  currency: Currency;
+  opening: number;
+  closing: number;
+  points: BalancePoint[];
+  /** True when the period held more movements than one page: the points are the balance at evenly spaced instants. */
+  sampled: boolean;
+}
+
+export interface MonthRevenue {
+  /** First instant of the month (platform zone), and of the next one. */
+  from: string;
+  to: string;
+  revenue: FeeRevenueResource;
+}
+
+/** The zone whose calendar makes the fee revenue's months: the platform's. */
+const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
+
+/** One millisecond after `iso`: a statement's opening balance there is the balance as of `iso`, `iso` included. */
+const justAfter = (iso: string, ms = 1): string => new Date(Date.parse(iso) + ms).toISOString();
+
+/**
+ * The console's Accounts and Finance reads and actions, over the bus as the admin API's controllers
+ * do (never another app's database, never HTTP to ourselves): works in both topologies. Finance runs
+ * (a reconciliation, the chain's verification) are kept in the gateway's own table, so that finance
+ * reads the latest result an admin ran.
+ */
+@Injectable()
+export class ConsoleFinance {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly audit: AuditLog,
+  ) {}
+
+  now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  accounts(filters: { kind?: string; currency?: string; startingAfter?: string }): Promise<ListResource<LedgerAccountResource>> {
+    return this.bus.request('ledger.accounts.list', { limit: CONSOLE_LIST_MAX, ...filters });
+  }
+
+  /** Any account's balance as of `at` (movements with `created_at <= at`), and its currency; 404 for an unknown account. */
+  async balanceAt(account: string, at: string): Promise<{ currency: Currency; balance: number }> {
+    const statement = await this.bus.request('ledger.statement', { account, from: justAfter(at), to: justAfter(at, 2), limit: 1 });
+    return { currency: statement.currency, balance: statement.opening_balance };
+  }
+
+  statement(account: string, from: string, to: string, startingAfter?: string): Promise<StatementResource> {
+    return this.bus.request('ledger.statement', { account, from, to, limit: CONSOLE_LIST_MAX, ...(startingAfter === undefined ? {} : { startingAfter }) });
+  }
+
+  /** The statement's lines from `from` to `to`, every page, up to CONSOLE_STATEMENT_CSV_LINES_MAX (then `complete` is false). */
+  async statementLines(account: string, from: string, to: string): Promise<{ lines: StatementResource['lines']; complete: boolean }> {
+    const lines: StatementResource['lines'] = [];
+    for (let startingAfter: string | undefined; ; ) {
+      const page = await this.bus.request('ledger.statement', { account, from, to, limit: STATEMENT_LIMIT_MAX, ...(startingAfter === undefined ? {} : { startingAfter }) });
+      lines.push(...page.lines);
+      if (!page.has_more) return { lines, complete: true };
+      if (lines.length >= CONSOLE_STATEMENT_CSV_LINES_MAX) return { lines: lines.slice(0, CONSOLE_STATEMENT_CSV_LINES_MAX), complete: false };
+      startingAfter = page.lines[page.lines.length - 1]!.entry;
+    }
+  }
+
+  /**
+   * The balance over [from, to] for the chart: each movement when they fit in one page, else the
+   * balance at CONSOLE_CHART_SAMPLES evenly spaced instants (a read each, a few at a time).
+   */
+  async balanceSeries(account: string, from: string, to: string): Promise<BalanceSeries> {
+    const page = await this.bus.request('ledger.statement', { account, from, to, limit: STATEMENT_LIMIT_MAX });
+    if (!page.has_more) {
+      return { currency: page.currency, opening: page.opening_balance, closing: page.closing_balance, points: page.lines.map((l) => ({ at: l.created_at, balance: l.balance_after })), sampled: false };
+    }
+    const [start, end] = [Date.parse(from), Date.parse(to)];
+    const instants = Array.from({ length: CONSOLE_CHART_SAMPLES }, (_, i) => new Date(start + ((end - start) * (i + 1)) / CONSOLE_CHART_SAMPLES).toISOString());
+    const points: BalancePoint[] = [];
+    for (let i = 0; i < instants.length; i += 8) {
+      const batch = await Promise.all(instants.slice(i, i + 8).map(async (at) => ({ at, balance: (await this.balanceAt(account, at)).balance })));
+      points.push(...batch);
+    }
+    return { currency: page.currency, opening: page.opening_balance, closing: points[points.length - 1]!.balance, points, sampled: true };
+  }
+
+  trialBalance(asOf?: string): Promise<TrialBalanceResource> {
+    return this.bus.request('ledger.trial-balance', asOf === undefined ? {} : { asOf });
+  }
+
+  /** Fee revenue month by month (calendar months of the platform's zone), `months` of them ending with the month of `end`. */
+  async feeRevenueByMonth(end: string, months: number): Promise<MonthRevenue[]> {
+    const last = new Intl.DateTimeFormat('en-US-u-nu-latn', { timeZone: PLATFORM_ZONE, year: 'numeric', month: 'numeric' }).formatToParts(new Date(end));
+    const [year, month] = [Number(last.find((p) => p.type === 'year')!.value), Number(last.find((p) => p.type === 'month')!.value)];
+    const periods = Array.from({ length: months }, (_, i) => {
+      const first = month - (months - 1) + i;
+      return { from: new Date(localInstant(year, first, 1, 0, PLATFORM_ZONE)).toISOString(), to: new Date(localInstant(year, first + 1, 1, 0, PLATFORM_ZONE)).toISOString() };
+    });
+    return Promise.all(periods.map(async (period) => ({ ...period, revenue: await this.bus.request('ledger.fee-revenue', period) })));
+  }
+
+  /** What the admin API's cash in transit answers: the custody balances and the unsettled collections. */
+  async cashInTransit(): Promise<CashInTransitResource> {
+    const [custody, collections] = await Promise.all([this.bus.request('ledger.cash-custody', {}), this.bus.request('collections.unsettled', { limit: CASH_IN_TRANSIT_COLLECTIONS_MAX })]);
+    return {
+      ...custody,
+      collections: collections.map((c) => ({ id: c.id, amount: c.amount, currency: c.currency, status: c.status, collected_at: c.collected_at, due_at: c.deposit?.due_at ?? null, overdue: c.deposit?.overdue ?? false, point: c.deposit?.point ?? null })),
+    };
+  }
+
+  chainHead(): Promise<LedgerHeadResource> {
+    return this.bus.request('ledger.chain.head', {});
+  }
+
+  payoutBatches(): Promise<PayoutBatchResource[]> {
+    return this.bus.request('payments.payout-batches.list', { limit: CONSOLE_LIST_MAX });
+  }
+
+  batchFile(batchId: string): Promise<{ xml: string }> {
+    return this.bus.request('payments.payout-batches.file', { batchId }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+  }
+
+  statementImports(): Promise<(BankStatementImportResource & { created_at: string })[]> {
+    return this.bus.request('payments.bank-statements.list', { limit: CONSOLE_LIST_MAX });
+  }
+
+  /** A camt.053 statement as the admin API imports it (parsed here, applied by the payments app), recorded in the audit trail. */
+  async importStatement(xml: string, requestId: string): Promise<BankStatementImportResource> {
+    const { statementId, entries } = parseStatement(xml);
+    const result = await this.bus.request('payments.bank-statements.import', { importId: newId('bankStatementImport'), statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+    await this.recordAction('bank_statement_import.created', { object: 'bank_statement_import', id: result.id }, requestId);
+    return result;
+  }
+
+  async reconcile(requestId: string): Promise<ReconciliationResource> {
+    const startedAt = this.clock.now();
+    const result = await runReconciliation(this.bus);
+    const id = await this.recordRun('reconciliation', result, startedAt);
+    await this.recordAction('reconciliation.created', { object: 'reconciliation', id }, requestId);
+    return result;
+  }
+
+  async verifyChain(requestId: string): Promise<ChainVerificationResource> {
+    const startedAt = this.clock.now();
+    const result = await this.bus.request('ledger.chain.verify', {}, { timeoutMs: LEDGER_CHAIN_VERIFY_TIMEOUT_MS });
+    const id = await this.recordRun('chain_verification', result, startedAt);
+    await this.recordAction('chain_verification.created', { object: 'chain_verification', id }, requestId);
+    return result;
+  }
+
+  /** The latest run of `kind`, or null when none was run. */
+  async latest<Result>(kind: FinanceRunKind): Promise<FinanceRun<Result> | null> {
+    const { rows } = await this.pool.query<{ result: Result; started_at: Date; finished_at: Date }>({
+      name: 'gw-console-finance-runs-latest',
+      text: 'SELECT result, started_at, finished_at FROM gw_console_finance_runs WHERE kind = $1 ORDER BY id DESC LIMIT 1',
+      values: [kind],
+    });
+    const row = rows[0];
+    return row ? { result: row.result, startedAt: row.started_at.toISOString(), finishedAt: row.finished_at.toISOString() } : null;
+  }
+
+  private async recordRun(kind: FinanceRunKind, result: object, startedAt: Date): Promise<string> {
+    const { rows } = await this.pool.query<{ id: string }>({
+      name: 'gw-console-finance-runs-record',
+      text: 'INSERT INTO gw_console_finance_runs (kind, result, started_at, finished_at) VALUES ($1, $2, $3, $4) RETURNING id',
+      values: [kind, JSON.stringify(result), startedAt, this.clock.now()],
+    });
+    return `run_${rows[0]!.id}`;
+  }
+
+  /** A console action in the audit trail, done with the admin role (the console's only role that acts). */
+  private async recordAction(action: string, target: { object: string; id: string }, requestId: string): Promise<void> {
+    await this.audit.record({ action, actor: { type: 'admin', id: null }, integrator: null, target, requestId, at: this.clock.now(), operationKey: onceKey(action, target.id) });
+  }
+}
