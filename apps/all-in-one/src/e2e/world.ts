@@ -96,6 +96,8 @@ export async function createWorld(service: TestService, { cashPoint, open }: Wor
     bank_accounts: [bankAccount],
     payouts: [payout],
     payout_batches: [payoutBatch],
+    // The console's batch file (`/console/finance/payouts/batches/:id/file`).
+    batches: [payoutBatch],
     cash_payments: [cashPaid],
     supplier_payments: [supplierPaid],
     collections: [settled],

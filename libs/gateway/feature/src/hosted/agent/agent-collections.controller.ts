@@ -2,6 +2,7 @@ import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
+import { notFound } from '@pay/contracts';
 import { parseTypedAmount } from '@pay/hosted-ui';
 import { latinDigits, SETTLEMENT_REQUEST_TIMEOUT_MS, TYPED_CODE_LENGTH_MAX } from '@pay/kernel';
 import { DirectoryRepository } from '../../directory/directory.repository';
@@ -101,7 +102,8 @@ export class AgentCollectionsController {
   async qrCode(@Param('id') collectionId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const signedIn = await this.agentSessions.current(request);
     const collection = signedIn ? await this.reads.collection(collectionId) : undefined;
-    if (!collection) return reply.status(404).header('Cache-Control', 'no-store').send();
+    // Not signed in, or no such collection: the contract's JSON 404, as the cash payment's QR code answers.
+    if (!collection) throw notFound('collection', collectionId);
     const png = await QRCode.toBuffer(collection.id, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
     return reply.header('Content-Type', 'image/png').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff').send(png);
   }
