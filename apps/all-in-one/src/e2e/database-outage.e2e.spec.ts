@@ -123,6 +123,7 @@ describe('the database going away', () => {
   it('PostgreSQL stopped 10 s under traffic, then started: every answer 2xx or 503, each payment made once, every process ready within 10 s', async () => {
     const statuses: number[] = [];
     const made = new Map<string, string>(); // order_reference → payment id
+    const refusals: { request: string; status: number; body: unknown }[] = []; // what a failure reports
     let traffic = true;
     /** A client that creates payments one after another, retrying each (same key) until it is made. */
     const client = async () => {
@@ -133,6 +134,7 @@ describe('the database going away', () => {
         for (;;) {
           const response = await service.http('POST', '/v1/payments', { key: shop.apiKey, body, headers: { 'Idempotency-Key': key } });
           statuses.push(response.status);
+          if (response.status !== 201 && response.status !== 503) refusals.push({ request: 'create', status: response.status, body: response.body });
           if (response.status === 201) {
             made.set(body.order_reference, response.body.id);
             break;
@@ -143,6 +145,7 @@ describe('the database going away', () => {
         }
         const read = await service.http('GET', '/v1/payments?limit=1', { key: shop.apiKey });
         statuses.push(read.status);
+        if (read.status !== 200 && read.status !== 503) refusals.push({ request: 'list', status: read.status, body: read.body });
       }
     };
     const clients = Promise.all([client(), client(), client()]);
@@ -171,6 +174,7 @@ describe('the database going away', () => {
     traffic = false;
     await clients;
     for (const within of Object.values(readyWithin)) expect(within).toBeLessThan(10_000);
+    expect(refusals).toEqual([]);
     expect(statuses.filter((status) => status !== 503 && (status < 200 || status >= 300))).toEqual([]);
     expect(statuses).toContain(503);
     expect(made.size).toBeGreaterThanOrEqual(3); // each client's create caught by the outage, at least
