@@ -133,8 +133,9 @@ export class AuditLog {
   /** The change is done: its event and the intent's end, in one transaction (the sweeper may have settled it already). */
   async settle(intentId: string, entry: AuditEntry): Promise<void> {
     await inTransaction(this.pool, async (client) => {
-      await this.record(entry, client);
+      // The intent's row first, as a sweep takes it: the same order of locks, so the two never deadlock.
       await client.query('DELETE FROM gw_audit_intents WHERE id = $1', [intentId]);
+      await this.record(entry, client);
     });
   }
 
