@@ -14,6 +14,6 @@ done
 # The hosted pages' templates, stylesheet and script, read at start beside the compiled libraries.
 for dir in $(find libs -type d -name views -not -path '*/node_modules/*'); do
   mkdir -p "dist/$dir"
-  cp "$dir"/* "dist/$dir/"
+  cp -R "$dir"/. "dist/$dir/"
 done
 echo "built dist/ ($(find dist -name '*.js' | wc -l) files)"
