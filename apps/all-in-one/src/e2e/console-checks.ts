@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Language } from '@pay/hosted-ui';
-import { axeViolations, openTab, plain, type HostedTab, type Screen } from './hosted-checks';
+import { expectSoundPage, openTab, plain, type HostedTab, type Screen } from './hosted-checks';
 
 /** What the console's browser specs share: signing in, checking a page, keeping its screenshot under artifacts/console/. */
 
@@ -34,13 +34,7 @@ export async function checkConsolePage(tab: HostedTab, language: Language, shot:
   expect({ shot, lang: await html.getAttribute('lang'), dir: await html.getAttribute('dir') }).toEqual({ shot, lang: language, dir: language === 'ar' ? 'rtl' : 'ltr' });
   const text = plain(await page.locator('body').innerText());
   expect({ shot, untranslated: /\bconsole\.[a-z_]+\.?[a-z_]*\b|\{[a-z_]+\}/.exec(text)?.[0] ?? null }).toEqual({ shot, untranslated: null });
-  const overflow = await page.evaluate(() => {
-    const root = (globalThis as any).document.documentElement;
-    return root.scrollWidth - root.clientWidth;
-  });
-  expect({ shot, horizontalOverflow: overflow }).toEqual({ shot, horizontalOverflow: 0 });
-  expect({ shot, axe: await axeViolations(page) }).toEqual({ shot, axe: [] });
-  expect({ shot, problems: tab.problems }).toEqual({ shot, problems: [] });
+  await expectSoundPage(tab, shot);
   await consoleScreenshot(page, shot);
 }
 

@@ -72,6 +72,13 @@ export async function checkPage(tab: HostedTab, language: Language, brandName: s
   expect(await page.locator('.languages a[aria-current="page"]').getAttribute('hreflang')).toBe(language);
   const text = await page.locator('body').innerText();
   expect({ shot, untranslated: UNTRANSLATED.exec(text)?.[0] ?? null }).toEqual({ shot, untranslated: null });
+  await expectSoundPage(tab, shot);
+  await screenshot(page, `hosted/${shot}`);
+}
+
+/** What every checked page owes, hosted or console: no sideways scroll, no serious axe finding, no CSP or console problem. */
+export async function expectSoundPage(tab: HostedTab, shot: string): Promise<void> {
+  const { page } = tab;
   const overflow = await page.evaluate(() => {
     const root = (globalThis as any).document.documentElement;
     return root.scrollWidth - root.clientWidth;
@@ -79,5 +86,4 @@ export async function checkPage(tab: HostedTab, language: Language, brandName: s
   expect({ shot, horizontalOverflow: overflow }).toEqual({ shot, horizontalOverflow: 0 });
   expect({ shot, axe: await axeViolations(page) }).toEqual({ shot, axe: [] });
   expect({ shot, problems: tab.problems }).toEqual({ shot, problems: [] });
-  await screenshot(page, `hosted/${shot}`);
 }
