@@ -19,8 +19,11 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     return respond(413, 'invalid_request', 'the request body is larger than 1 MB (1,048,576 bytes)');
   }
   // The message broke off while its body was read (the client went away, or sent what Node's parser refused): a
-  // client's failure, not the service's; the answer rarely reaches anyone.
-  if (fastifyCode === 'ECONNRESET') return respond(400, 'invalid_request', 'the request was aborted before its body was complete');
+  // client's failure, not the service's; the answer rarely reaches anyone. Node names that `aborted`; a socket
+  // reset elsewhere (PostgreSQL's connection, `read ECONNRESET`) is an outage, below.
+  if (fastifyCode === 'ECONNRESET' && (error as { message?: unknown }).message === 'aborted') {
+    return respond(400, 'invalid_request', 'the request was aborted before its body was complete');
+  }
   if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || fastifyCode === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
     return respond(400, 'invalid_request', 'the request body must be JSON, sent with Content-Type: application/json');
   }
