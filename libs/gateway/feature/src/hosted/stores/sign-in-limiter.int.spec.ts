@@ -133,6 +133,35 @@ describe('sign-in limiter', () => {
     expect(await lockedForMs(login)).toBeGreaterThan(SIGN_IN_LOCK_MS - 60_000);
   });
 
+  it('an attempt whose row a parallel success deletes (a double tap of the right code) is counted, not refused', async () => {
+    const login = 'double-tap';
+    expect(await guess(login, false)).toBe('wrong');
+    // The first tap's success deletes the row while the second tap's count waits on it.
+    const first = await pool.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query('SELECT 1 FROM gw_sign_in_attempts WHERE login = $1 FOR UPDATE', [login]);
+      const second = limiter.attempt(login);
+      await waitUntilBlocked();
+      await first.query('DELETE FROM gw_sign_in_attempts WHERE login = $1', [login]);
+      await first.query('COMMIT');
+      expect(await second).toBe(true);
+    } finally {
+      first.release();
+    }
+    expect((await lockOf(login)).failures).toBe(1);
+  });
+
+  /** Until a statement of the service waits on a row lock. */
+  const waitUntilBlocked = async () => {
+    for (let tries = 0; tries < 200; tries++) {
+      const { rows } = await pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      if (rows.length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error('no statement waited on the row lock within 5 s');
+  };
+
   it('handover codes: 15 minutes every five failures, never longer, never until reset', async () => {
     const login = 'handover:col_1';
     for (let round = 0; round < 5; round++) {

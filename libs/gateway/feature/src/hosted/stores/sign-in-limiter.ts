@@ -142,13 +142,14 @@ export class SignInLimiter {
 
   /** Counts the login's attempt: undefined when its secret may be checked, else how the login is locked. */
   private async attemptLogin(login: string, policy: LockPolicy): Promise<LockState | undefined> {
-    await this.pool.query({ name: 'gw-sign-in-row', text: 'INSERT INTO gw_sign_in_attempts (login, failures) VALUES ($1, 0) ON CONFLICT (login) DO NOTHING', values: [login] });
     // A lock in force, or a step's last attempt still in flight (failures at the threshold), refuses
-    // without counting. Parallel updates queue on the row and each re-reads it before its condition.
+    // without counting. One statement: parallel attempts queue on the row and each re-reads it before its
+    // condition, and a row a parallel success deletes meanwhile is inserted again (a double tap counts).
     const { rowCount } = await this.pool.query({
       name: 'gw-sign-in-attempt',
-      text: `UPDATE gw_sign_in_attempts SET failures = failures + 1, updated_at = now()
-             WHERE login = $1 AND (locked_until IS NULL OR locked_until <= now()) AND failures < $2 * (locks + 1)`,
+      text: `INSERT INTO gw_sign_in_attempts AS a (login, failures) VALUES ($1, 1)
+             ON CONFLICT (login) DO UPDATE SET failures = a.failures + 1, updated_at = now()
+             WHERE (a.locked_until IS NULL OR a.locked_until <= now()) AND a.failures < $2 * (a.locks + 1)`,
       values: [login, SIGN_IN_FAILURES_MAX],
     });
     if (rowCount === 1) return undefined;
