@@ -93,41 +93,26 @@ export async function listCollections(pool: Pool, query: ListObjects<'order_refe
 }
 
 /** Collections whose cash is collected and not yet settled (finance's cash in transit), oldest first. */
-export async function unsettledCollections(pool: Pool, limit: number, now: Date): Promise<CollectionResource[]> {
-  const { rows } = await pool.query<{ state: Existing }>({
-    name: 'collection-views-unsettled',
-    text: `SELECT state FROM collection_views WHERE status IN ('collected_awaiting_deposit', 'deposit_under_review') ORDER BY seq LIMIT $1`,
-    values: [limit],
-  });
-  return rows.map((row) => toCollectionResource(row.state, now));
-}
+export const unsettledCollections = (pool: Pool, limit: number, now: Date): Promise<CollectionResource[]> =>
+  selectViews(pool, now, 'collection-views-unsettled', `status IN ('collected_awaiting_deposit', 'deposit_under_review') ORDER BY seq LIMIT $1`, [limit]);
 
 /** Collections nobody has picked up yet, oldest first: the carriers' pickups (collections carry no assigned carrier). */
-export async function awaitingPickup(pool: Pool, limit: number, now: Date): Promise<CollectionResource[]> {
-  const { rows } = await pool.query<{ state: Existing }>({
-    name: 'collection-views-awaiting-pickup',
-    text: `SELECT state FROM collection_views WHERE status = 'awaiting_collection' ORDER BY seq LIMIT $1`,
-    values: [limit],
-  });
-  return rows.map((row) => toCollectionResource(row.state, now));
-}
+export const awaitingPickup = (pool: Pool, limit: number, now: Date): Promise<CollectionResource[]> =>
+  selectViews(pool, now, 'collection-views-awaiting-pickup', `status = 'awaiting_collection' ORDER BY seq LIMIT $1`, [limit]);
 
 /** The collections this carrier picked up and has not deposited yet, the most urgent first. */
-export async function heldByCarrier(pool: Pool, carrier: string, limit: number, now: Date): Promise<CollectionResource[]> {
-  const { rows } = await pool.query<{ state: Existing }>({
-    name: 'collection-views-held-by-carrier',
-    text: `SELECT state FROM collection_views WHERE status = 'collected_awaiting_deposit' AND state->'deposit'->>'carrier' = $1 ORDER BY due_at, seq LIMIT $2`,
-    values: [carrier, limit],
-  });
-  return rows.map((row) => toCollectionResource(row.state, now));
-}
+export const heldByCarrier = (pool: Pool, carrier: string, limit: number, now: Date): Promise<CollectionResource[]> =>
+  selectViews(pool, now, 'collection-views-held-by-carrier', `${AWAITING_DEPOSIT} AND state->'deposit'->>'carrier' = $1 ${MOST_URGENT_FIRST}`, [carrier, limit]);
 
 /** The deposits a cash point expects (collected, not yet deposited), the most urgent first. */
-export async function expectedDeposits(pool: Pool, cashPoint: string, limit: number, now: Date): Promise<CollectionResource[]> {
-  const { rows } = await pool.query<{ state: Existing }>({
-    name: 'collection-views-expected-deposits',
-    text: `SELECT state FROM collection_views WHERE status = 'collected_awaiting_deposit' AND state->'deposit'->>'cashPoint' = $1 ORDER BY due_at, seq LIMIT $2`,
-    values: [cashPoint, limit],
-  });
+export const expectedDeposits = (pool: Pool, cashPoint: string, limit: number, now: Date): Promise<CollectionResource[]> =>
+  selectViews(pool, now, 'collection-views-expected-deposits', `${AWAITING_DEPOSIT} AND state->'deposit'->>'cashPoint' = $1 ${MOST_URGENT_FIRST}`, [cashPoint, limit]);
+
+const AWAITING_DEPOSIT = `status = 'collected_awaiting_deposit'`;
+const MOST_URGENT_FIRST = 'ORDER BY due_at, seq LIMIT $2';
+
+/** The collections a prepared statement (`name`) selects from the projection, as the API shows them. */
+async function selectViews(pool: Pool, now: Date, name: string, where: string, values: unknown[]): Promise<CollectionResource[]> {
+  const { rows } = await pool.query<{ state: Existing }>({ name, text: `SELECT state FROM collection_views WHERE ${where}`, values });
   return rows.map((row) => toCollectionResource(row.state, now));
 }
