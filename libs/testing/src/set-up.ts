@@ -12,3 +12,6 @@ export function setUp(work: () => Promise<unknown>, timeoutMs?: number): void {
     await running?.catch(() => undefined);
   }, timeoutMs);
 }
+
+/** A property test over PostgreSQL: tens of generated runs, each several statements, on a machine that may be busy. */
+export const PROPERTY_TEST_TIMEOUT_MS = 300_000;

@@ -17,6 +17,9 @@ export async function chromiumPath(): Promise<string> {
   const { default: packaged } = (await import('@sparticuz/chromium')) as { default: { executablePath(): Promise<string> } };
   return packaged.executablePath();
 }
+/** A browser test's bound: it walks several pages, each a request and a render, on a machine that may be busy. */
+export const BROWSER_TEST_TIMEOUT_MS = 300_000;
+
 export const SCREENSHOTS = join(__dirname, '..', '..', '..', '..', 'artifacts', 'screenshots');
 
 /** `extraArgs`: more Chromium switches (a fake camera for the agents' QR scanner). */

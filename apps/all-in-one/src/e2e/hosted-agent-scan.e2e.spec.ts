@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
-import { launchBrowser, screenshot } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, screenshot } from './browser';
 import { openTab } from './hosted-checks';
 import { createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * The cashier's QR scanner, end to end: Chromium's fake camera films the customer's QR code (the PNG

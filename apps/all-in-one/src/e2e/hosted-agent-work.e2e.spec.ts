@@ -1,8 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { LANGUAGES } from '@pay/hosted-ui';
-import { launchBrowser } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser } from './browser';
 import { checkPage, openTab, plain, SCREENS, type HostedTab, type Screen } from './hosted-checks';
 import { balanceOf, createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * What the cash agents are expected to handle, in a real browser, in French, Arabic and English, on a

@@ -1,6 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, screenshot } from './browser';
 import { balanceOf, createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * The live flows of businesses and cash agents in a real browser (Debian's Chromium): approval_url for

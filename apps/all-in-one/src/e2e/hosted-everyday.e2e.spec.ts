@@ -1,8 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { LANGUAGES, type Language } from '@pay/hosted-ui';
-import { launchBrowser } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser } from './browser';
 import { checkPage, openTab, plain, plainText, SCREENS, type HostedTab, type Screen } from './hosted-checks';
 import { createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * What people who use the hosted pages every day trip over, in a real browser, in French, Arabic and

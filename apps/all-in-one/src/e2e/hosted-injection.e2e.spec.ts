@@ -1,8 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { LANGUAGES, type Language } from '@pay/hosted-ui';
-import { launchBrowser } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser } from './browser';
 import { openTab, plainText, type HostedTab } from './hosted-checks';
 import { createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * HTML and script in every free text a hosted page shows (order, invoice and description, the names of

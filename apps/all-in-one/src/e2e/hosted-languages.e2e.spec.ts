@@ -1,8 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { LANGUAGES, type Language } from '@pay/hosted-ui';
-import { launchBrowser, screenshot } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, screenshot } from './browser';
 import { axeViolations, checkPage, openTab, plain, plainText, VIEWPORTS, type HostedTab, type Viewport } from './hosted-checks';
 import { createIntegrator, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * Every hosted flow in a real browser (Debian's Chromium), in French, Arabic (right to left) and

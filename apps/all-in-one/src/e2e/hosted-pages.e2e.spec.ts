@@ -1,7 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from './browser';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, screenshot } from './browser';
 import { createCustomer, createIntegrator, createPayment, startTestService, type Integrator, type TestService } from './harness';
 import { Receiver } from './receiver';
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * The live flows in a real browser (Debian's Chromium): what customers do at authorization_url. The

@@ -3,7 +3,7 @@ import { type ExecuteTransfer, type StatementResource } from '@pay/contracts';
 import { type Clock, CURRENCIES, type Currency, newId } from '@pay/kernel';
 import { allowsNegativeBalance, DEFAULT_FEE_SCHEDULE, planTransfer } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, PROPERTY_TEST_TIMEOUT_MS } from '@pay/testing';
 import { type Pool } from 'pg';
 import { TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
 import { LEDGER_MIGRATIONS, LedgerService } from './index';
@@ -225,7 +225,7 @@ describe('finance invariants over random sequences of operations', () => {
       }),
       { numRuns: 25 },
     );
-  });
+  }, PROPERTY_TEST_TIMEOUT_MS);
 });
 
 describe('the time of an entry is when it moved the balances', () => {
@@ -255,7 +255,7 @@ describe('the time of an entry is when it moved the balances', () => {
     const history = await historyOf(customer);
     expect(history.map((t) => t.balance_after)).toEqual([1_000, 0]);
     for (const t of history) expect(await balanceAt(customer, Date.parse(t.created_at))).toBe(t.balance_after);
-  });
+  }, PROPERTY_TEST_TIMEOUT_MS);
 });
 
 /** Until a backend of the pool waits on a row lock of ledger_accounts (the transfer blocked on `account`). */
@@ -335,5 +335,5 @@ describe('the batch path: transfers asked for together are decided as if each ra
       }),
       { numRuns: 30 },
     );
-  });
+  }, PROPERTY_TEST_TIMEOUT_MS);
 });

@@ -4,7 +4,7 @@ import { type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
 import { type Clock, type Currency, newId } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
-import { createTestDatabase, paymentTransfer as payment } from '@pay/testing';
+import { createTestDatabase, paymentTransfer as payment, PROPERTY_TEST_TIMEOUT_MS } from '@pay/testing';
 import { type Pool } from 'pg';
 import { generateKeyPairSync } from 'node:crypto';
 import { LEDGER_MIGRATIONS, LedgerChain, LedgerService, registerLedgerHandlers, signingKey } from './index';
@@ -260,7 +260,7 @@ describe('balance transactions: every posting carries its account balance right 
       }),
       { numRuns: 15 },
     );
-  });
+  }, PROPERTY_TEST_TIMEOUT_MS);
 
   it('the hot fee account chains too, whatever the interleaving', async () => {
     const history = await historyOf('platform:fees:XOF');
