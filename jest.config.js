@@ -24,6 +24,8 @@ module.exports = {
   moduleNameMapper: pathsToModuleNameMapper(),
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
   globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.js',
-  testTimeout: 60_000,
+  // Every test's bound: generous, as a test waits for outcomes on a two-core machine that may be busy
+  // (a fresh clone's run beside other work); a passing test takes no longer for it.
+  testTimeout: 180_000,
   maxWorkers: 2,
 };
