@@ -44,6 +44,7 @@ module.exports = {
     '**/e2e/audit.e2e.spec.ts',
     '**/e2e/database-outage.e2e.spec.ts',
     '**/e2e/edges.e2e.spec.ts',
+    '**/e2e/hosted-session-reset.e2e.spec.ts',
     '**/*.distributed.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

@@ -1,4 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { APP_NAMES, type AppName } from '@pay/contracts';
 import { KAFKA_CONSUMER_MAX_WAIT_MS, KAFKA_CONSUMER_MAX_WAIT_MS_MAX, KAFKA_REPLY_PARTITIONS, CONFIGURED_SECRET_LENGTH_MAX, CONFIGURED_SECRET_LENGTH_MIN, DB_POOL_SIZE_DEFAULT, DB_POOL_SIZE_MAX, DB_POOL_SIZE_MIN, type EnvReader } from '@pay/kernel';
@@ -45,6 +46,12 @@ export interface HostConfig {
   metricsToken: string | undefined;
   /** Traces exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; undefined: tracing off (see docs/operations.md). */
   tracing: TracingConfig | undefined;
+  /**
+   * The load balancers and reverse proxies in front of the service (TRUSTED_PROXIES: addresses and CIDRs):
+   * a request from one of them is from the client its X-Forwarded-For names (the sign-in limits per
+   * address); from anywhere else, X-Forwarded-For is ignored. Empty: the TCP peer is the client.
+   */
+  trustedProxies: string[];
 }
 
 export function readHostConfig(read: EnvReader): HostConfig {
@@ -77,8 +84,30 @@ export function readHostConfig(read: EnvReader): HostConfig {
     logLevel: readLogLevel(read),
     metricsToken: readMetricsToken(read),
     tracing: readTracingConfig(read),
+    trustedProxies: readTrustedProxies(read),
   };
 }
+
+/** TRUSTED_PROXIES: `10.0.0.0/8, 192.168.1.7, fd00::/8`; every entry an IP address or a CIDR block. */
+export function readTrustedProxies(read: EnvReader): string[] {
+  const raw = read.string('TRUSTED_PROXIES');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isAddressOrCidr(entry));
+  if (bad.length > 0) {
+    read.problems.push(`TRUSTED_PROXIES must be IP addresses or CIDR blocks separated by commas (10.0.0.0/8, 192.168.1.7), got ${bad.map((b) => JSON.stringify(b.slice(0, 60))).join(', ')}`);
+    return [];
+  }
+  return entries;
+}
+
+const isAddressOrCidr = (entry: string): boolean => {
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address ?? '');
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+};
 
 /** `supplier-payments` -> `SUPPLIER_PAYMENTS_DATABASE_URL`. */
 export const databaseUrlVariable = (app: AppName): string => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;

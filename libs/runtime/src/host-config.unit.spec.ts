@@ -56,3 +56,28 @@ describe('KAFKA_TOPIC_PREFIX', () => {
     expect(read({ KAFKA_TOPIC_PREFIX: 'x'.repeat(101) }).problems).toHaveLength(1);
   });
 });
+
+describe('TRUSTED_PROXIES', () => {
+  it('none by default; addresses and CIDR blocks, IPv4 and IPv6, as given', () => {
+    expect(read({}).config.trustedProxies).toEqual([]);
+    const { config, problems } = read({ TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7,fd00::/8 , ::1' });
+    expect(problems).toEqual([]);
+    expect(config.trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', '::1']);
+  });
+
+  it('anything else is a configuration problem naming each bad entry (a name, a prefix too long, an empty entry)', () => {
+    for (const [value, bad] of [
+      ['load-balancer', '"load-balancer"'],
+      ['10.0.0.0/33', '"10.0.0.0/33"'],
+      ['fd00::/129', '"fd00::/129"'],
+      ['10.0.0.1,,10.0.0.2', '""'],
+      ['10.0.0.0/8/1', '"10.0.0.0/8/1"'],
+      ['10.0.0.256', '"10.0.0.256"'],
+      ['10.0.0.0/', '"10.0.0.0/"'],
+    ]) {
+      const { config, problems } = read({ TRUSTED_PROXIES: value! });
+      expect({ value, problems }).toEqual({ value, problems: [`TRUSTED_PROXIES must be IP addresses or CIDR blocks separated by commas (10.0.0.0/8, 192.168.1.7), got ${bad}`] });
+      expect(config.trustedProxies).toEqual([]);
+    }
+  });
+});

@@ -21,7 +21,7 @@ export interface NestHostOptions {
   /** Further global providers (e.g. the ledger's fee schedule). */
   providers?: Provider[];
   /** Where to listen, LOG_LEVEL (the e2e tests pass `error`), METRICS_TOKEN and the OTLP endpoint, as readHostConfig read them. */
-  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'> & Partial<Pick<HostConfig, 'tracing' | 'portFile'>>;
+  config: Pick<HostConfig, 'port' | 'host' | 'logLevel' | 'metricsToken'> & Partial<Pick<HostConfig, 'tracing' | 'portFile' | 'trustedProxies'>>;
   /** Tests keep the log lines here; stdout otherwise. */
   logDestination?: LogDestination;
 }
@@ -46,7 +46,8 @@ export async function startNestHost(options: NestHostOptions): Promise<RunningHo
   if (options.config.tracing) startTracing(options.name, options.config.tracing);
   const app = await NestFactory.create<NestFastifyApplication>(
     HostModule.compose(infrastructure, options.modules, options.providers ?? [], options.config.metricsToken),
-    new FastifyAdapter(fastifyOptions),
+    // request.ip: the client X-Forwarded-For names only on a request from a trusted proxy.
+    new FastifyAdapter({ ...fastifyOptions, trustProxy: options.config.trustedProxies?.length ? options.config.trustedProxies : false }),
     { logger: nestLoggerOver(logger), abortOnError: false, bodyParser: false },
   );
   configureHttp(app, logger);

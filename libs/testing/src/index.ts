@@ -8,3 +8,4 @@ export * from '@pay/kafka';
 export * from './openapi-tools';
 export * from './transfers';
 export * from './set-up';
+export * from './tcp-proxy';

@@ -164,7 +164,7 @@ export class AdminController {
   }
 
   @Returns(CustomerResource, 'Reset a customer’s PIN', {
-    description: 'Sets a new PIN and lifts every sign-in lock on the customer’s phone, the lasting one (after repeated locks) included.',
+    description: 'Sets a new PIN and lifts every sign-in lock on the customer’s phone, the lasting one (after repeated locks) included; the customer’s open hosted sessions end.',
   })
   @JsonBody(PinBody)
   @Post('customers/:id/reset_pin')

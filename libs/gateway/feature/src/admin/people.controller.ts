@@ -87,7 +87,7 @@ export class PeopleController {
     return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };
   }
 
-  @Returns(BusinessUserResource, 'Reset a business user’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included.' })
+  @Returns(BusinessUserResource, 'Reset a business user’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included; its open hosted sessions end.' })
   @JsonBody(PasswordBody)
   @Post('business_users/:id/reset_password')
   @HttpCode(200)
@@ -101,7 +101,7 @@ export class PeopleController {
     return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
   }
 
-  @Returns(AgentResource, 'Reset a cash agent’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included.' })
+  @Returns(AgentResource, 'Reset a cash agent’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included; its open hosted sessions end.' })
   @JsonBody(PasswordBody)
   @Post('agents/:id/reset_password')
   @HttpCode(200)

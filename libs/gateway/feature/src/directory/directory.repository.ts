@@ -174,7 +174,14 @@ export class DirectoryRepository {
     const pinScrypt = await hashSecret(pin);
     const { rows } = await this.audited(
       audit,
-      (db) => db.query<{ id: string; name: string; phone: string; currency: Currency; created_at: Date }>('UPDATE gw_customers SET pin_scrypt = $2 WHERE id = $1 RETURNING id, name, phone, currency, created_at', [id, pinScrypt]),
+      // The customer's open hosted sessions end with the old PIN, in the same statement.
+      (db) =>
+        db.query<{ id: string; name: string; phone: string; currency: Currency; created_at: Date }>(
+          `WITH reset AS (UPDATE gw_customers SET pin_scrypt = $2 WHERE id = $1 RETURNING id, name, phone, currency, created_at),
+                ended AS (DELETE FROM gw_sessions WHERE kind = 'customer' AND subject_id IN (SELECT id FROM reset))
+           SELECT * FROM reset`,
+          [id, pinScrypt],
+        ),
       ({ rows: [row] }) => (row ? [{ object: 'customer', id: row.id }, null] : undefined),
     );
     const row = rows[0];

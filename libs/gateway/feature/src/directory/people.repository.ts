@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { newId } from '@pay/kernel';
 import { inTransaction } from '@pay/platform';
 import type { AuditWriter } from './audit-log';
@@ -76,6 +76,7 @@ export class PeopleRepository {
     const passwordScrypt = await hashSecret(password);
     const { rows } = await inTransaction(this.pool, async (client) => {
       const updated = await client.query<Row & { business: string }>('UPDATE gw_business_users SET password_scrypt = $2 WHERE id = $1 RETURNING id, business, name, login, created_at', [id, passwordScrypt]);
+      await endSessions(client, 'business_user', id);
       const row = updated.rows[0];
       if (row && audit) await audit(client, { object: 'business_user', id: row.id }, (await integratorOf?.(row.business)) ?? null);
       return updated;
@@ -89,6 +90,7 @@ export class PeopleRepository {
     const passwordScrypt = await hashSecret(password);
     const { rows } = await inTransaction(this.pool, async (client) => {
       const updated = await client.query<Row & { cash_point: string; role: AgentRole }>('UPDATE gw_agents SET password_scrypt = $2 WHERE id = $1 RETURNING id, cash_point, role, name, login, created_at', [id, passwordScrypt]);
+      await endSessions(client, 'agent', id);
       if (updated.rows[0] && audit) await audit(client, { object: 'agent', id: updated.rows[0].id }, null);
       return updated;
     });
@@ -121,3 +123,10 @@ const toAgent = (row: Row & { cash_point: string; role: AgentRole }): Agent => (
   login: row.login,
   createdAt: row.created_at.toISOString(),
 });
+
+/**
+ * A reset secret ends the subject's open hosted sessions, in the reset's transaction: whoever signed in
+ * with the old one (the reason for a reset, often) is asked to sign in again, on every gateway.
+ */
+const endSessions = (client: Pick<PoolClient, 'query'>, kind: 'business_user' | 'agent', subjectId: string) =>
+  client.query('DELETE FROM gw_sessions WHERE kind = $1 AND subject_id = $2', [kind, subjectId]);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ERROR_STATUS, ServiceError } from '@pay/contracts';
@@ -42,19 +42,20 @@ export interface IdempotentRequest {
 /**
  * Idempotency of creates (contract section 3), in PostgreSQL. The object id is allocated when the key is
  * first seen and stored with it, so a retry after a lost answer (or a crash) creates the same object,
- * never a second one. A 4xx is not stored (nothing happened); a 5xx releases the key for a retry.
+ * never a second one. A 4xx is not stored (nothing happened); a 5xx releases the key for a retry. A key
+ * is never held past its attempt's answer on the gateway that answered (see `holderPrefix`), and never
+ * run by two attempts at once: a parallel duplicate gets 409 idempotency_key_in_use.
  *
  * The claim commits synchronously (`claims`): the key's database may be another server than the
  * object's (a database per service), so nothing else makes it durable, and a claim lost in a crash would
  * let a retry allocate a second object. What follows the create (`outcomes`: the stored answer, a
  * release) commits asynchronously, off the request's critical fsync: losing it leaves the key claimed
- * until its lock expires, and a retry then creates the same object id again, which answers the object.
+ * until its lock expires (on another gateway), and a retry then creates the same object id again, which
+ * answers the object.
  *
  * New keys claimed at the same time share one statement and one commit, and so do the answers stored
  * at the same time (group commit); a key seen before takes the slower path alone.
  */
-const abandonedId = (call: IdempotentCall): string => `${call.scope}\u0000${call.key}`;
-
 export class IdempotencyStore {
   private readonly newClaims = new GroupCommit<NewClaim, string | null>((group) => this.claimAll(group), {
     name: 'idempotency claim',
@@ -67,8 +68,17 @@ export class IdempotencyStore {
     queueLengthMax: IDEMPOTENCY_QUEUE_LENGTH_MAX,
   });
 
-  /** Keys answered with a 5xx whose release has not reached the database yet, until when. */
-  private readonly abandoned = new Map<string, number>();
+  /**
+   * Each attempt holds its key as `<this store>:<n>`. An attempt of this store not in `inFlight` has
+   * answered: a retry here takes its key over at once, whatever the row's lock says (its release may
+   * not have reached the database yet, or its claim committed while its answer was lost). An attempt
+   * still in flight, or another gateway's, keeps the key until its lock ends.
+   */
+  private readonly holderPrefix = `${randomBytes(8).toString('hex')}:`;
+  private holderCount = 0;
+  private readonly inFlight = new Set<string>();
+  /** Releases retried in the background (the database gone when the attempt answered). */
+  private releasesPending = 0;
 
   constructor(
     private readonly claims: Pool,
@@ -78,49 +88,58 @@ export class IdempotencyStore {
   async run<T>(call: IdempotentCall, request: IdempotentRequest, create: (objectId: string) => Promise<T>): Promise<T> {
     if (call.key === undefined) return create(newId(call.objectKind));
     const requestSha256 = hashBody(request.body);
-    const claimed = await this.claim(call, requestSha256);
-    if ('replay' in claimed) {
-      void request.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
-      return (call.seal ? call.seal.open(claimed.replay.body) : claimed.replay.body) as T;
-    }
+    const holder = `${this.holderPrefix}${++this.holderCount}`;
+    this.inFlight.add(holder);
     try {
-      const result = await create(claimed.objectId);
-      await this.answers.submit({ scope: call.scope, key: call.key, body: call.seal ? call.seal.close(result) : result });
-      return result;
-    } catch (error) {
-      const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
-      // The database gone (the usual cause of a 503 here): the key is released once it is back, and a
-      // retry on this gateway takes it over at once; the client is told the original error.
-      await this.release(call, status).catch(() => this.releaseLater(call, status));
-      throw error;
+      const claimed = await this.claim(call, requestSha256, holder);
+      if ('replay' in claimed) {
+        void request.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
+        return (call.seal ? call.seal.open(claimed.replay.body) : claimed.replay.body) as T;
+      }
+      try {
+        const result = await create(claimed.objectId);
+        await this.answers.submit({ scope: call.scope, key: call.key, body: call.seal ? call.seal.close(result) : result });
+        return result;
+      } catch (error) {
+        const status = error instanceof ServiceError ? ERROR_STATUS[error.code] : 500;
+        // The database gone (the usual cause of a 503 here): a retry on this gateway takes the key over
+        // at once (this attempt has answered); the release, retried until the database is back, is for
+        // the other gateways. The client is told the original error.
+        await this.release(call, status, holder).catch(() => this.releaseLater(call, status, holder));
+        throw error;
+      }
+    } finally {
+      this.inFlight.delete(holder);
     }
   }
 
-  /** A 4xx forgets the key (nothing happened); a 5xx unlocks it for a retry. */
-  private release(call: IdempotentCall, status: number): Promise<unknown> {
+  /** A 4xx forgets the key (nothing happened); a 5xx unlocks it for a retry. Only while `holder` holds it. */
+  private release(call: IdempotentCall, status: number, holder: string): Promise<unknown> {
     return status < 500
-      ? this.outcomes.query('DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [call.scope, call.key])
-      : this.outcomes.query('UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2', [call.scope, call.key]);
+      ? this.outcomes.query(`DELETE FROM gw_idempotency_keys WHERE scope = $1 AND key = $2 AND holder = $3 AND state = 'running'`, [call.scope, call.key, holder])
+      : this.outcomes.query(`UPDATE gw_idempotency_keys SET locked_until = now() WHERE scope = $1 AND key = $2 AND holder = $3 AND state = 'running'`, [
+          call.scope,
+          call.key,
+          holder,
+        ]);
   }
 
-  /**
-   * Releases the key in the background until it succeeds or the lock would have ended anyway. Meanwhile
-   * the key is `abandoned`: its request is answered and no longer in progress, so a retry here takes it
-   * over instead of answering 409 idempotency_key_in_use.
-   */
-  private releaseLater(call: IdempotentCall, status: number): void {
-    const id = abandonedId(call);
+  /** Releases the key in the background until it succeeds or the lock would have ended anyway. */
+  private releaseLater(call: IdempotentCall, status: number, holder: string): void {
+    if (this.releasesPending >= IDEMPOTENCY_QUEUE_LENGTH_MAX) return; // the lock's end releases it
+    this.releasesPending++;
     const until = Date.now() + IDEMPOTENCY_LOCK_MS;
-    if (this.abandoned.size >= IDEMPOTENCY_QUEUE_LENGTH_MAX) return; // the lock's end releases it
-    this.abandoned.set(id, until);
-    const done = () => {
-      if (this.abandoned.get(id) === until) this.abandoned.delete(id);
-    };
+    const done = () => void this.releasesPending--;
     const retry = () => {
-      if (this.abandoned.get(id) !== until || Date.now() >= until || (this.outcomes as { ending?: boolean }).ending) return done();
-      this.release(call, status).then(done, () => setTimeout(retry, IDEMPOTENCY_RELEASE_RETRY_MS).unref());
+      if (Date.now() >= until || (this.outcomes as { ending?: boolean }).ending) return done();
+      this.release(call, status, holder).then(done, () => setTimeout(retry, IDEMPOTENCY_RELEASE_RETRY_MS).unref());
     };
     setTimeout(retry, IDEMPOTENCY_RELEASE_RETRY_MS).unref();
+  }
+
+  /** An attempt of this store that has answered. */
+  private answered(holder: string | null): holder is string {
+    return holder !== null && holder.startsWith(this.holderPrefix) && !this.inFlight.has(holder);
   }
 
   async purgeExpired(): Promise<number> {
@@ -130,35 +149,37 @@ export class IdempotencyStore {
     return rowCount ?? 0;
   }
 
-  private async claim(call: IdempotentCall, requestSha256: string): Promise<{ objectId: string } | { replay: { status: number; body: unknown } }> {
-    const claimed = await this.newClaims.submit({ scope: call.scope, key: call.key!, endpoint: call.endpoint, requestSha256, objectId: newId(call.objectKind) });
+  private async claim(call: IdempotentCall, requestSha256: string, holder: string): Promise<{ objectId: string } | { replay: { status: number; body: unknown } }> {
+    const claimed = await this.newClaims.submit({ scope: call.scope, key: call.key!, endpoint: call.endpoint, requestSha256, objectId: newId(call.objectKind), holder });
     if (claimed !== null) return { objectId: claimed };
 
-    const { rows } = await this.claims.query<{ endpoint: string; request_sha256: string; state: string; response_status: number; response_body: unknown }>(
-      'SELECT endpoint, request_sha256, state, response_status, response_body FROM gw_idempotency_keys WHERE scope = $1 AND key = $2',
-      [call.scope, call.key],
-    );
+    const { rows } = await this.claims.query<{
+      endpoint: string;
+      request_sha256: string;
+      state: string;
+      response_status: number;
+      response_body: unknown;
+      holder: string | null;
+    }>('SELECT endpoint, request_sha256, state, response_status, response_body, holder FROM gw_idempotency_keys WHERE scope = $1 AND key = $2', [
+      call.scope,
+      call.key,
+    ]);
     const existing = rows[0];
-    if (!existing) return this.claim(call, requestSha256); // deleted meanwhile (the first attempt failed validation)
+    if (!existing) return this.claim(call, requestSha256, holder); // deleted meanwhile (the first attempt failed validation)
     if (existing.endpoint !== call.endpoint || existing.request_sha256 !== requestSha256) {
       throw new ServiceError('idempotency_key_reused', 'this Idempotency-Key was used with another request; use a new key for a new request');
     }
     if (existing.state === 'done') return { replay: { status: existing.response_status, body: existing.response_body } };
 
+    // Its lock ended (its gateway stopped, or released it), or its holder is an attempt of ours that has
+    // answered: taken over, with the same object id (a create resumed, never a second object).
+    const answeredHolder = this.answered(existing.holder) ? existing.holder : null;
     const takenOver = await this.claims.query<{ object_id: string }>(
-      `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3)
-       WHERE scope = $1 AND key = $2 AND state = 'running' AND locked_until <= now() RETURNING object_id`,
-      [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS],
+      `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3), holder = $4
+       WHERE scope = $1 AND key = $2 AND state = 'running' AND (locked_until <= now() OR holder = $5) RETURNING object_id`,
+      [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS, holder, answeredHolder],
     );
     if (takenOver.rows[0]) return { objectId: takenOver.rows[0].object_id };
-    if (this.abandoned.has(abandonedId(call))) {
-      this.abandoned.delete(abandonedId(call));
-      const resumed = await this.claims.query<{ object_id: string }>(
-        `UPDATE gw_idempotency_keys SET locked_until = now() + make_interval(secs => $3) WHERE scope = $1 AND key = $2 AND state = 'running' RETURNING object_id`,
-        [call.scope, call.key, IDEMPOTENCY_LOCK_MS / SECOND_MS],
-      );
-      if (resumed.rows[0]) return { objectId: resumed.rows[0].object_id };
-    }
     throw new ServiceError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in progress; retry later');
   }
 
@@ -168,13 +189,13 @@ export class IdempotencyStore {
    */
   private async claimAll(group: readonly Waiting<NewClaim, string | null>[]): Promise<void> {
     const { rows } = await this.claims.query<{ object_id: string }>({
-      name: 'gw-idempotency-insert-many',
-      text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, state, locked_until)
-             SELECT c.scope, c.key, c.endpoint, c.request_sha256, c.object_id, 'running', now() + make_interval(secs => $6)
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS c (scope, key, endpoint, request_sha256, object_id)
+      name: 'gw-idempotency-insert-many-held',
+      text: `INSERT INTO gw_idempotency_keys (scope, key, endpoint, request_sha256, object_id, holder, state, locked_until)
+             SELECT c.scope, c.key, c.endpoint, c.request_sha256, c.object_id, c.holder, 'running', now() + make_interval(secs => $7)
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS c (scope, key, endpoint, request_sha256, object_id, holder)
              ON CONFLICT (scope, key) DO NOTHING RETURNING object_id`,
       values: [
-        ...columns(group, ({ item }) => [item.scope, item.key, item.endpoint, item.requestSha256, item.objectId]),
+        ...columns(group, ({ item }) => [item.scope, item.key, item.endpoint, item.requestSha256, item.objectId, item.holder]),
         IDEMPOTENCY_LOCK_MS / SECOND_MS,
       ],
     });
@@ -204,6 +225,8 @@ interface NewClaim {
   endpoint: string;
   requestSha256: string;
   objectId: string;
+  /** The attempt claiming it. */
+  holder: string;
 }
 
 /** A finished create's answer, stored (as JSON) with its key for the replays. */
