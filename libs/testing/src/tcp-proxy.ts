@@ -2,15 +2,16 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of PostgreSQL that a test controls, to fail the database at an exact point:
- * `stop` is PostgreSQL stopped (connections cut, new ones refused), `swallowReplies` a connection lost
- * after PostgreSQL received (and ran) what was sent but before its answer came back, `delayConnects` a
- * server slow to accept.
+ * `stop` is PostgreSQL stopped (connections cut, new ones refused), `freeze` PostgreSQL frozen
+ * (connections open, nothing answered), `swallowReplies` a connection lost after PostgreSQL received
+ * (and ran) what was sent but before its answer came back, `delayConnects` a server slow to accept.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly clients = new Set<Socket>();
   private swallowing = false;
+  private frozen = false;
   private connectDelayMs = 0;
   /** Client connections accepted so far. */
   accepted = 0;
@@ -37,6 +38,7 @@ export class TcpProxy {
 
   async start(): Promise<void> {
     this.swallowing = false;
+    this.frozen = false;
     this.server = createServer((client) => {
       this.accepted++;
       this.sockets.add(client);
@@ -44,6 +46,7 @@ export class TcpProxy {
       client.on('close', () => (this.sockets.delete(client), this.clients.delete(client)));
       client.on('error', () => client.destroy());
       client.pause();
+      if (this.frozen) return; // accepted, never answered
       const pipe = () => {
         if (client.destroyed) return;
         const upstream = connect(this.target.port, this.target.host);
@@ -70,6 +73,21 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
     this.server = undefined;
+  }
+
+  /** Every connection kept open and nothing passed either way; new ones accepted and never answered, until `thaw`. */
+  freeze(): void {
+    this.frozen = true;
+    for (const socket of this.sockets) {
+      socket.pause();
+      socket.unpipe();
+    }
+  }
+
+  /** Back from `freeze` (or `stop`): the frozen connections cut, new ones served. */
+  async thaw(): Promise<void> {
+    await this.stop();
+    await this.start();
   }
 
   /** From now on PostgreSQL's answers are dropped (what the clients send still reaches it). */

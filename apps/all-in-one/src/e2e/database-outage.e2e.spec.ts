@@ -1,60 +1,8 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Client } from 'pg';
-import { createTestDatabase } from '@pay/testing';
+import { createTestDatabase, TcpProxy } from '@pay/testing';
 import { createIntegrator, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * A TCP proxy in front of PostgreSQL that the test controls: `stop` is PostgreSQL stopped (connections
- * cut, new ones refused), `freeze` is PostgreSQL frozen (connections open, nothing answered).
- */
-class DatabaseProxy {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  private frozen = false;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<void> {
-    this.frozen = false;
-    this.server = createServer((client) => {
-      this.sockets.add(client);
-      client.on('close', () => this.sockets.delete(client));
-      client.on('error', () => client.destroy());
-      if (this.frozen) return client.pause(); // accepted, never answered
-      const upstream = connect(this.target.port, this.target.host);
-      this.sockets.add(upstream);
-      upstream.on('close', () => (this.sockets.delete(upstream), client.destroy()));
-      upstream.on('error', () => upstream.destroy());
-      client.on('close', () => upstream.destroy());
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    const address = this.server.address();
-    this.port = typeof address === 'object' && address ? address.port : 0;
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-
-  freeze(): void {
-    this.frozen = true;
-    for (const socket of this.sockets) {
-      socket.pause();
-      socket.unpipe();
-    }
-  }
-
-  async thaw(): Promise<void> {
-    await this.stop();
-    await this.start();
-  }
-}
 
 /**
  * PostgreSQL going away under a running service: requests are answered `503 service_unavailable` with
@@ -64,18 +12,15 @@ class DatabaseProxy {
  */
 describe('the database going away', () => {
   let service: TestService;
-  let proxy: DatabaseProxy;
+  let proxy: TcpProxy;
   let databaseUrl: string;
   let shop: Integrator;
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase('outage');
-    const target = new URL(databaseUrl);
-    proxy = new DatabaseProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    proxy = TcpProxy.forUrl(databaseUrl);
     await proxy.start();
-    const throughProxy = new URL(databaseUrl);
-    throughProxy.host = `127.0.0.1:${proxy.port}`;
-    service = await startTestService({ DATABASE_URL: throughProxy.toString() });
+    service = await startTestService({ DATABASE_URL: proxy.urlThrough(databaseUrl) });
     shop = await createIntegrator(service);
   });
   afterAll(async () => {
