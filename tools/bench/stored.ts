@@ -318,6 +318,23 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
   const rewrite = (expr: string) => replacements.reduce((inner, [from, to]) => `replace(${inner}, ${from}, ${to})`, expr);
   const spacingMs = Math.max(1, Math.floor(SEED_SPAN_MS / size));
 
+  /**
+   * `insert` with `table`'s secondary indexes dropped, then built again from the whole table: a million
+   * rows with random ids inserted one by one into each index read and wrote a random page per row (the
+   * 1,000,000 seed took 17 minutes); a build sorts once. Indexes a constraint stands on (the primary key,
+   * a unique constraint, one a foreign key references) stay, so the rows are checked as they go in.
+   */
+  const withoutSecondaryIndexes = async (table: string, insert: () => Promise<unknown>) => {
+    const { rows: indexes } = await db.query<{ name: string; def: string }>(
+      `SELECT indexname AS name, indexdef AS def FROM pg_indexes i WHERE schemaname = 'public' AND tablename = $1
+         AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = format('%I', i.indexname)::regclass)`,
+      [table],
+    );
+    for (const index of indexes) await db.query(`DROP INDEX ${db.escapeIdentifier(index.name)}`);
+    await insert();
+    for (const index of indexes) await db.query(index.def);
+  };
+
   /** INSERT … SELECT of every column of `table`, from its rows matching `where`, once per seeded payment. */
   const clone = async (table: string, where: string, orderBy: string) => {
     const { rows: columns } = await db.query<{ name: string; type: string; identity: string; def: string | null }>(
@@ -337,16 +354,21 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
       if (c.type === 'uuid') return copied.some((other) => other.name === 'created_at') ? uuidV7At('t.created_at + s.shift') : 'gen_random_uuid()';
       return col;
     };
-    await db.query(
-      `INSERT INTO ${table} (${copied.map((c) => db.escapeIdentifier(c.name)).join(', ')})
-       SELECT ${copied.map(expression).join(', ')} FROM seed s CROSS JOIN (SELECT * FROM ${table} WHERE ${where}) t ORDER BY s.g, ${orderBy}`,
+    await withoutSecondaryIndexes(table, () =>
+      db.query(
+        `INSERT INTO ${table} (${copied.map((c) => db.escapeIdentifier(c.name)).join(', ')})
+         SELECT ${copied.map(expression).join(', ')} FROM seed s CROSS JOIN (SELECT * FROM ${table} WHERE ${where}) t ORDER BY s.g, ${orderBy}`,
+      ),
     );
     step(table);
   };
 
+  // The seed table of a million payments (their ids and shifted timestamps) is read by every clone:
+  // kept in memory rather than in the default 8 MB of temporary buffers (set before any temporary table).
+  await db.query(`SET temp_buffers = '512MB'`);
   await db.query('BEGIN');
   try {
-    await db.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+    await db.query(`SET LOCAL maintenance_work_mem = '512MB'`);
     await db.query(`SET LOCAL synchronous_commit = off`);
     const before = (
       await db.query<{ entry_position: string; first_commit: string; first_prepare: string }>(
@@ -392,7 +414,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
     await db.query('ANALYZE ledger_operations');
     await clone('ledger_entries', `id = ${lit(t.entryId)}`, 't.id');
     await db.query('ANALYZE ledger_entries');
-    await db.query(
+    await withoutSecondaryIndexes('ledger_postings', () => db.query(
       `INSERT INTO ledger_postings (entry_id, seq, account_id, direction, amount, currency, txn_id, balance_after, entry_position, created_at)
        SELECT p.entry_id, p.seq, p.account_id, p.direction, p.amount, p.currency, 'txn_' || substr(md5(p.entry_id || ':' || p.seq), 1, 24),
          a.balance + sum(CASE WHEN p.direction = 'credit' THEN p.amount ELSE -p.amount END) OVER (PARTITION BY p.account_id ORDER BY p.position, p.seq),
@@ -405,7 +427,7 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
          SELECT e.id, e.position, e.created_at, t.seq, CASE WHEN t.account_id = ${lit(t.customer)} THEN s.customer ELSE t.account_id END, t.direction, t.amount, t.currency
          FROM seed s JOIN ledger_entries e ON e.id = s.entry_id CROSS JOIN (SELECT * FROM ledger_postings WHERE entry_id = ${lit(t.entryId)}) t
        ) p JOIN ledger_accounts a ON a.id = p.account_id`,
-    );
+    ));
     step('ledger_postings');
     const seeded = `entry_position > ${Number(before.entry_position)}`;
     await db.query(
