@@ -11,7 +11,6 @@ import { ConsoleErrorPages, ConsoleGuard } from './console-role';
 import { ConsoleSearch } from './console-search';
 import { ConsoleSessionStore } from './console-sessions';
 import { ConsoleSignInController } from './sign-in.controller';
-import { ConsoleSignInLimiter } from './console-sign-in-limiter';
 import { ConsoleSearchController } from './search.controller';
 import { ConsoleObjects } from './console-objects';
 import { ConsoleObjectsController } from './objects.controller';
@@ -26,7 +25,6 @@ export const consoleProviders: Provider[] = [
     useFactory: (pool: Pool, config: GatewayConfig) => new ConsoleSessionStore(pool, !config.sandbox),
     inject: [PG_POOL, GATEWAY_CONFIG],
   },
-  { provide: ConsoleSignInLimiter, useFactory: (pool: Pool) => new ConsoleSignInLimiter(pool), inject: [PG_POOL] },
   ConsolePages,
   ConsoleGuard,
   ConsoleErrorPages,
