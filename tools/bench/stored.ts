@@ -325,8 +325,8 @@ async function seed(db: Client, t: Template, customers: string[], size: number, 
 
   /**
    * `insert` with `table`'s secondary indexes dropped, then built again from the whole table: a million
-   * rows with random ids inserted one by one into each index read and wrote a random page per row (the
-   * 1,000,000 seed took 17 minutes); a build sorts once. Indexes a constraint stands on (the primary key,
+   * rows with random ids inserted one by one into each index read and write a random page per row once
+   * the index outgrows the buffers; a build sorts once. Indexes a constraint stands on (the primary key,
    * a unique constraint, one a foreign key references) stay, so the rows are checked as they go in.
    */
   const withoutSecondaryIndexes = async (table: string, insert: () => Promise<unknown>) => {
