@@ -11,7 +11,10 @@ const LONGEST_LISTED = 5;
  * `ioTiming`: also time every block read (track_io_timing), so that pg_stat_statements says how long
  * a statement waited for pages it did not have in its buffers.
  */
-export async function startWithStatements(dir: string, { ioTiming = false }: { ioTiming?: boolean } = {}): Promise<RunningDatabase> {
+export async function startWithStatements(
+  dir: string,
+  { ioTiming = false, settings = {} }: { ioTiming?: boolean; /** Server settings (ALTER SYSTEM), e.g. shared_buffers. */ settings?: Record<string, string> } = {},
+): Promise<RunningDatabase> {
   const first = await startEmbeddedPostgres(dir);
   const client = new Client({ connectionString: first.url });
   await client.connect();
@@ -19,6 +22,7 @@ export async function startWithStatements(dir: string, { ioTiming = false }: { i
     await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
     await client.query(`ALTER SYSTEM SET pg_stat_statements.max = 10000`);
     if (ioTiming) await client.query('ALTER SYSTEM SET track_io_timing = on');
+    for (const [name, value] of Object.entries(settings)) await client.query(`ALTER SYSTEM SET ${client.escapeIdentifier(name)} = ${client.escapeLiteral(value)}`);
   } finally {
     await client.end();
   }

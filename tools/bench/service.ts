@@ -37,6 +37,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Another checkout to run the service from (the chain phase's tree without the chain); default this one. */
   cwd?: string;
+  /** How long it may take to listen (default 90 s). */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -82,7 +84,7 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   const recentOutput = () => recent.join('\n');
   let url: string;
   try {
-    url = `http://127.0.0.1:${await waitUntilServing({ portFile, path: '/health', timeoutMs: HEALTH_TIMEOUT_MS, pollMs: HEALTH_POLL_MS, child })}`;
+    url = `http://127.0.0.1:${await waitUntilServing({ portFile, path: '/health', timeoutMs: options.startTimeoutMs ?? HEALTH_TIMEOUT_MS, pollMs: HEALTH_POLL_MS, child })}`;
   } catch (error) {
     await stop();
     throw new Error(`the service (pid ${child.pid}) ${(error as Error).message}\n--- service output ---\n${recentOutput()}`);

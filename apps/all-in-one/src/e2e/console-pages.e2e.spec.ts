@@ -68,6 +68,11 @@ describe('console: sign in with each role and walk the pages, in every language,
       expect(await page.locator('table.data tbody tr').count()).toBe(2);
       await Promise.all([page.waitForURL(new RegExp(`/console/objects/${paymentId}`)), page.locator(`a[href="/console/objects/${paymentId}"]`).first().click()]);
       clicks++;
+      // The fields by their labels, not the API's names; the amounts as money.
+      const facts = await plainText(page, 'dl.facts');
+      expect(facts).toContain(`${tab.t('console.label.order_reference')} 1001`);
+      expect(facts).not.toMatch(/order_reference|merchant_connection|created_at/);
+      expect(await page.locator('dl.facts .amount-inline').count()).toBeGreaterThan(0);
       const webhooks = await plainText(page, '#webhooks');
       expect(webhooks).toContain('payment.succeeded');
       expect(webhooks).toContain('HTTP 500');
@@ -115,6 +120,7 @@ describe('console: sign in with each role and walk the pages, in every language,
         await visit(`/console/search?lang=${language}`, 'search');
         await visit(`/console/search?q=1001`, 'search-results');
         await visit(`/console/objects/${paymentId}`, 'payment');
+        expect(await plainText(tab.page, 'dl.facts')).toContain(tab.t('console.label.merchant_connection'));
         await visit(`/console/objects/${eventId}`, 'event');
         if (role === 'admin') {
           await visit(`/console/operations`, 'operations');

@@ -1,4 +1,5 @@
 import { accountsFinanceAr } from './console/accounts-finance.ar';
+import { fieldLabelsAr } from './console/field-labels.ar';
 import { consoleAr } from './console/ar';
 import type { Catalogue } from './fr';
 
@@ -6,6 +7,7 @@ import type { Catalogue } from './fr';
 export const ar: Catalogue = {
   ...consoleAr,
   ...accountsFinanceAr,
+  ...fieldLabelsAr,
   'layout.languages': 'اختيار اللغة',
   'layout.footer': 'دفع آمن بواسطة {brand}. لن نطلب منك أبدًا رمزك السري أو كلمة مرورك عبر الهاتف أو الرسائل القصيرة أو البريد الإلكتروني.',
   'layout.next': 'ماذا بعد؟',

@@ -1,10 +1,12 @@
 import { accountsFinanceEn } from './console/accounts-finance.en';
+import { fieldLabelsEn } from './console/field-labels.en';
 import { consoleEn } from './console/en';
 import type { Catalogue } from './fr';
 
 export const en: Catalogue = {
   ...consoleEn,
   ...accountsFinanceEn,
+  ...fieldLabelsEn,
   'layout.languages': 'Language',
   'layout.footer': 'Secure payment by {brand}. We will never ask for your PIN or password by phone, text message or email.',
   'layout.next': 'What happens next',

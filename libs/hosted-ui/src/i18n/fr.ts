@@ -1,4 +1,5 @@
 import { accountsFinanceFr } from './console/accounts-finance.fr';
+import { fieldLabelsFr } from './console/field-labels.fr';
 import { consoleFr } from './console/fr';
 
 /**
@@ -9,6 +10,7 @@ import { consoleFr } from './console/fr';
 export const fr = {
   ...consoleFr,
   ...accountsFinanceFr,
+  ...fieldLabelsFr,
   // Every page
   'layout.languages': 'Choix de la langue',
   'layout.footer': 'Paiement sécurisé par {brand}. Nous ne vous demanderons jamais votre code PIN ni votre mot de passe par téléphone, SMS ou e-mail.',

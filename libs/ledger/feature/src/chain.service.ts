@@ -14,6 +14,7 @@ import { type LedgerSigningKey } from './signing-key';
 export class LedgerChain {
   private timer: NodeJS.Timeout | undefined;
   private sealing: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
     private readonly pool: Pool,
@@ -21,27 +22,36 @@ export class LedgerChain {
     private readonly key: LedgerSigningKey,
   ) {}
 
-  /** Lists the signing key (kept forever, so heads it signed still verify), seals the backlog, then keeps looking. */
+  /**
+   * Lists the signing key (kept forever, so heads it signed still verify), then seals the backlog and
+   * keeps looking, in the background: a ledger older than the chain may hold millions of entries to
+   * seal, minutes of work the service must not wait for to answer (new entries are chained as they are
+   * written meanwhile; the backlog follows them in the chain).
+   */
   async start(): Promise<void> {
     await this.pool.query({
       name: 'ledger.register-signing-key',
       text: `INSERT INTO ledger_signing_keys (key_id, algorithm, public_key, created_at) VALUES ($1, 'Ed25519', $2, $3) ON CONFLICT (key_id) DO NOTHING`,
       values: [this.key.keyId, this.key.publicKey, new Date()],
     });
-    await this.sealAll();
-    this.timer = setInterval(() => {
-      if (this.sealing) return;
-      this.sealing = this.sealAll()
-        .then(() => undefined)
-        .catch((error: unknown) => hostLogger().warn({ err: error }, 'ledger: sealing entries into the chain failed; trying again'))
-        .finally(() => (this.sealing = undefined));
-    }, LEDGER_CHAIN_SEAL_INTERVAL_MS);
+    this.sealInBackground();
+    this.timer = setInterval(() => this.sealInBackground(), LEDGER_CHAIN_SEAL_INTERVAL_MS);
     this.timer.unref();
   }
 
+  /** Stops between two sealing transactions: what is sealed stays sealed, the rest waits for the next start. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.sealing;
+  }
+
+  private sealInBackground(): void {
+    if (this.sealing || this.stopped) return;
+    this.sealing = this.sealAll()
+      .then(() => undefined)
+      .catch((error: unknown) => hostLogger().warn({ err: error }, 'ledger: sealing entries into the chain failed; trying again'))
+      .finally(() => (this.sealing = undefined));
   }
 
   /** Entries without a sequence, chained after the head a transaction at a time. */
@@ -52,7 +62,7 @@ export class LedgerChain {
       const page = await inTransaction(this.pool, (client) => sealUnchained(client, LEDGER_CHAIN_SEAL_BATCH_MAX, after));
       sealed += page.sealed;
       after = page.lastPosition;
-      if (page.sealed < LEDGER_CHAIN_SEAL_BATCH_MAX) return sealed;
+      if (page.sealed < LEDGER_CHAIN_SEAL_BATCH_MAX || this.stopped) return sealed;
     }
   }
 

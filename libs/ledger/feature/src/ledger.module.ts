@@ -26,7 +26,7 @@ class LedgerHandlersRegistrar implements OnModuleInit, OnModuleDestroy {
     @Inject(LEDGER_SIGNING_KEY) private readonly signingKey: LedgerSigningKey,
   ) {}
 
-  /** The chain's backlog (entries older than the chain) is sealed before the ledger answers. */
+  /** The chain's backlog (entries older than the chain) is sealed in the background: the ledger answers meanwhile. */
   async onModuleInit(): Promise<void> {
     this.chain = new LedgerChain(this.pool, this.clock, this.signingKey);
     await this.chain.start();

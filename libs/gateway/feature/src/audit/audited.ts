@@ -94,6 +94,23 @@ export class AuditTrail {
     failpoint(AUDIT_INTENT_FAILPOINT);
   }
 
+  /**
+   * The dispatched change answered: its intent becomes its event, in one transaction. `answered`: the
+   * object the answer names, when it names one (a repeated bank statement import answers the first import).
+   */
+  async settle(answered: Target | undefined, integrator: string | null): Promise<void> {
+    const intent = this.intent;
+    if (!intent) throw new Error(`${this.action}: settle needs an intent`);
+    const target = answered ?? intent.target;
+    await this.log.settle(intent.id, this.entry(target, integrator, this.clock.now(), this.repeatable ? intent.id : onceKey(this.action, target.id)));
+  }
+
+  /** A refusal (4xx) changed nothing: the intent goes. Anything else may have changed the target: the sweeper reads it back. */
+  async failed(error: unknown): Promise<void> {
+    if (!this.intent || !(error instanceof ServiceError) || ERROR_STATUS[error.code] >= 500) return;
+    await this.log.drop(this.intent.id);
+  }
+
   entry(target: Target, integrator: string | null, at: Date, operationKey: string | null): AuditEntry {
     return { action: this.action, actor: this.actor, integrator, target, requestId: this.requestId, at, operationKey };
   }
@@ -143,11 +160,9 @@ export class AuditInterceptor implements NestInterceptor {
     if (trail.intent) {
       failpoint(AUDIT_FAILPOINT);
       // The answer names the object the change made (a repeated bank statement import answers the first import).
-      const settledTarget = target ?? trail.intent.target;
       const integrator = trail.intent.integrator ?? (answer ? await integratorOf(answer, this.directory) : null);
-      const entry = trail.entry(settledTarget, integrator, this.clock.now(), trail.repeatable ? trail.intent.id : onceKey(trail.action, settledTarget.id));
       // Retried on a passing failure; past the attempts the intent stays, and the sweeper records it.
-      await this.attempt(trail, () => this.audit.settle(trail.intent!.id, entry), request);
+      await this.attempt(trail, () => trail.settle(target, integrator), request);
       return;
     }
     if (reply.getHeader('Idempotent-Replayed') === 'true') return;
@@ -161,10 +176,8 @@ export class AuditInterceptor implements NestInterceptor {
     await this.attempt(trail, () => this.audit.record(trail.entry(target, integrator, this.clock.now(), trail.repeatable ? null : onceKey(trail.action, target.id))), request);
   }
 
-  /** A refusal (4xx) changed nothing: its intent goes. Anything else may have changed the target: the sweeper reads it back. */
   private async failed(trail: AuditTrail, error: unknown): Promise<void> {
-    if (!trail.intent || !(error instanceof ServiceError) || ERROR_STATUS[error.code] >= 500) return;
-    await this.audit.drop(trail.intent.id).catch((dropError: unknown) => this.logger.warn(`${trail.action}: intent ${trail.intent!.id} not dropped (the sweeper will): ${String(dropError)}`));
+    await trail.failed(error).catch((dropError: unknown) => this.logger.warn(`${trail.action}: intent ${trail.intent!.id} not dropped (the sweeper will): ${String(dropError)}`));
   }
 
   private async attempt(trail: AuditTrail, work: () => Promise<unknown>, request: FastifyRequest): Promise<void> {

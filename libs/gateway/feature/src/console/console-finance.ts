@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { BankStatementImportResource, CashInTransitResource, ChainVerificationResource, FeeRevenueResource, LedgerAccountResource, LedgerHeadResource, ListResource, PayoutBatchResource, ReconciliationResource, StatementResource, TrialBalanceResource } from '@pay/contracts';
@@ -9,16 +9,17 @@ import {
   CONSOLE_LIST_MAX,
   CONSOLE_STATEMENT_CSV_LINES_MAX,
   LEDGER_CHAIN_VERIFY_TIMEOUT_MS,
+  failpoint,
   newId,
   PAYOUT_ADMIN_REQUEST_TIMEOUT_MS,
   STATEMENT_LIMIT_MAX,
   type Clock,
   type Currency,
 } from '@pay/kernel';
-import { CLOCK, PG_POOL } from '@pay/platform';
+import { CLOCK, inTransaction, PG_POOL } from '@pay/platform';
 import { parseStatement } from '../admin/camt053';
 import { runReconciliation } from '../admin/run-reconciliation';
-import { onceKey } from '../audit/audited';
+import { AUDIT_FAILPOINT, AuditTrail, onceKey } from '../audit/audited';
 import { AuditLog } from '../directory/audit-log';
 import { localInstant } from './charts';
 import type { BalancePoint } from './charts';
@@ -46,6 +47,9 @@ export interface MonthRevenue {
   revenue: FeeRevenueResource;
 }
 
+/** Who acts in the console: the admin role, the only one that may. */
+const CONSOLE_ACTOR = { type: 'admin', id: null } as const;
+
 /** The zone whose calendar makes the fee revenue's months: the platform's. */
 const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
 
@@ -60,6 +64,8 @@ const justAfter = (iso: string, ms = 1): string => new Date(Date.parse(iso) + ms
  */
 @Injectable()
 export class ConsoleFinance {
+  private readonly logger = new Logger('console');
+
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -156,27 +162,42 @@ export class ConsoleFinance {
     return this.bus.request('payments.bank-statements.list', { limit: CONSOLE_LIST_MAX });
   }
 
-  /** A camt.053 statement as the admin API imports it (parsed here, applied by the payments app), recorded in the audit trail. */
+  /**
+   * A camt.053 statement as the admin API imports it (parsed here, applied by the payments app), and
+   * audited as it is: an intent before the change is dispatched, settled by the answer or, after a
+   * crash between the two, by the sweeper (which reads the import back), so recorded exactly once.
+   */
   async importStatement(xml: string, requestId: string): Promise<BankStatementImportResource> {
     const { statementId, entries } = parseStatement(xml);
-    const result = await this.bus.request('payments.bank-statements.import', { importId: newId('bankStatementImport'), statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
-    await this.recordAction('bank_statement_import.created', { object: 'bank_statement_import', id: result.id }, requestId);
+    const importId = newId('bankStatementImport');
+    const trail = new AuditTrail('bank_statement_import.created', false, CONSOLE_ACTOR, null, requestId, this.audit, this.clock);
+    await trail.intend({ object: 'bank_statement_import', id: importId });
+    let result: BankStatementImportResource;
+    try {
+      result = await this.bus.request('payments.bank-statements.import', { importId, statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+    } catch (error) {
+      await trail.failed(error).catch((dropError: unknown) => this.logger.warn(`bank_statement_import.created: intent not dropped (the sweeper will): ${String(dropError)}`));
+      throw error;
+    }
+    failpoint(AUDIT_FAILPOINT);
+    // A statement imported before answers its first import: the answer's id is the one recorded.
+    await trail
+      .settle({ object: 'bank_statement_import', id: result.id }, null)
+      .catch((error: unknown) => this.logger.error(`bank_statement_import.created not recorded yet (the sweeper will, request ${requestId}): ${String(error)}`));
     return result;
   }
 
   async reconcile(requestId: string): Promise<ReconciliationResource> {
     const startedAt = this.clock.now();
     const result = await runReconciliation(this.bus);
-    const id = await this.recordRun('reconciliation', result, startedAt);
-    await this.recordAction('reconciliation.created', { object: 'reconciliation', id }, requestId);
+    await this.recordRun('reconciliation', result, startedAt, requestId);
     return result;
   }
 
   async verifyChain(requestId: string): Promise<ChainVerificationResource> {
     const startedAt = this.clock.now();
     const result = await this.bus.request('ledger.chain.verify', {}, { timeoutMs: LEDGER_CHAIN_VERIFY_TIMEOUT_MS });
-    const id = await this.recordRun('chain_verification', result, startedAt);
-    await this.recordAction('chain_verification.created', { object: 'chain_verification', id }, requestId);
+    await this.recordRun('chain_verification', result, startedAt, requestId);
     return result;
   }
 
@@ -191,17 +212,17 @@ export class ConsoleFinance {
     return row ? { result: row.result, startedAt: row.started_at.toISOString(), finishedAt: row.finished_at.toISOString() } : null;
   }
 
-  private async recordRun(kind: FinanceRunKind, result: object, startedAt: Date): Promise<string> {
-    const { rows } = await this.pool.query<{ id: string }>({
-      name: 'gw-console-finance-runs-record',
-      text: 'INSERT INTO gw_console_finance_runs (kind, result, started_at, finished_at) VALUES ($1, $2, $3, $4) RETURNING id',
-      values: [kind, JSON.stringify(result), startedAt, this.clock.now()],
+  /** The run's result, kept in the gateway, and its audit event, in one transaction: both or neither. */
+  private async recordRun(kind: FinanceRunKind, result: object, startedAt: Date, requestId: string): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ id: string }>({
+        name: 'gw-console-finance-runs-record',
+        text: 'INSERT INTO gw_console_finance_runs (kind, result, started_at, finished_at) VALUES ($1, $2, $3, $4) RETURNING id',
+        values: [kind, JSON.stringify(result), startedAt, this.clock.now()],
+      });
+      const action = `${kind}.created`;
+      const target = { object: kind, id: `run_${rows[0]!.id}` };
+      await this.audit.record({ action, actor: CONSOLE_ACTOR, integrator: null, target, requestId, at: this.clock.now(), operationKey: onceKey(action, target.id) }, client);
     });
-    return `run_${rows[0]!.id}`;
-  }
-
-  /** A console action in the audit trail, done with the admin role (the console's only role that acts). */
-  private async recordAction(action: string, target: { object: string; id: string }, requestId: string): Promise<void> {
-    await this.audit.record({ action, actor: { type: 'admin', id: null }, integrator: null, target, requestId, at: this.clock.now(), operationKey: onceKey(action, target.id) });
   }
 }

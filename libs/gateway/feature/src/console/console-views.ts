@@ -7,8 +7,10 @@ import type { AccountsFinanceViews } from './accounts-finance';
 
 /** One field of an object as its page lists it: the API's name, and how its value reads. */
 export interface Fact {
+  /** The API's name of the field; shown when it has no label. */
   name: string;
-  kind: 'money' | 'time' | 'link' | 'text';
+  labelKey: MessageKey | null;
+  kind: 'money' | 'time' | 'link' | 'yesNo' | 'text';
   text: string;
   amount: number;
   href: string | null;

@@ -1,6 +1,6 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL } from '@pay/platform';
+import { PG_POOL, PG_POOL_ASYNC_COMMIT } from '@pay/platform';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
 import { ConsoleAccountsController } from './accounts.controller';
 import { ConsoleFinance } from './console-finance';
@@ -11,7 +11,6 @@ import { ConsoleErrorPages, ConsoleGuard } from './console-role';
 import { ConsoleSearch } from './console-search';
 import { ConsoleSessionStore } from './console-sessions';
 import { ConsoleSignInController } from './sign-in.controller';
-import { ConsoleSignInLimiter } from './console-sign-in-limiter';
 import { ConsoleSearchController } from './search.controller';
 import { ConsoleObjects } from './console-objects';
 import { ConsoleObjectsController } from './objects.controller';
@@ -23,10 +22,9 @@ export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAsse
 export const consoleProviders: Provider[] = [
   {
     provide: ConsoleSessionStore,
-    useFactory: (pool: Pool, config: GatewayConfig) => new ConsoleSessionStore(pool, !config.sandbox),
-    inject: [PG_POOL, GATEWAY_CONFIG],
+    useFactory: (pool: Pool, config: GatewayConfig, asyncCommit: Pool) => new ConsoleSessionStore(pool, !config.sandbox, asyncCommit),
+    inject: [PG_POOL, GATEWAY_CONFIG, PG_POOL_ASYNC_COMMIT],
   },
-  { provide: ConsoleSignInLimiter, useFactory: (pool: Pool) => new ConsoleSignInLimiter(pool), inject: [PG_POOL] },
   ConsolePages,
   ConsoleGuard,
   ConsoleErrorPages,

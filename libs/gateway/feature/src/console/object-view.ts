@@ -1,3 +1,4 @@
+import { CATALOGUES, type MessageKey } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
 import type { ConsoleObject } from './console-objects';
 import { accountPath, kindOfId, objectPath } from './console-paths';
@@ -9,13 +10,20 @@ export type { Fact };
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const MONEY_FIELD = /(^|_)(amount|fee|balance|total)(_|$)|_amount$|^amount_/;
 
+/** The field's label in the console's catalogues (`console.label.<name>`), or null: then its API name is shown. */
+const labelOf = (name: string): MessageKey | null => {
+  const key = `console.label.${name}`;
+  return Object.hasOwn(CATALOGUES.fr, key) ? (key as MessageKey) : null;
+};
+
 /** A value as the page shows it: amounts in the object's currency, times in local time, ids as links to their pages. */
 const factOf = (name: string, value: unknown, currency: Currency | null, names: Record<string, string>): Fact => {
-  const base = { name, text: '', amount: 0, href: null, note: null };
+  const base = { name, labelKey: labelOf(name), text: '', amount: 0, href: null, note: null };
   if (typeof value === 'number' && currency && MONEY_FIELD.test(name)) return { ...base, kind: 'money', amount: value };
   if (typeof value === 'string' && TIME.test(value)) return { ...base, kind: 'time', text: value };
   if (typeof value === 'string' && kindOfId(value) && name !== 'id') return { ...base, kind: 'link', text: value, href: objectPath(value), note: names[value] ?? null };
   if (value === null || value === undefined) return { ...base, kind: 'text', text: '—' };
+  if (typeof value === 'boolean') return { ...base, kind: 'yesNo', text: value ? 'yes' : 'no' };
   if (typeof value === 'object') return { ...base, kind: 'text', text: Array.isArray(value) && value.every((v) => typeof v !== 'object') ? value.join(', ') : JSON.stringify(value) };
   return { ...base, kind: 'text', text: String(value) };
 };

@@ -1,16 +1,26 @@
 import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_KEY_LENGTH_MAX } from '@pay/kernel';
+import { API_KEY_LENGTH_MAX, CONSOLE_SIGN_IN_FAILURES_MAX, CONSOLE_SIGN_IN_LOCK_MS, MINUTE_MS } from '@pay/kernel';
 import { AdminAuthenticator } from '../auth/auth';
 import { formOf, redirect, sameToken, seeOther } from '../hosted/forms';
 import { readCookie } from '../hosted/stores/sessions';
-import { CONSOLE_LOCK_MINUTES, ConsoleSignInLimiter } from './console-sign-in-limiter';
+import { SignInLimiter, type LockPolicy } from '../hosted/stores/sign-in-limiter';
 import { ConsolePages } from './console-pages';
 import { ConsoleErrorPages, ConsoleRole, isConsolePage } from './console-role';
 import { CONSOLE_PATH, CONSOLE_SIGN_IN_CSRF_COOKIE, ConsoleSessionStore } from './console-sessions';
 import type { Notice } from './console-views';
 
 const HOME = `${CONSOLE_PATH}/search`;
+
+/**
+ * Sign-ins are limited per client address (a key names no login to lock): its own logins in the
+ * hosted pages' limiter, `console:<address>`, five failures locking the address for 15 minutes, again
+ * after five more. Every attempt is counted before its key is checked, so parallel guesses get no more tries.
+ */
+const CONSOLE_SIGN_IN_POLICY: LockPolicy = { locksMs: [CONSOLE_SIGN_IN_LOCK_MS], untilReset: false, failuresMax: CONSOLE_SIGN_IN_FAILURES_MAX };
+const consoleLogin = (address: string): string => `console:${address}`;
+/** As the sign-in page says it. */
+const CONSOLE_LOCK_MINUTES = CONSOLE_SIGN_IN_LOCK_MS / MINUTE_MS;
 
 /** The sign-in page's `?error=` codes. */
 const SIGN_IN_ERRORS = { sign_in: 'console.error.sign_in', locked: 'console.error.locked', expired: 'console.error.expired' } as const;
@@ -25,7 +35,7 @@ export class ConsoleSignInController {
   constructor(
     private readonly pages: ConsolePages,
     private readonly sessions: ConsoleSessionStore,
-    private readonly limiter: ConsoleSignInLimiter,
+    private readonly limiter: SignInLimiter,
     private readonly authenticator: AdminAuthenticator,
   ) {}
 
@@ -54,9 +64,16 @@ export class ConsoleSignInController {
     const next = form.get('next') ?? '';
     const back = (code: string) => `${CONSOLE_PATH}/sign-in?error=${code}${next && isConsolePage(next) ? `&next=${encodeURIComponent(next)}` : ''}`;
     const key = (form.get('key') ?? '').trim();
-    const outcome = await this.limiter.signIn(request.ip, async () => (key && key.length <= API_KEY_LENGTH_MAX ? this.authenticator.roleOfKey(key) : undefined));
-    if ('refused' in outcome) return redirect(reply, back(outcome.refused));
-    await this.sessions.open(request, reply, outcome.subject);
+    const login = consoleLogin(request.ip);
+    if (!(await this.limiter.attempt(login, CONSOLE_SIGN_IN_POLICY))) return redirect(reply, back('locked'));
+    const role = key && key.length <= API_KEY_LENGTH_MAX ? await this.authenticator.roleOfKey(key) : undefined;
+    if (role === undefined) {
+      // A key checked and wrong says so, even the one that locks: the lock refuses the attempts after it.
+      await this.limiter.failed(login, CONSOLE_SIGN_IN_POLICY);
+      return redirect(reply, back('sign_in'));
+    }
+    await this.limiter.succeeded(login);
+    await this.sessions.open(request, reply, role);
     return redirect(reply, next && isConsolePage(next) ? next : HOME);
   }
 

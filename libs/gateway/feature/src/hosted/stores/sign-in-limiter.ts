@@ -20,6 +20,8 @@ export interface LockPolicy {
   locksMs: readonly number[];
   /** After the last lock: locked until the secret is reset (`reset`), or that lock again. */
   untilReset: boolean;
+  /** Failures that make a lock (SIGN_IN_FAILURES_MAX unless said). */
+  failuresMax?: number;
 }
 
 /** People's sign-ins: 15 minutes, 1 hour, 24 hours, then until the admin API resets the PIN or password. */
@@ -150,7 +152,7 @@ export class SignInLimiter {
       text: `INSERT INTO gw_sign_in_attempts AS a (login, failures) VALUES ($1, 1)
              ON CONFLICT (login) DO UPDATE SET failures = a.failures + 1, updated_at = now()
              WHERE (a.locked_until IS NULL OR a.locked_until <= now()) AND a.failures < $2 * (a.locks + 1)`,
-      values: [login, SIGN_IN_FAILURES_MAX],
+      values: [login, policy.failuresMax ?? SIGN_IN_FAILURES_MAX],
     });
     if (rowCount === 1) return undefined;
     // The step's last attempt never recorded its outcome (its process died, its check threw): its lock now.
@@ -188,7 +190,7 @@ export class SignInLimiter {
                updated_at = now()
              WHERE login = $1 AND failures >= $2 * (locks + 1) AND (locked_until IS NULL OR locked_until <= now())
                AND updated_at <= now() - make_interval(secs => $5)`,
-      values: [login, SIGN_IN_FAILURES_MAX, policy.locksMs.map((ms) => ms / SECOND_MS), policy.untilReset, afterMs / SECOND_MS],
+      values: [login, policy.failuresMax ?? SIGN_IN_FAILURES_MAX, policy.locksMs.map((ms) => ms / SECOND_MS), policy.untilReset, afterMs / SECOND_MS],
     });
   }
 }
