@@ -19,17 +19,19 @@ export interface PoolOptions {
    * commit is.
    */
   asynchronousCommit?: boolean;
+  /** How long a query waits for a connection, a new one or one freed by the pool (DB_CONNECTION_TIMEOUT_MS). */
+  connectionTimeoutMs?: number;
 }
 
 const logger = new Logger('postgres');
 
-export function createPool(url: string, { max, statementTimeoutMs, asynchronousCommit = false }: PoolOptions): Pool {
+export function createPool(url: string, { max, statementTimeoutMs, asynchronousCommit = false, connectionTimeoutMs = DB_CONNECTION_TIMEOUT_MS }: PoolOptions): Pool {
   const pool = new Pool({
     connectionString: url,
     max,
     ...(asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
     idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
-    connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS,
+    connectionTimeoutMillis: connectionTimeoutMs,
     statement_timeout: statementTimeoutMs,
     // The server's statement_timeout cannot fire when the server itself is frozen (stopped, a network
     // partition): the client gives up a little after it, and the request is answered 503.

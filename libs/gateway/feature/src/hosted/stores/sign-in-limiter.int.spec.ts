@@ -17,7 +17,8 @@ describe('sign-in limiter', () => {
   setUp(async () => {
     const url = await createTestDatabase('signin');
     await runMigrations(url, [GATEWAY_MIGRATIONS]);
-    pool = createPool(url, { max: 20, statementTimeoutMs: 30_000 });
+    // 200 parallel sign-ins queue for 20 connections: on a busy machine longer than a service would wait.
+    pool = createPool(url, { max: 20, statementTimeoutMs: 30_000, connectionTimeoutMs: 120_000 });
     limiter = new SignInLimiter(pool);
   });
   afterAll(async () => {
