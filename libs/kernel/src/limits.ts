@@ -301,6 +301,12 @@ export const STREAM_LENGTH_MAX = 10_000;
 /** Integration events in one `events.record-batch` request (a relay's batch is sent in requests of at most this many). */
 export const EVENTS_RECORD_BATCH_MAX = 100;
 /**
+ * Integration events a process remembers having recorded with the webhooks app itself (its requests'
+ * answers), so that its relay does not send them again: many seconds of authorizations at full speed.
+ * One forgotten, or recorded by another instance, is sent again by the relay (recording is idempotent).
+ */
+export const EVENTS_RECORDED_REMEMBERED_MAX = 20_000;
+/**
  * Integration events the webhooks app records in one statement (group commit: those that arrive while
  * one is written), and most waiting for it; beyond, a record is refused at once and its caller retries
  * (the request answers, the relay records it later).
