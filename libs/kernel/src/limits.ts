@@ -363,6 +363,8 @@ export const SINGLE_RUNNER_RETRY_MS = SECOND_MS;
  */
 export const SERVICE_CLOCK_REFRESH_MS = SECOND_MS;
 export const SERVICE_CLOCK_REFRESH_MS_SANDBOX = 50;
+/** A service clock whose LISTEN connection failed or was lost tries again this long after (reading by the short interval meanwhile). */
+export const SERVICE_CLOCK_LISTEN_RETRY_MS = SECOND_MS;
 /** The sandbox's clock advance answers this long after every app stored the new offset: by then every instance follows it. */
 export const SERVICE_CLOCK_FOLLOW_MS = 3 * SERVICE_CLOCK_REFRESH_MS_SANDBOX;
 export const SUBSCRIPTION_FOLLOW_POLL_MS = 20;
