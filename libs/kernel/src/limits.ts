@@ -301,6 +301,12 @@ export const STREAM_LENGTH_MAX = 10_000;
 /** Integration events in one `events.record-batch` request (a relay's batch is sent in requests of at most this many). */
 export const EVENTS_RECORD_BATCH_MAX = 100;
 /**
+ * Integration events a process remembers having recorded with the webhooks app itself (its requests'
+ * answers), so that its relay does not send them again: many seconds of authorizations at full speed.
+ * One forgotten, or recorded by another instance, is sent again by the relay (recording is idempotent).
+ */
+export const EVENTS_RECORDED_REMEMBERED_MAX = 20_000;
+/**
  * Integration events the webhooks app records in one statement (group commit: those that arrive while
  * one is written), and most waiting for it; beyond, a record is refused at once and its caller retries
  * (the request answers, the relay records it later).
@@ -357,6 +363,8 @@ export const SINGLE_RUNNER_RETRY_MS = SECOND_MS;
  */
 export const SERVICE_CLOCK_REFRESH_MS = SECOND_MS;
 export const SERVICE_CLOCK_REFRESH_MS_SANDBOX = 50;
+/** A service clock whose LISTEN connection failed or was lost tries again this long after (reading by the short interval meanwhile). */
+export const SERVICE_CLOCK_LISTEN_RETRY_MS = SECOND_MS;
 /** The sandbox's clock advance answers this long after every app stored the new offset: by then every instance follows it. */
 export const SERVICE_CLOCK_FOLLOW_MS = 3 * SERVICE_CLOCK_REFRESH_MS_SANDBOX;
 export const SUBSCRIPTION_FOLLOW_POLL_MS = 20;
@@ -512,17 +520,24 @@ export const KAFKA_OFFSET_COMMIT_DELAY_MS = 100;
 export const KAFKA_REPLY_COMMIT_INTERVAL_MS = SECOND_MS;
 /**
  * How long a fetch waits when its partitions are empty (KAFKA_FETCH_MAX_WAIT_MS). Apache Kafka answers a
- * waiting fetch as soon as a message arrives, so a long wait costs no latency and spares the broker the
- * idle fetches of fourteen consumers (at 50 ms they took a sixth of a core).
+ * waiting fetch as soon as a message arrives (minBytes 1), so a long wait costs no latency and spares the
+ * apps and the broker the idle fetches of fourteen consumers: at 500 ms they took 60 ms of the apps' CPU
+ * and 20 of the broker's a second at rest, at 50 ms a sixth of a core. kafkajs fetches on a connection of
+ * its own (heartbeats and commits are not queued behind a waiting fetch) but heartbeats only between
+ * fetches: an idle member heartbeats every wait, and joins a rebalance up to a wait late.
  */
-export const KAFKA_CONSUMER_MAX_WAIT_MS = 500;
+export const KAFKA_CONSUMER_MAX_WAIT_MS = 2 * SECOND_MS;
 /**
  * The same for librdkafka's mock cluster, which waits the whole time out even when a message arrives:
  * there every idle hop costs up to this much, and at 5 ms the idle fetch loops took both cores.
  */
 export const KAFKA_MOCK_CONSUMER_MAX_WAIT_MS = 50;
-/** The longest KAFKA_FETCH_MAX_WAIT_MS accepted: a waiting fetch stays well inside kafkajs's 30 s request timeout. */
-export const KAFKA_CONSUMER_MAX_WAIT_MS_MAX = 10 * SECOND_MS;
+/**
+ * The longest KAFKA_FETCH_MAX_WAIT_MS accepted: an idle member, which heartbeats between fetches only,
+ * heartbeats several times within its session timeout (and the fetch stays well inside kafkajs's 30 s
+ * request timeout).
+ */
+export const KAFKA_CONSUMER_MAX_WAIT_MS_MAX = 2 * SECOND_MS;
 /** Sends made while one is in flight leave together, this many messages at most (coalescingSend). */
 export const KAFKA_PRODUCE_BATCH_MESSAGES_MAX = 500;
 /** How long the bus's close() waits for in-flight handlers and requests. */
@@ -616,6 +631,7 @@ check(ESDB_SCAN_PAGE_SIZE_MIN <= ESDB_SCAN_PAGE_SIZE_DEFAULT && ESDB_SCAN_PAGE_S
 check(SUBSCRIPTION_BATCH_SIZE_MAX <= READ_ALL_COUNT_MAX, 'a batch must fit one readAll');
 check(SUBSCRIPTION_BATCH_SIZE_MAX <= STREAMS_READ_MAX, 'a relay reads the streams of a whole batch at once');
 check(KAFKA_HEARTBEAT_INTERVAL_MS < KAFKA_SESSION_TIMEOUT_MS, 'a Kafka member must heartbeat within its session timeout');
+check(KAFKA_CONSUMER_MAX_WAIT_MS <= KAFKA_CONSUMER_MAX_WAIT_MS_MAX && 3 * KAFKA_CONSUMER_MAX_WAIT_MS_MAX <= KAFKA_SESSION_TIMEOUT_MS, 'an idle Kafka member heartbeats between fetches only: several times within its session timeout');
 check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS <= KAFKA_HEARTBEAT_INTERVAL_MS, 'a server waiting for room must heartbeat at least as often as the group expects');
 check(KAFKA_HANDLER_HEARTBEAT_EVERY_MS < KAFKA_SESSION_TIMEOUT_MS, 'a server waiting for room must keep its member in the group');
 check(KAFKA_SERVER_IN_FLIGHT_MAX <= KAFKA_SERVER_UNCOMMITTED_MAX, 'every request in flight must fit among the uncommitted');

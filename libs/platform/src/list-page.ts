@@ -60,6 +60,7 @@ const seqOf = async (pool: Pool, query: ListPageQuery, id: string): Promise<stri
 
 /** Every object of a projection table in its order (all integrators), a page at a time: batch jobs. */
 export async function statesAfter<State>(pool: Pool, table: string, afterSeq: string | null, limit: number): Promise<{ states: State[]; nextAfterSeq: string | null }> {
-  const { rows } = await pool.query<{ state: State; seq: string }>(`SELECT state, seq FROM ${table} WHERE $1::bigint IS NULL OR seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
-  return { states: rows.map((r) => r.state), nextAfterSeq: rows.length === limit ? rows[rows.length - 1]!.seq : null };
+  const { rows } = await pool.query<{ state: State; seq: number }>(`SELECT state, seq FROM ${table} WHERE $1::bigint IS NULL OR seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
+  // A bigint arrives as a number (pool.ts); the cursor crosses the bus as the string its contract says.
+  return { states: rows.map((r) => r.state), nextAfterSeq: rows.length === limit ? String(rows[rows.length - 1]!.seq) : null };
 }
