@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AUDIT_INTENT_SETTLE_AFTER_MS, AUDIT_SWEEP_INTERVAL_MS, randomBase62, SECOND_MS } from '@pay/kernel';
-import { startServiceProcess, type ServiceProcess } from './process-harness';
+import { afterAuditSweep, startServiceProcess, type ServiceProcess } from './process-harness';
 
 /**
  * The audit trail survives a crash between a change and its event: the service runs as `npm start`
@@ -58,14 +58,7 @@ describe('audit trail: crash between a change and its event', () => {
     expect(await eventsOf(topupId)).toEqual([]);
 
     // Past the bound an intent waits for its request, the sweeper settles it: read back from the ledger, recorded once.
-    const advance = await running.http('POST', '/v1/test_helpers/clock/advance', { key: integrator.api_key, body: { seconds: Math.ceil((AUDIT_INTENT_SETTLE_AFTER_MS + 10 * SECOND_MS) / SECOND_MS) } });
-    expect(advance.status).toBe(200);
-    let events: any[] = [];
-    const deadline = Date.now() + 6 * AUDIT_SWEEP_INTERVAL_MS;
-    while (events.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      events = await eventsOf(topupId);
-    }
+    const events = await afterAuditSweep(running, integrator.api_key, () => eventsOf(topupId));
     expect(events).toEqual([
       {
         id: expect.stringMatching(/^aud_/),

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CATALOGUES } from '@pay/hosted-ui';
-import { AUDIT_INTENT_SETTLE_AFTER_MS, AUDIT_SWEEP_INTERVAL_MS, randomBase62, SECOND_MS } from '@pay/kernel';
+import { AUDIT_SWEEP_INTERVAL_MS, randomBase62 } from '@pay/kernel';
 import { consolePost, consoleSession } from './console-checks';
 import { plain } from './hosted-checks';
 import { statement } from './payouts-files';
-import { CRASH_TEST_TIMEOUT_MS, startServiceProcess, type ServiceProcess } from './process-harness';
+import { afterAuditSweep, CRASH_TEST_TIMEOUT_MS, startServiceProcess, type ServiceProcess } from './process-harness';
 
 /**
  * The console's statement import is audited as the admin API's is: an intent before the payments app
@@ -55,14 +55,7 @@ describe('console: a statement import survives a crash between the change and it
       expect(await imports()).toEqual([]);
       // Past the bound an intent waits for its request, the sweeper settles it (the test clock moved by an integrator's helper).
       const integrator = (await running.http('POST', '/admin/v1/integrators', { key: adminKey, body: { name: 'Console audit crash' } })).body;
-      const advance = await running.http('POST', '/v1/test_helpers/clock/advance', { key: integrator.api_key, body: { seconds: Math.ceil((AUDIT_INTENT_SETTLE_AFTER_MS + 10 * SECOND_MS) / SECOND_MS) } });
-      expect(advance.status).toBe(200);
-      let events: any[] = [];
-      const deadline = Date.now() + 6 * AUDIT_SWEEP_INTERVAL_MS;
-      while (events.length === 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        events = await imports();
-      }
+      const events = await afterAuditSweep(running, integrator.api_key, imports);
       expect(events).toEqual([
         {
           id: expect.stringMatching(/^aud_/),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { AUDIT_INTENT_SETTLE_AFTER_MS, AUDIT_SWEEP_INTERVAL_MS, SECOND_MS } from '@pay/kernel';
 import { newPortFile, waitUntilServing } from '@pay/topology';
 import { httpClient, type Client } from './harness';
 
@@ -46,4 +47,21 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     throw new Error(`the service ${(error as Error).message}:\n${output}`);
   }
   return { url, http: httpClient(url), child, output: () => output, exited };
+}
+
+/**
+ * What `read` finds once the audit sweeper has settled the intents a crash left: the service clock moved
+ * past the bound an intent waits for its request (an integrator's test helper, `apiKey`), then `read`
+ * every half second until it finds something, for six sweeps at most.
+ */
+export async function afterAuditSweep<T>(running: ServiceProcess, apiKey: string, read: () => Promise<T[]>): Promise<T[]> {
+  const advance = await running.http('POST', '/v1/test_helpers/clock/advance', { key: apiKey, body: { seconds: Math.ceil((AUDIT_INTENT_SETTLE_AFTER_MS + 10 * SECOND_MS) / SECOND_MS) } });
+  if (advance.status !== 200) throw new Error(`the service clock did not advance: ${advance.status} ${JSON.stringify(advance.body)}`);
+  let found: T[] = [];
+  const deadline = Date.now() + 6 * AUDIT_SWEEP_INTERVAL_MS;
+  while (found.length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    found = await read();
+  }
+  return found;
 }
