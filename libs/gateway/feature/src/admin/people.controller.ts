@@ -6,11 +6,11 @@ import { LOGIN_LENGTH_MAX, LOGIN_LENGTH_MIN, PASSWORD_LENGTH_MAX, PASSWORD_LENGT
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { DirectoryRepository } from '../directory/directory.repository';
-import { PeopleRepository, type AgentRole } from '../directory/people.repository';
+import { PeopleRepository, type Agent, type AgentRole, type BusinessUser } from '../directory/people.repository';
 import { validateBody } from '../http/validation';
 import { JsonBody, Returns } from '../openapi/describe';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
-import { SignInLimiter } from '../hosted/stores/sign-in-limiter';
+import { agentSignInLogin, businessUserSignInLogin, SignInLimiter } from '../hosted/stores/sign-in-limiter';
 
 const LOGIN = new RegExp(`^[A-Za-z0-9._@+-]{${LOGIN_LENGTH_MIN},${LOGIN_LENGTH_MAX}}$`);
 const LOGIN_MESSAGE = { message: `login must be ${LOGIN_LENGTH_MIN} to ${LOGIN_LENGTH_MAX} letters, digits or . _ @ + -` };
@@ -64,7 +64,7 @@ export class PeopleController {
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
     const user = await this.people.createBusinessUser(input, this.clock.now());
     if (!user) throw loginTaken(input.login);
-    return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
+    return businessUserResource(user);
   }
 
   @Returns(AgentResource, 'Create a cash agent')
@@ -84,7 +84,7 @@ export class PeopleController {
       this.clock.now(),
     );
     if (!agent) throw loginTaken(input.login);
-    return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };
+    return agentResource(agent);
   }
 
   @Returns(BusinessUserResource, 'Reset a business user’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included; its open hosted sessions end.' })
@@ -97,8 +97,8 @@ export class PeopleController {
     const integratorOf = async (business: string) => (await this.directory.findConnection(business))?.integratorId ?? null;
     const user = await this.people.resetBusinessUserPassword(userId, password, audit.record, integratorOf);
     if (!user) throw notFound('business user', userId);
-    await this.signIns.reset([`business_user:${user.login}`]);
-    return { id: user.id, object: 'business_user', business: user.business, name: user.name, login: user.login, created_at: user.createdAt };
+    await this.signIns.reset([businessUserSignInLogin(user.login)]);
+    return businessUserResource(user);
   }
 
   @Returns(AgentResource, 'Reset a cash agent’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included; its open hosted sessions end.' })
@@ -110,7 +110,26 @@ export class PeopleController {
     const { password } = validateBody(PasswordBody, body);
     const agent = await this.people.resetAgentPassword(agentId, password, audit.record);
     if (!agent) throw notFound('agent', agentId);
-    await this.signIns.reset([`agent:${agent.login}`]);
-    return { id: agent.id, object: 'agent', cash_point: agent.cashPoint, role: agent.role, name: agent.name, login: agent.login, created_at: agent.createdAt };
+    await this.signIns.reset([agentSignInLogin(agent.login)]);
+    return agentResource(agent);
   }
 }
+
+const businessUserResource = (user: BusinessUser): BusinessUserResource => ({
+  id: user.id,
+  object: 'business_user',
+  business: user.business,
+  name: user.name,
+  login: user.login,
+  created_at: user.createdAt,
+});
+
+const agentResource = (agent: Agent): AgentResource => ({
+  id: agent.id,
+  object: 'agent',
+  cash_point: agent.cashPoint,
+  role: agent.role,
+  name: agent.name,
+  login: agent.login,
+  created_at: agent.createdAt,
+});

@@ -11,7 +11,7 @@ import { runPageAction } from './page-actions';
 import { SessionStore, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
 import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
 import { PASSWORD_LOCK_ERRORS, sendSignInRefusal } from './sign-in-refusals';
-import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
+import { businessUserSignInLogin, SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
 
@@ -88,7 +88,7 @@ export class ApprovalPageController {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.sendMessage(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const login = `business_user:${loginName}`;
+    const login = businessUserSignInLogin(loginName);
     const signedIn = await this.signIns.signIn(login, request.ip, async () =>
       loginName ? this.people.signInBusinessUser(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );

@@ -7,7 +7,7 @@ import { PeopleRepository } from '../../directory/people.repository';
 import { redirect } from '../forms';
 import { SessionStore, signInCsrfToken, signInFormOf } from '../stores/sessions';
 import { attemptsLeftParam, lockWarning, SignInAttempts } from '../stores/sign-in-attempts';
-import { SignInLimiter } from '../stores/sign-in-limiter';
+import { agentSignInLogin, SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
 import { AGENT_APP, AgentViews, collectionPath, type AgentListItem } from './agent-views';
@@ -66,7 +66,7 @@ export class AgentAppController {
     const form = signInFormOf(body, request);
     if (!form) return this.views.formExpired(request, reply);
     const loginName = (form.get('login') ?? '').trim().slice(0, SIGN_IN_FIELD_LENGTH_MAX);
-    const login = `agent:${loginName}`;
+    const login = agentSignInLogin(loginName);
     const signedIn = await this.signIns.signIn(login, request.ip, async () =>
       loginName ? this.people.signInAgent(loginName, (form.get('password') ?? '').slice(0, SIGN_IN_FIELD_LENGTH_MAX)) : undefined,
     );

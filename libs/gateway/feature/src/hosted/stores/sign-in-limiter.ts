@@ -11,6 +11,10 @@ import {
   SIGN_IN_LOCKS_MS,
 } from '@pay/kernel';
 
+/** The limiter's login of an agent and of a business user: the sign-in pages count under it, a reset lifts it. */
+export const agentSignInLogin = (login: string): string => `agent:${login}`;
+export const businessUserSignInLogin = (login: string): string => `business_user:${login}`;
+
 /** As the pages say it. */
 export const SIGN_IN_LOCK_MINUTES = SIGN_IN_LOCK_MS / MINUTE_MS;
 
