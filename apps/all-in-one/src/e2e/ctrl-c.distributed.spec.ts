@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBase62 } from '@pay/kernel';
-import { runInOwnGroup, troubleLines, type GroupRun } from './ctrl-c';
+import { groupRunsIn, troubleLines } from './ctrl-c';
 
 /**
  * Ctrl-C on `npm run start:distributed`: the terminal sends SIGINT to the launcher's process group. The
@@ -11,25 +8,14 @@ import { runInOwnGroup, troubleLines, type GroupRun } from './ctrl-c';
  * drains, nothing printed looks like trouble, and the launcher exits 0.
  */
 describe('Ctrl-C on npm run start:distributed', () => {
-  let dataDir: string;
-  let run: GroupRun | undefined;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pay-ctrl-c-distributed-'));
-  });
-  afterAll(async () => {
-    if (run?.running()) {
-      run.ctrlC();
-      await run.exited;
-    }
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const runs = groupRunsIn('pay-ctrl-c-distributed-');
 
   it('stops every app, then the broker and the database, with no error or warning line, exit status 0', async () => {
+    const dataDir = runs.dataDir();
     const adminKey = `admin_${randomBase62(32)}`;
     // As a user starts it: its own broker and database (not the test run's shared broker).
     const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', SANDBOX: 'true', ADMIN_API_KEY: adminKey, LOG_LEVEL: 'info', KAFKA_BROKERS: '', DATABASE_URL: '', TOPOLOGY_SHARED_KAFKA: '' };
-    run = runInOwnGroup('tools/start-distributed.ts', env);
+    const run = runs.start('tools/start-distributed.ts', env);
     await run.waitFor(/distributed topology ready: gateway on (http:\/\/[\d.:]+)/, 240_000);
     const url = /distributed topology ready: gateway on (http:\/\/[\d.:]+)/.exec(run.output())![1]!;
     expect(run.output()).toContain('[gateway] ');

@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runInOwnGroup, troubleLines, type GroupRun } from './ctrl-c';
+import { groupRunsIn, troubleLines } from './ctrl-c';
 
 /**
  * Ctrl-C on `npm start`: the terminal sends SIGINT to the whole process group. The service drains and
@@ -9,23 +8,12 @@ import { runInOwnGroup, troubleLines, type GroupRun } from './ctrl-c';
  * and it exits 0. Its start log says whether the sandbox is on and where the admin key is.
  */
 describe('Ctrl-C on npm start', () => {
-  let dataDir: string;
-  let run: GroupRun | undefined;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pay-ctrl-c-'));
-  });
-  afterAll(async () => {
-    if (run?.running()) {
-      run.ctrlC();
-      await run.exited;
-    }
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const runs = groupRunsIn('pay-ctrl-c-');
 
   it('stops with no error or warning line, exit status 0, after a start log naming the sandbox and the admin key', async () => {
+    const dataDir = runs.dataDir();
     const portFile = join(dataDir, 'port');
-    run = runInOwnGroup('apps/all-in-one/src/main.ts', { DATA_DIR: dataDir, PORT: '0', PORT_FILE: portFile, SANDBOX: 'true', LOG_LEVEL: 'info' });
+    const run = runs.start('apps/all-in-one/src/main.ts', { DATA_DIR: dataDir, PORT: '0', PORT_FILE: portFile, SANDBOX: 'true', LOG_LEVEL: 'info' });
     await run.waitFor(/sandbox on/, 90_000);
     expect(run.output()).toContain(`the admin API key is in ${join(dataDir, 'admin-api-key')}`);
     // Some work first, so that the background work (subscriptions, sweeps, the clock) is under way.

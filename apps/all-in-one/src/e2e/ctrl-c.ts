@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -51,6 +53,26 @@ export function runInOwnGroup(entry: string, env: Record<string, string>): Group
     });
   const running = () => child.exitCode === null && child.signalCode === null;
   return { output: () => output, waitFor, ctrlC: () => process.kill(-child.pid!, 'SIGINT'), running, exited };
+}
+
+/**
+ * A test file's runs in groups of their own, on a DATA_DIR of its own (`prefix` names it): the directory
+ * made before the tests, and after them a run still going stopped by Ctrl-C and the directory removed.
+ */
+export function groupRunsIn(prefix: string): { dataDir: () => string; start: (entry: string, env: Record<string, string>) => GroupRun } {
+  let dataDir = '';
+  let run: GroupRun | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (run?.running()) {
+      run.ctrlC();
+      await run.exited;
+    }
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir: () => dataDir, start: (entry, env) => (run = runInOwnGroup(entry, env)) };
 }
 
 /** Lines that a person reading the terminal would take for trouble: a log line at warn or above, or a word saying so. */

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runInOwnGroup, type GroupRun } from './ctrl-c';
+import { groupRunsIn } from './ctrl-c';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -13,30 +12,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * never `500`; `/health` stays 200 (the process serves) and `/ready` says whether PostgreSQL is there.
  */
 describe('the embedded PostgreSQL killed under npm start', () => {
-  let dataDir: string;
-  let run: GroupRun | undefined;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pay-pg-death-'));
-  });
-  afterAll(async () => {
-    if (run?.running()) {
-      run.ctrlC();
-      await run.exited;
-    }
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const runs = groupRunsIn('pay-pg-death-');
 
   /** The postmaster's pid, from its cluster's postmaster.pid (the cluster is elsewhere when noted, as root). */
   const postmasterPid = async (): Promise<number> => {
-    const note = join(dataDir, 'postgres-cluster-location');
-    const clusterDir = existsSync(note) ? (await readFile(note, 'utf8')).split('\n')[0]!.trim() : join(dataDir, 'postgres');
+    const note = join(runs.dataDir(), 'postgres-cluster-location');
+    const clusterDir = existsSync(note) ? (await readFile(note, 'utf8')).split('\n')[0]!.trim() : join(runs.dataDir(), 'postgres');
     return Number((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   };
 
   it('killed: 503 or served meanwhile, started again by the service, which serves and is ready again without a restart', async () => {
+    const dataDir = runs.dataDir();
     const portFile = join(dataDir, 'port');
-    run = runInOwnGroup('apps/all-in-one/src/main.ts', { DATA_DIR: dataDir, PORT: '0', PORT_FILE: portFile, SANDBOX: 'true', LOG_LEVEL: 'info' });
+    const run = runs.start('apps/all-in-one/src/main.ts', { DATA_DIR: dataDir, PORT: '0', PORT_FILE: portFile, SANDBOX: 'true', LOG_LEVEL: 'info' });
     await run.waitFor(/sandbox on/, 120_000);
     const url = `http://127.0.0.1:${(await readFile(portFile, 'utf8')).trim()}`;
     const adminKey = (await readFile(join(dataDir, 'admin-api-key'), 'utf8')).trim();
