@@ -197,6 +197,18 @@ describe('operator API and CLI', () => {
       );
       expect(rows).toHaveLength(1);
       const event = rows[0]!;
+      // A subscription parks only what it has passed: wait for its checkpoint to reach the event, or a
+      // replay would meet a payment whose creation the view has not yet seen.
+      for (let waited = 0; ; waited += 100) {
+        const passed = await db.query(
+          `SELECT 1 FROM es_checkpoints c, es_events e WHERE c.subscription_id = 'payments.payment-views' AND e.event_id = $1::uuid
+             AND (c.commit_position, c.prepare_position) >= (e.transaction_id::text::bigint, e.position)`,
+          [event.event_id],
+        );
+        if (passed.rowCount === 1) break;
+        if (waited > 60_000) throw new Error(`payments.payment-views did not pass event ${event.event_id} within 60 s`);
+        await sleep(100);
+      }
       await db.query(`INSERT INTO es_parked_events (subscription_id, event_id, stream_id, type, error) VALUES ('payments.payment-views', $1, $2, $3, $4)`, [
         event.event_id,
         event.stream_id,
