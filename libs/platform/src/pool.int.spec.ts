@@ -85,3 +85,24 @@ describe('endPool with a connection still being opened', () => {
     }
   });
 });
+
+/**
+ * A connection checked out and never released (work stuck in a transaction, a leak): pg-pool's `end()`
+ * waits for its release for ever, so a shutdown would hang. `endPool` gives up after its bound.
+ */
+describe('endPool with a connection never released', () => {
+  it('returns within DB_POOL_END_WAIT_MS (and a second after); the held connection still answers', async () => {
+    const pool: Pool = createPool(process.env['TEST_DATABASE_URL']!, { max: 2, statementTimeoutMs: 10_000 });
+    const held = await pool.connect();
+    const started = Date.now();
+    const ending = endPool(pool).then(() => 'ended');
+    try {
+      expect(await Promise.race([ending, sleep(DB_POOL_END_WAIT_MS + 5_000).then(() => 'hung')])).toBe('ended');
+      expect(Date.now() - started).toBeLessThan(DB_POOL_END_WAIT_MS + 1_000);
+      expect((await held.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      held.release(true); // closes it: the pool's end completes
+      await ending;
+    }
+  });
+});

@@ -58,13 +58,15 @@ const openConnections = new WeakMap<Pool, Set<ClientBase>>();
 /**
  * Ends the pool and waits until its connections are closed: pg's `end()` resolves once it has asked
  * them to close, and a PostgreSQL stopped right after would cut them (an `idle connection lost` line).
- * Bounded by DB_POOL_END_WAIT_MS.
+ * Bounded by DB_POOL_END_WAIT_MS, a connection never released included.
  */
 export async function endPool(pool: Pool): Promise<void> {
   const open = [...(openConnections.get(pool) ?? [])];
-  await pool.end();
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, DB_POOL_END_WAIT_MS)));
+  // pg-pool's end() waits for every checked-out connection's release: one never released (work stuck
+  // in a transaction, a leak) would hang a shutdown for ever.
+  await Promise.race([pool.end(), bound]);
   const closed = Promise.all(open.map((client) => new Promise<void>((resolve) => (openConnections.get(pool)?.has(client) ? client.once('end', () => resolve()) : resolve()))));
   // A connection still being opened when the pool ended is closed once it is open: wait for it too
   // (a test file torn down meanwhile would see it touch a torn-down module).
