@@ -32,7 +32,6 @@ import { coalescingSend, type BatchingProducer } from './coalescing-producer';
 import { reason } from './error-reason';
 import { GroupMembership } from './group-membership';
 import { fixKafkajsIdleTimer } from './kafkajs-idle-timer-fix';
-import { memoizeKafkajsRequestRequires } from './kafkajs-request-requires';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
@@ -127,7 +126,6 @@ export class KafkaBus implements MessageBus {
   constructor(private readonly options: KafkaBusOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaBus needs at least one broker');
     fixKafkajsIdleTimer();
-    memoizeKafkajsRequestRequires();
     this.logger = new Logger(`KafkaBus(${options.app})`);
     this.requestTimeoutMs = options.requestTimeoutMs ?? BUS_REQUEST_TIMEOUT_MS;
     this.closeTimeoutMs = options.closeTimeoutMs ?? KAFKA_CLOSE_TIMEOUT_MS;
