@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ClientKafka, KafkaHeaders, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse, type WritePacket } from '@nestjs/microservices';
-import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
+import { ClientKafka, KafkaContext, KafkaHeaders, KafkaRetriableException, ServerKafka, type KafkaOptions, type OutgoingResponse, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { logLevel, Partitioners, type EachMessagePayload, type KafkaMessage } from 'kafkajs';
 import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, requestTopicOf, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import {
   BUS_REQUEST_TIMEOUT_MS,
@@ -561,11 +561,39 @@ class RequestServer extends ServerKafka {
     const expectsReply = headers[KafkaHeaders.CORRELATION_ID] !== undefined && headers[KafkaHeaders.REPLY_TOPIC] !== undefined;
     const sent = expectsReply ? new Promise<void>((resolve) => this.replySent.set(id, resolve)) : undefined;
     try {
-      await super.handleMessage(payload);
+      await this.handleRequest(payload);
       await sent;
     } finally {
       this.replySent.delete(id);
     }
+  }
+
+  /**
+   * Nest's handleMessage for a request that expects a reply from a handler: the handler's promise
+   * awaited and its outcome published as one reply, as Nest's would be (the value, or the error; a
+   * KafkaRetriableException thrown back to kafkajs), without the observable, replay subject and
+   * subscribers Nest builds around every handler for those that stream. Anything else (an event, a
+   * pattern without a handler) is Nest's own.
+   */
+  private async handleRequest(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition } = payload;
+    const rawMessage = this.parser!.parse<KafkaMessage & { headers: Record<string, unknown> }>(Object.assign(payload.message, { topic, partition }));
+    const { [KafkaHeaders.CORRELATION_ID]: correlationId, [KafkaHeaders.REPLY_TOPIC]: replyTopic, [KafkaHeaders.REPLY_PARTITION]: replyPartition } = rawMessage.headers;
+    const packet = (await this.deserializer.deserialize(rawMessage, { channel: topic })) as ReadPacket;
+    const handler = this.getHandlerByPattern(packet.pattern as string);
+    if (!handler || handler.isEventHandler || !correlationId || !replyTopic) return super.handleMessage(payload);
+    const context = new KafkaContext([rawMessage, partition, topic, this.consumer!, payload.heartbeat, this.producer!]);
+    const publish = this.getPublisher(replyTopic as string, replyPartition as string, correlationId as string, context);
+    return this.onProcessingStartHook(this.transportId, context, async () => {
+      let outcome: Omit<OutgoingResponse, 'id'>;
+      try {
+        outcome = { response: await handler(packet.data, context), isDisposed: true };
+      } catch (error) {
+        if (error instanceof KafkaRetriableException) throw error;
+        outcome = { err: error, isDisposed: true };
+      }
+      await publish(outcome);
+    });
   }
 
   private scheduleCommit(): void {
