@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ClientKafka, KafkaHeaders, ServerKafka, type KafkaContext, type KafkaOptions, type OutgoingResponse } from '@nestjs/microservices';
-import { logLevel, Partitioners, type EachMessagePayload } from 'kafkajs';
-import { defer, from, mergeMap, take, throwError, timeout } from 'rxjs';
+import { ClientKafka, KafkaContext, KafkaHeaders, KafkaRetriableException, ServerKafka, type KafkaOptions, type OutgoingResponse, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { logLevel, Partitioners, type EachMessagePayload, type KafkaMessage } from 'kafkajs';
 import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, requestTopicOf, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import {
   BUS_REQUEST_TIMEOUT_MS,
@@ -221,26 +220,43 @@ export class KafkaBus implements MessageBus {
     await this.client.close().catch((error: unknown) => this.logger.warn(`client disconnect: ${reason(error)}`));
   }
 
+  /**
+   * Publishes the request once the client is connected and settles with the first reply, or with a
+   * timeout error at the deadline (counted from the call, the connection included), whichever comes
+   * first; either way the reply's route is dropped. Straight through ClientKafka's publish rather than
+   * its `send` observable: that cost each request a deferred connect, a merge, an observable and its
+   * subscribers, plus the take and timeout operators, in the caller's busiest path.
+   */
   private send(topic: RequestTopic, message: object, timeoutMs: number, context: MessageContext): Promise<unknown> {
     const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic, [REQUEST_DEADLINE_HEADER]: String(Date.now() + timeoutMs) } };
     const kafkaTopic = this.kafkaName(requestTopicOf(REQUEST_TOPIC_OWNER[topic]));
     return new Promise<unknown>((resolve, reject) => {
-      defer(() => from(this.connectClient()))
-        .pipe(
-          mergeMap(() => this.client.send<unknown>(kafkaTopic, record)),
-          take(1),
-          timeout({ first: timeoutMs, with: () => throwError(() => this.timeoutError(topic, timeoutMs)) }),
-        )
-        .subscribe({
-          next: (envelope) => {
-            try {
-              resolve(openEnvelope(topic, envelope));
-            } catch (error) {
-              reject(error);
-            }
-          },
-          error: (error: unknown) => reject(this.transportError(topic, error)),
-        });
+      let settled = false;
+      let dropRoute: (() => void) | undefined;
+      const settle = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        dropRoute?.();
+        outcome();
+      };
+      const timer = setTimeout(() => settle(() => reject(this.timeoutError(topic, timeoutMs))), timeoutMs);
+      this.connectClient().then(
+        () => {
+          if (settled) return;
+          dropRoute = this.client.publishRequest(kafkaTopic, record, ({ err, response }) =>
+            settle(() => {
+              if (err) return reject(this.transportError(topic, err));
+              try {
+                resolve(openEnvelope(topic, response));
+              } catch (error) {
+                reject(error);
+              }
+            }),
+          );
+        },
+        (error: unknown) => settle(() => reject(this.transportError(topic, error))),
+      );
     });
   }
 
@@ -358,6 +374,15 @@ class ReplyClient extends ClientKafka {
     readonly replyTopic: string,
   ) {
     super(options);
+  }
+
+  /**
+   * Publishes one request (a kafkajs message: key, value, headers) to `topic`, its reply handed to
+   * `onReply` (Nest's packet: the reply, or `err` when it could not be sent). Returns what drops its
+   * route, for a caller that stops waiting.
+   */
+  publishRequest(topic: string, message: object, onReply: (packet: WritePacket) => void): () => void {
+    return this.publish({ pattern: topic, data: message }, onReply);
   }
 
   /** Nest names the reply topic from the request topic, when subscribing and on every send. */
@@ -536,11 +561,39 @@ class RequestServer extends ServerKafka {
     const expectsReply = headers[KafkaHeaders.CORRELATION_ID] !== undefined && headers[KafkaHeaders.REPLY_TOPIC] !== undefined;
     const sent = expectsReply ? new Promise<void>((resolve) => this.replySent.set(id, resolve)) : undefined;
     try {
-      await super.handleMessage(payload);
+      await this.handleRequest(payload);
       await sent;
     } finally {
       this.replySent.delete(id);
     }
+  }
+
+  /**
+   * Nest's handleMessage for a request that expects a reply from a handler: the handler's promise
+   * awaited and its outcome published as one reply, as Nest's would be (the value, or the error; a
+   * KafkaRetriableException thrown back to kafkajs), without the observable, replay subject and
+   * subscribers Nest builds around every handler for those that stream. Anything else (an event, a
+   * pattern without a handler) is Nest's own.
+   */
+  private async handleRequest(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition } = payload;
+    const rawMessage = this.parser!.parse<KafkaMessage & { headers: Record<string, unknown> }>(Object.assign(payload.message, { topic, partition }));
+    const { [KafkaHeaders.CORRELATION_ID]: correlationId, [KafkaHeaders.REPLY_TOPIC]: replyTopic, [KafkaHeaders.REPLY_PARTITION]: replyPartition } = rawMessage.headers;
+    const packet = (await this.deserializer.deserialize(rawMessage, { channel: topic })) as ReadPacket;
+    const handler = this.getHandlerByPattern(packet.pattern as string);
+    if (!handler || handler.isEventHandler || !correlationId || !replyTopic) return super.handleMessage(payload);
+    const context = new KafkaContext([rawMessage, partition, topic, this.consumer!, payload.heartbeat, this.producer!]);
+    const publish = this.getPublisher(replyTopic as string, replyPartition as string, correlationId as string, context);
+    return this.onProcessingStartHook(this.transportId, context, async () => {
+      let outcome: Omit<OutgoingResponse, 'id'>;
+      try {
+        outcome = { response: await handler(packet.data, context), isDisposed: true };
+      } catch (error) {
+        if (error instanceof KafkaRetriableException) throw error;
+        outcome = { err: error, isDisposed: true };
+      }
+      await publish(outcome);
+    });
   }
 
   private scheduleCommit(): void {
