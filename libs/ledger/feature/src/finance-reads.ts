@@ -49,12 +49,7 @@ export class FinanceReads {
 
   /** The balance as it stood at `asOf`: the movements created at or before it. */
   async balanceAsOf(account: string, asOf: string): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: string }>({
-      name: 'finance-balance-as-of',
-      text: `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance
-             FROM ledger_postings WHERE account_id = $1 AND created_at <= $2`,
-      values: [account, asOf],
-    });
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balance-as-of', text: BALANCE_AS_OF_SQL, values: [account, asOf] });
     return Number(rows[0]!.balance);
   }
 
@@ -182,23 +177,33 @@ export class FinanceReads {
   }
 
   private async balanceBefore(account: string, time: string): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: string }>(
-      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance FROM ledger_postings WHERE account_id = $1 AND created_at < $2`,
-      [account, time],
-    );
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balance-before', text: BALANCE_BEFORE_SQL, values: [account, time] });
     return Number(rows[0]!.balance);
   }
 
   /** The running balance through one posting, in statement order (time, then the order entries applied). */
   private async balanceThrough(account: string, line: { created_at: Date; entry_position: string; seq: number }): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: string }>(
-      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance FROM ledger_postings
-       WHERE account_id = $1 AND (created_at, entry_position, seq) <= ($2, $3::bigint, $4::smallint)`,
-      [account, line.created_at, line.entry_position, line.seq],
-    );
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balance-through', text: BALANCE_THROUGH_SQL, values: [account, line.created_at, line.entry_position, line.seq] });
     return Number(rows[0]!.balance);
   }
 }
+
+/**
+ * A balance at an instant is the balance after the account's last posting at or before it, in
+ * statement order (time, then the order entries applied): one backward step of the index on
+ * (account, time, position, seq), whatever the account's number of postings; 0 before its first.
+ * balance_after follows the order entries applied, and so does time on one account: a transfer reads
+ * the clock once it holds its accounts' locks, and the clock only moves forward.
+ */
+const lastBalanceAfter = (bound: string): string => `SELECT coalesce((
+    SELECT balance_after FROM ledger_postings WHERE account_id = $1 AND ${bound}
+    ORDER BY created_at DESC, entry_position DESC, seq DESC LIMIT 1), 0) AS balance`;
+/** The balance as of $2, that instant's movements included. */
+export const BALANCE_AS_OF_SQL = lastBalanceAfter('created_at <= $2');
+/** The balance just before $2: a statement's opening balance. */
+export const BALANCE_BEFORE_SQL = lastBalanceAfter('created_at < $2');
+/** The balance through one posting ($2, $3, $4: its time, entry position and seq). */
+export const BALANCE_THROUGH_SQL = lastBalanceAfter('(created_at, entry_position, seq) <= ($2, $3::bigint, $4::smallint)');
 
 /**
  * The fee credits of one of the period's reads (period, start or end), each counted with the read's

@@ -53,9 +53,6 @@ const CONSOLE_ACTOR = { type: 'admin', id: null } as const;
 /** The zone whose calendar makes the fee revenue's months: the platform's. */
 const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
 
-/** One millisecond after `iso`: a statement's opening balance there is the balance as of `iso`, `iso` included. */
-const justAfter = (iso: string, ms = 1): string => new Date(Date.parse(iso) + ms).toISOString();
-
 /**
  * The console's Accounts and Finance reads and actions, over the bus as the admin API's controllers
  * do (never another app's database, never HTTP to ourselves): works in both topologies. Finance runs
@@ -83,8 +80,8 @@ export class ConsoleFinance {
 
   /** Any account's balance as of `at` (movements with `created_at <= at`), and its currency; 404 for an unknown account. */
   async balanceAt(account: string, at: string): Promise<{ currency: Currency; balance: number }> {
-    const statement = await this.bus.request('ledger.statement', { account, from: justAfter(at), to: justAfter(at, 2), limit: 1 });
-    return { currency: statement.currency, balance: statement.opening_balance };
+    const balance = await this.bus.request('ledger.get-balance', { owner: account, asOf: at });
+    return { currency: balance.currency as Currency, balance: balance.available };
   }
 
   statement(account: string, from: string, to: string, startingAfter?: string): Promise<StatementResource> {
