@@ -119,8 +119,24 @@ describe('console: sign in with each role and walk the pages, in every language,
       try {
         await visit(`/console/search?lang=${language}`, 'search');
         await visit(`/console/search?q=1001`, 'search-results');
+        // Statuses in people's words in the page's language, the API's value kept in the title.
+        const statuses = async (selector: string) => tab.page.locator(selector).evaluateAll((spans) => spans.map((s) => [s.textContent?.trim(), s.getAttribute('title')]));
+        expect((await statuses('table.data .status')).sort()).toEqual(
+          [
+            [tab.t('console.status.payment.pending'), 'pending'],
+            [tab.t('status.payment.succeeded'), 'succeeded'],
+          ].sort(),
+        );
         await visit(`/console/objects/${paymentId}`, 'payment');
         expect(await plainText(tab.page, 'dl.facts')).toContain(tab.t('console.label.merchant_connection'));
+        expect(await statuses('.summary > p .status, dl.facts .status')).toEqual([
+          [tab.t('status.payment.succeeded'), 'succeeded'],
+          [tab.t('status.payment.succeeded'), 'succeeded'],
+        ]);
+        expect(await tab.page.locator('.timeline strong').evaluateAll((items) => items.map((i) => i.textContent?.trim()))).toEqual([tab.t('status.payment.succeeded')]);
+        const deliveries = await statuses('#webhooks .delivery .status');
+        expect(deliveries.length).toBeGreaterThan(0);
+        for (const [text, value] of deliveries) expect(text).toBe(tab.t(`console.status.delivery.${value as 'pending' | 'succeeded' | 'failed' | 'canceled'}`));
         await visit(`/console/objects/${eventId}`, 'event');
         if (role === 'admin') {
           await visit(`/console/operations`, 'operations');
