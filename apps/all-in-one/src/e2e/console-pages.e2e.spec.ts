@@ -95,6 +95,32 @@ describe('console: sign in with each role and walk the pages, in every language,
     }
   });
 
+  it.each(LANGUAGES)('on a small phone (360×640, %s) the search results and the operations tables fit its width: rows stacked, nothing scrolls sideways', async (language) => {
+    const tab = await consoleTab(browser, service.url, service.adminKey, language, 'small');
+    try {
+      for (const [path, name] of [
+        ['/console/search?q=1001', 'search-results'],
+        ['/console/operations', 'operations'],
+      ] as const) {
+        await tab.page.goto(`${service.url}${path}`);
+        await checkConsolePage(tab, language, `${language}/small/${name}`);
+        const boxes = await tab.page.locator('.table-scroll:has(table.stack)').evaluateAll((all) => all.map((box) => ({ scrollWidth: box.scrollWidth, clientWidth: box.clientWidth })));
+        expect({ name, tables: boxes.length > 0 }).toEqual({ name, tables: true });
+        for (const box of boxes) expect({ name, overflow: Math.max(0, box.scrollWidth - box.clientWidth) }).toEqual({ name, overflow: 0 });
+        const page = await tab.page.evaluate(() => {
+          const root = (globalThis as any).document.documentElement;
+          return { scrollWidth: root.scrollWidth as number, clientWidth: root.clientWidth as number };
+        });
+        expect(page.scrollWidth).toBeLessThanOrEqual(page.clientWidth);
+      }
+      // Each cell names its column, in the page's language.
+      await tab.page.goto(`${service.url}/console/search?q=1001`);
+      expect(await tab.page.locator('table.stack td').first().getAttribute('data-label')).toBe(tab.t('console.col.object'));
+    } finally {
+      await tab.context.close();
+    }
+  });
+
   const cases = LANGUAGES.flatMap((language) => (Object.keys(VIEWPORTS) as Viewport[]).map((viewport) => [language, viewport] as [Language, Viewport]));
 
   it.each(cases)('every page (%s, %s): the admin’s, finance’s (no action anywhere) and the sign-in', async (language, viewport) => {
