@@ -39,6 +39,8 @@ export interface ConsoleChrome {
   money: (amountMinor: number, currency: Currency) => string;
   /** An instant in local time, the zone named: the currency's country, else the platform's; `—` for null. */
   at: (iso: string | null | undefined, currency?: Currency) => string;
+  /** A calendar date (YYYY-MM-DD) as the console writes it and its date fields take it (DD/MM/YYYY). */
+  date: (date: string) => string;
   /** A status in the page's language (`object`: the API's object name, `payment`, `delivery`, …). */
   status: (object: string, status: string) => string;
   /** An event type (`payment.succeeded`) in the page's language. */
