@@ -4,7 +4,7 @@ import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase, PROPERTY_TEST_TIMEOUT_MS } from '@pay/testing';
 import { type Pool } from 'pg';
 import { LEDGER_MIGRATIONS, LedgerService } from './index';
-import { BALANCE_AS_OF_SQL, BALANCE_BEFORE_SQL, BALANCE_THROUGH_SQL } from './finance-reads';
+import { BALANCE_AS_OF_SQL, BALANCE_BEFORE_SQL, BALANCE_THROUGH_SQL, BALANCES_AT_SQL } from './finance-reads';
 
 /**
  * A balance at an instant is one index lookup, whatever the account's number of postings: the last
@@ -100,5 +100,32 @@ describe('a balance at an instant reads one posting, whatever the number of post
     const through = await planOf(BALANCE_THROUGH_SQL, [merchant, rows[0]!.created_at, rows[0]!.entry_position, rows[0]!.seq]);
     expect(through.nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
     expect(through.postingsRead).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("a balance series (the console's chart) reads a bounded part of the account's history", () => {
+  it('a period with many movements: the balance at evenly spaced instants, one posting read per instant', async () => {
+    const [from, to] = [instantOf(0), instantOf(POSTINGS)];
+    const series = await ledger.finance.balanceSeries({ account: merchant, from, to, samples: 60 });
+    expect(series.sampled).toBe(true);
+    expect(series.points).toHaveLength(60);
+    expect(series.opening).toBe(0);
+    expect(series.points.at(-1)).toEqual({ at: to, balance: creditedThrough(POSTINGS) });
+    expect(series.closing).toBe(creditedThrough(POSTINGS));
+    for (const point of series.points) expect(point.balance).toBe(creditedThrough(Math.floor((Date.parse(point.at) - START) / MINUTE_MS)));
+    const plan = await planOf(BALANCES_AT_SQL, [merchant, series.points.map((p) => p.at)]);
+    expect(plan.nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    expect(plan.postingsRead).toBeLessThanOrEqual(60);
+  });
+
+  it('a period with few movements: each one, with the balance after it', async () => {
+    const series = await ledger.finance.balanceSeries({ account: merchant, from: instantOf(100), to: instantOf(104), samples: 60 });
+    expect(series).toEqual({
+      currency: 'DZD',
+      opening: creditedThrough(99),
+      closing: creditedThrough(104),
+      points: [100, 101, 102, 103, 104].map((n) => ({ at: instantOf(n), balance: creditedThrough(n) })),
+      sampled: false,
+    });
   });
 });

@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 import {
   notFound,
   ServiceError,
+  type BalanceSeries,
+  type BalanceSeriesRequest,
   type CashInTransitResource,
   type FeeRevenueResource,
   type JournalEntryResource,
@@ -16,7 +18,7 @@ import {
   type StatementResource,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { iso, type Currency } from '@pay/kernel';
+import { BALANCE_SERIES_MOVEMENTS_MAX, BALANCE_SERIES_SAMPLES_MAX, iso, type Currency } from '@pay/kernel';
 import { FEE_ACCOUNTS } from './ledger.store';
 
 /**
@@ -119,6 +121,35 @@ export class FinanceReads {
     };
   }
 
+  /**
+   * The balance over [from, to] for a chart, in a few index reads whatever the account's history: its
+   * movements of the period (time and balance after each) when there are at most
+   * BALANCE_SERIES_MOVEMENTS_MAX, else the balance at `samples` evenly spaced instants (the last at
+   * `to`), one index step each, in one statement.
+   */
+  async balanceSeries(request: BalanceSeriesRequest): Promise<BalanceSeries> {
+    const { currency } = await this.account(request.account);
+    const samples = Math.min(Math.max(1, Math.trunc(request.samples)), BALANCE_SERIES_SAMPLES_MAX);
+    const [opening, movements] = await Promise.all([
+      this.balanceBefore(request.account, request.from),
+      this.pool.query<{ created_at: Date; balance_after: string }>({
+        name: 'finance-balance-series-movements',
+        text: `SELECT created_at, balance_after FROM ledger_postings WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3
+               ORDER BY created_at, entry_position, seq LIMIT $4`,
+        values: [request.account, request.from, request.to, BALANCE_SERIES_MOVEMENTS_MAX + 1],
+      }),
+    ]);
+    if (movements.rows.length <= BALANCE_SERIES_MOVEMENTS_MAX) {
+      const points = movements.rows.map((r) => ({ at: iso(r.created_at), balance: Number(r.balance_after) }));
+      return { currency, opening, closing: points.at(-1)?.balance ?? opening, points, sampled: false };
+    }
+    const [start, end] = [Date.parse(request.from), Date.parse(request.to)];
+    const instants = Array.from({ length: samples }, (_, i) => new Date(start + ((end - start) * (i + 1)) / samples).toISOString());
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balances-at', text: BALANCES_AT_SQL, values: [request.account, instants] });
+    const points = instants.map((at, i) => ({ at, balance: Number(rows[i]!.balance) }));
+    return { currency, opening, closing: points.at(-1)!.balance, points, sampled: true };
+  }
+
   /** Entries that moved the account in [from, to], oldest first, each with all its postings. */
   async entriesOfAccount(query: { account: string; from?: string; to?: string; limit: number; startingAfter?: string }): Promise<ListResource<JournalEntryResource>> {
     const values: unknown[] = [query.account, query.from ?? null, query.to ?? null];
@@ -195,15 +226,19 @@ export class FinanceReads {
  * balance_after follows the order entries applied, and so does time on one account: a transfer reads
  * the clock once it holds its accounts' locks, and the clock only moves forward.
  */
-const lastBalanceAfter = (bound: string): string => `SELECT coalesce((
+const balanceAfterLast = (bound: string): string => `coalesce((
     SELECT balance_after FROM ledger_postings WHERE account_id = $1 AND ${bound}
-    ORDER BY created_at DESC, entry_position DESC, seq DESC LIMIT 1), 0) AS balance`;
+    ORDER BY created_at DESC, entry_position DESC, seq DESC LIMIT 1), 0)`;
+const lastBalanceAfter = (bound: string): string => `SELECT ${balanceAfterLast(bound)} AS balance`;
 /** The balance as of $2, that instant's movements included. */
 export const BALANCE_AS_OF_SQL = lastBalanceAfter('created_at <= $2');
 /** The balance just before $2: a statement's opening balance. */
 export const BALANCE_BEFORE_SQL = lastBalanceAfter('created_at < $2');
 /** The balance through one posting ($2, $3, $4: its time, entry position and seq). */
 export const BALANCE_THROUGH_SQL = lastBalanceAfter('(created_at, entry_position, seq) <= ($2, $3::bigint, $4::smallint)');
+/** The balance as of each instant of $2 (an array), in its order: one index step each. */
+export const BALANCES_AT_SQL = `SELECT ${balanceAfterLast('created_at <= t.at')} AS balance
+  FROM unnest($2::timestamptz[]) WITH ORDINALITY AS t (at, n) ORDER BY t.n`;
 
 /**
  * The fee credits of one of the period's reads (period, start or end), each counted with the read's
