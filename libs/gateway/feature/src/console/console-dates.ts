@@ -53,9 +53,17 @@ export const dayEnd = (date: string, currency: Currency, param: string): string 
   return start && new Date(localInstant(year, month, day + 1, 0, ZONE_OF_CURRENCY[currency])).toISOString();
 };
 
+/** Built once per zone: a format is far dearer to build than to use. */
+const dayFormats = new Map<Currency, Intl.DateTimeFormat>();
+
 /** The local calendar date (YYYY-MM-DD) of an instant in the currency's zone, `days` later. */
 export function localDate(iso: string, currency: Currency, days = 0): string {
-  const parts = new Intl.DateTimeFormat('en-CA-u-nu-latn', { timeZone: ZONE_OF_CURRENCY[currency], year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(iso));
+  let format = dayFormats.get(currency);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA-u-nu-latn', { timeZone: ZONE_OF_CURRENCY[currency], year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(currency, format);
+  }
+  const parts = format.formatToParts(new Date(iso));
   const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
   const shifted = new Date(Date.UTC(get('year'), get('month') - 1, get('day') + days));
   return shifted.toISOString().slice(0, 10);
