@@ -126,6 +126,24 @@ export interface StatementRequest {
   startingAfter?: string;
 }
 
+/** An account's balance over [from, to] for a chart: each movement when they are few, else `samples` instants. */
+export interface BalanceSeriesRequest {
+  account: string;
+  from: string;
+  to: string;
+  samples: number;
+}
+
+export interface BalanceSeries {
+  currency: Currency;
+  /** The balance just before `from`, and at `to` (the last point's, or the opening one). */
+  opening: number;
+  closing: number;
+  /** Each movement's time and the balance after it; or, `sampled`, the balance at evenly spaced instants ending at `to`. */
+  points: { at: string; balance: number }[];
+  sampled: boolean;
+}
+
 export interface Period {
   from: string;
   to: string;
@@ -150,6 +168,7 @@ export interface LedgerTopics {
   'ledger.trial-balance': { request: { asOf?: string }; reply: TrialBalanceResource };
   'ledger.accounts.list': { request: ListLedgerAccounts; reply: ListResource<LedgerAccountResource> };
   'ledger.statement': { request: StatementRequest; reply: StatementResource };
+  'ledger.balance-series': { request: BalanceSeriesRequest; reply: BalanceSeries };
   'ledger.fee-revenue': { request: Period; reply: FeeRevenueResource };
   /** The cash custody balances per currency (the collections behind them come from the collections app). */
   'ledger.cash-custody': { request: Record<string, never>; reply: Omit<CashInTransitResource, 'collections'> };
@@ -177,6 +196,7 @@ export const LEDGER_MESSAGE_KEYS = {
   'ledger.trial-balance': null,
   'ledger.accounts.list': null,
   'ledger.statement': 'account',
+  'ledger.balance-series': 'account',
   'ledger.fee-revenue': null,
   'ledger.cash-custody': null,
   'ledger.fee-quote': null,

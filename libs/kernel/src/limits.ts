@@ -181,7 +181,11 @@ export const CONSOLE_SIGN_IN_LOCK_MS = 15 * MINUTE_MS;
 export const CONSOLE_SEARCH_LENGTH_MAX = 200;
 /** Rows a console list shows at once (search results, deliveries, entries). */
 export const CONSOLE_LIST_MAX = 50;
-/** A balance chart over a period with more movements than a statement page: the balance read at this many instants. */
+/** A balance series (a chart) shows each movement of its period up to this many, else samples the balance. */
+export const BALANCE_SERIES_MOVEMENTS_MAX = 1000;
+/** The most instants a sampled balance series reads, each one index lookup. */
+export const BALANCE_SERIES_SAMPLES_MAX = 200;
+/** A balance chart over a period with more movements than BALANCE_SERIES_MOVEMENTS_MAX: the balance read at this many instants. */
 export const CONSOLE_CHART_SAMPLES = 60;
 /** Lines of a statement's CSV download from the console (every page of the period, up to this). */
 export const CONSOLE_STATEMENT_CSV_LINES_MAX = 100_000;
@@ -584,6 +588,7 @@ function check(relation: boolean, what: string): void {
 }
 check(LIST_LIMIT_DEFAULT <= LIST_LIMIT_MAX, 'the default list limit exceeds the maximum');
 check(STATEMENT_LIMIT_DEFAULT <= STATEMENT_LIMIT_MAX, 'the default statement limit exceeds the maximum');
+check(CONSOLE_CHART_SAMPLES >= 1 && CONSOLE_CHART_SAMPLES <= BALANCE_SERIES_SAMPLES_MAX, 'the console chart samples more instants than a balance series reads');
 check(SUBSCRIPTION_BATCH_SIZE_DEFAULT <= SUBSCRIPTION_BATCH_SIZE_MAX, 'the default batch exceeds the maximum');
 check(SUBSCRIPTION_RETRY_DELAY_MS_MIN <= SUBSCRIPTION_RETRY_DELAY_MS_MAX, 'the retry delays are inverted');
 check(LEDGER_TIMEOUT_MS <= BUS_REQUEST_TIMEOUT_MS, 'a ledger call must fail by the time the bus gives up on it');

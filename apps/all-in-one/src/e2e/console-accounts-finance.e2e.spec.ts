@@ -122,6 +122,37 @@ describe('console: Accounts and Finance', () => {
     }
   });
 
+  it.each(LANGUAGES)("date fields (%s) take a date day first, DD/MM/YYYY as the page says, whatever the browser's locale, and write dates the same way", async (language) => {
+    const tab = await consoleTab(browser, service.url, financeKey, language, 'desktop');
+    try {
+      const page = tab.page;
+      await open(page, `/console/accounts/${shop.merchant}`, language);
+      for (const id of ['as_of', 'from', 'to']) {
+        const input = page.locator(`#${id}`);
+        expect({ id, type: await input.getAttribute('type') }).toEqual({ id, type: 'text' });
+        if (id !== 'as_of') expect({ id, value: await input.inputValue() }).toEqual({ id, value: expect.stringMatching(/^\d{2}\/\d{2}\/\d{4}$/) });
+        expect({ id, hint: await page.locator(`#${id}-format`).innerText() }).toEqual({ id, hint: tab.t('console.date_format') });
+      }
+      // Typed as a person would (Arabic-Indic digits on an Arabic keyboard), sent by the form.
+      await page.locator('#as_of').fill(language === 'ar' ? '٠١/٠١/٢٠٢٠' : '01/01/2020');
+      await Promise.all([page.waitForURL(/as_of=/), page.locator('form:has(#as_of) button[type="submit"]').click()]);
+      expect((await page.locator('#balance-as-of').innerText()).replace(/[^\d,.]/g, '')).toMatch(/^0[,.]00/);
+      expect(await page.locator('dt:has(+ #balance-as-of)').innerText()).toContain('01/01/2020');
+      expect(await page.locator('#as_of').inputValue()).toBe('01/01/2020');
+      expect(await page.locator('#statement').innerText()).toMatch(/\d{2}\/\d{2}\/\d{4}/);
+      await checkConsolePage(tab, language, `${language}/desktop/account-as-of-finance`);
+      // A date the form cannot read is a page that names the format.
+      await page.locator('#as_of').fill('2020-31-01');
+      const [refused] = await Promise.all([page.waitForResponse((r) => r.url().includes('as_of=')), page.locator('form:has(#as_of) button[type="submit"]').click()]);
+      expect(refused.status()).toBe(400);
+      await open(page, '/console/finance/fee-revenue', language);
+      expect(await page.locator('#end').inputValue()).toMatch(/^\d{2}\/\d{4}$/);
+      expect(await page.locator('#end-format').innerText()).toBe(tab.t('console.month_format'));
+    } finally {
+      await tab.context.close();
+    }
+  });
+
   it('finance sees no action, and every action it crafts is refused by the server', async () => {
     const tab = await consoleTab(browser, service.url, financeKey, 'en', 'desktop');
     try {

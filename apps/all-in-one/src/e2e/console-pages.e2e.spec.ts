@@ -95,6 +95,32 @@ describe('console: sign in with each role and walk the pages, in every language,
     }
   });
 
+  it.each(LANGUAGES)('on a small phone (360×640, %s) the search results and the operations tables fit its width: rows stacked, nothing scrolls sideways', async (language) => {
+    const tab = await consoleTab(browser, service.url, service.adminKey, language, 'small');
+    try {
+      for (const [path, name] of [
+        ['/console/search?q=1001', 'search-results'],
+        ['/console/operations', 'operations'],
+      ] as const) {
+        await tab.page.goto(`${service.url}${path}`);
+        await checkConsolePage(tab, language, `${language}/small/${name}`);
+        const boxes = await tab.page.locator('.table-scroll:has(table.stack)').evaluateAll((all) => all.map((box) => ({ scrollWidth: box.scrollWidth, clientWidth: box.clientWidth })));
+        expect({ name, tables: boxes.length > 0 }).toEqual({ name, tables: true });
+        for (const box of boxes) expect({ name, overflow: Math.max(0, box.scrollWidth - box.clientWidth) }).toEqual({ name, overflow: 0 });
+        const page = await tab.page.evaluate(() => {
+          const root = (globalThis as any).document.documentElement;
+          return { scrollWidth: root.scrollWidth as number, clientWidth: root.clientWidth as number };
+        });
+        expect(page.scrollWidth).toBeLessThanOrEqual(page.clientWidth);
+      }
+      // Each cell names its column, in the page's language.
+      await tab.page.goto(`${service.url}/console/search?q=1001`);
+      expect(await tab.page.locator('table.stack td').first().getAttribute('data-label')).toBe(tab.t('console.col.object'));
+    } finally {
+      await tab.context.close();
+    }
+  });
+
   const cases = LANGUAGES.flatMap((language) => (Object.keys(VIEWPORTS) as Viewport[]).map((viewport) => [language, viewport] as [Language, Viewport]));
 
   it.each(cases)('every page (%s, %s): the admin’s, finance’s (no action anywhere) and the sign-in', async (language, viewport) => {
@@ -119,8 +145,24 @@ describe('console: sign in with each role and walk the pages, in every language,
       try {
         await visit(`/console/search?lang=${language}`, 'search');
         await visit(`/console/search?q=1001`, 'search-results');
+        // Statuses in people's words in the page's language, the API's value kept in the title.
+        const statuses = async (selector: string) => tab.page.locator(selector).evaluateAll((spans) => spans.map((s) => [s.textContent?.trim(), s.getAttribute('title')]));
+        expect((await statuses('table.data .status')).sort()).toEqual(
+          [
+            [tab.t('console.status.payment.pending'), 'pending'],
+            [tab.t('status.payment.succeeded'), 'succeeded'],
+          ].sort(),
+        );
         await visit(`/console/objects/${paymentId}`, 'payment');
         expect(await plainText(tab.page, 'dl.facts')).toContain(tab.t('console.label.merchant_connection'));
+        expect(await statuses('.summary > p .status, dl.facts .status')).toEqual([
+          [tab.t('status.payment.succeeded'), 'succeeded'],
+          [tab.t('status.payment.succeeded'), 'succeeded'],
+        ]);
+        expect(await tab.page.locator('.timeline strong').evaluateAll((items) => items.map((i) => i.textContent?.trim()))).toEqual([tab.t('status.payment.succeeded')]);
+        const deliveries = await statuses('#webhooks .delivery .status');
+        expect(deliveries.length).toBeGreaterThan(0);
+        for (const [text, value] of deliveries) expect(text).toBe(tab.t(`console.status.delivery.${value as 'pending' | 'succeeded' | 'failed' | 'canceled'}`));
         await visit(`/console/objects/${eventId}`, 'event');
         if (role === 'admin') {
           await visit(`/console/operations`, 'operations');

@@ -45,8 +45,8 @@ export function cashContext({ store, bus, clock, pool }: ContextInfrastructure, 
         return listCashPayments(pool, m);
       },
       // The back office's search, across integrators; a payment reference is typed with or without its spaces.
+      // It reads the view as it stands, as the payments app's search does (see there).
       'cash.search-references': async ({ reference, limit }) => {
-        await caughtUp(CASH_PAYMENT_VIEWS);
         const digits = reference.replace(/\s+/g, '');
         const [byOrder, byPayment] = await Promise.all([
           searchReferences<Exclude<CashPayment, { status: 'none' }>>(pool, 'cash_payment_views', ['order_reference'], reference, limit),

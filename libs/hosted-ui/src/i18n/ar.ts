@@ -1,5 +1,6 @@
 import { accountsFinanceAr } from './console/accounts-finance.ar';
 import { fieldLabelsAr } from './console/field-labels.ar';
+import { statusesAr } from './console/statuses.ar';
 import { consoleAr } from './console/ar';
 import type { Catalogue } from './fr';
 
@@ -8,6 +9,7 @@ export const ar: Catalogue = {
   ...consoleAr,
   ...accountsFinanceAr,
   ...fieldLabelsAr,
+  ...statusesAr,
   'layout.languages': 'اختيار اللغة',
   'layout.footer': 'دفع آمن بواسطة {brand}. لن نطلب منك أبدًا رمزك السري أو كلمة مرورك عبر الهاتف أو الرسائل القصيرة أو البريد الإلكتروني.',
   'layout.next': 'ماذا بعد؟',

@@ -1,5 +1,6 @@
 import { accountsFinanceEn } from './console/accounts-finance.en';
 import { fieldLabelsEn } from './console/field-labels.en';
+import { statusesEn } from './console/statuses.en';
 import { consoleEn } from './console/en';
 import type { Catalogue } from './fr';
 
@@ -7,6 +8,7 @@ export const en: Catalogue = {
   ...consoleEn,
   ...accountsFinanceEn,
   ...fieldLabelsEn,
+  ...statusesEn,
   'layout.languages': 'Language',
   'layout.footer': 'Secure payment by {brand}. We will never ask for your PIN or password by phone, text message or email.',
   'layout.next': 'What happens next',

@@ -1,5 +1,6 @@
 import { accountsFinanceFr } from './console/accounts-finance.fr';
 import { fieldLabelsFr } from './console/field-labels.fr';
+import { statusesFr } from './console/statuses.fr';
 import { consoleFr } from './console/fr';
 
 /**
@@ -11,6 +12,7 @@ export const fr = {
   ...consoleFr,
   ...accountsFinanceFr,
   ...fieldLabelsFr,
+  ...statusesFr,
   // Every page
   'layout.languages': 'Choix de la langue',
   'layout.footer': 'Paiement sécurisé par {brand}. Nous ne vous demanderons jamais votre code PIN ni votre mot de passe par téléphone, SMS ou e-mail.',

@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 import {
   notFound,
   ServiceError,
+  type BalanceSeries,
+  type BalanceSeriesRequest,
   type CashInTransitResource,
   type FeeRevenueResource,
   type JournalEntryResource,
@@ -16,7 +18,7 @@ import {
   type StatementResource,
   type TrialBalanceResource,
 } from '@pay/contracts';
-import { iso, type Currency } from '@pay/kernel';
+import { BALANCE_SERIES_MOVEMENTS_MAX, BALANCE_SERIES_SAMPLES_MAX, iso, type Currency } from '@pay/kernel';
 import { FEE_ACCOUNTS } from './ledger.store';
 
 /**
@@ -49,12 +51,7 @@ export class FinanceReads {
 
   /** The balance as it stood at `asOf`: the movements created at or before it. */
   async balanceAsOf(account: string, asOf: string): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: string }>({
-      name: 'finance-balance-as-of',
-      text: `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance
-             FROM ledger_postings WHERE account_id = $1 AND created_at <= $2`,
-      values: [account, asOf],
-    });
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balance-as-of', text: BALANCE_AS_OF_SQL, values: [account, asOf] });
     return Number(rows[0]!.balance);
   }
 
@@ -124,6 +121,45 @@ export class FinanceReads {
     };
   }
 
+  /**
+   * The balance over [from, to] for a chart, in a few index reads whatever the account's history: its
+   * movements of the period (time and balance after each) when there are at most
+   * BALANCE_SERIES_MOVEMENTS_MAX, else the balance at `samples` evenly spaced instants (the last at
+   * `to`), one index step each, in one statement.
+   */
+  async balanceSeries(request: BalanceSeriesRequest): Promise<BalanceSeries> {
+    const { currency } = await this.account(request.account);
+    const samples = Math.min(Math.max(1, Math.trunc(request.samples)), BALANCE_SERIES_SAMPLES_MAX);
+    // Counted from the index alone (it covers the period's bounds), so a busy period reads no posting's row.
+    const [opening, counted] = await Promise.all([
+      this.balanceBefore(request.account, request.from),
+      this.pool.query<{ movements: number }>({
+        name: 'finance-balance-series-count',
+        text: `SELECT count(*)::int AS movements FROM (
+                 SELECT 1 FROM ledger_postings WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3 LIMIT $4) AS period`,
+        values: [request.account, request.from, request.to, BALANCE_SERIES_MOVEMENTS_MAX + 1],
+      }),
+    ]);
+    if (counted.rows[0]!.movements <= BALANCE_SERIES_MOVEMENTS_MAX) {
+      const { rows } = await this.pool.query<{ created_at: Date; balance_after: string }>({
+        name: 'finance-balance-series-movements',
+        text: `SELECT created_at, balance_after FROM ledger_postings WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3
+               ORDER BY created_at, entry_position, seq LIMIT $4`,
+        values: [request.account, request.from, request.to, BALANCE_SERIES_MOVEMENTS_MAX + 1],
+      });
+      // Movements committed since the count may take the period past the bound: then it is sampled.
+      if (rows.length <= BALANCE_SERIES_MOVEMENTS_MAX) {
+        const points = rows.map((r) => ({ at: iso(r.created_at), balance: Number(r.balance_after) }));
+        return { currency, opening, closing: points.at(-1)?.balance ?? opening, points, sampled: false };
+      }
+    }
+    const [start, end] = [Date.parse(request.from), Date.parse(request.to)];
+    const instants = Array.from({ length: samples }, (_, i) => new Date(start + ((end - start) * (i + 1)) / samples).toISOString());
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balances-at', text: BALANCES_AT_SQL, values: [request.account, instants] });
+    const points = instants.map((at, i) => ({ at, balance: Number(rows[i]!.balance) }));
+    return { currency, opening, closing: points.at(-1)!.balance, points, sampled: true };
+  }
+
   /** Entries that moved the account in [from, to], oldest first, each with all its postings. */
   async entriesOfAccount(query: { account: string; from?: string; to?: string; limit: number; startingAfter?: string }): Promise<ListResource<JournalEntryResource>> {
     const values: unknown[] = [query.account, query.from ?? null, query.to ?? null];
@@ -182,23 +218,37 @@ export class FinanceReads {
   }
 
   private async balanceBefore(account: string, time: string): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: string }>(
-      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance FROM ledger_postings WHERE account_id = $1 AND created_at < $2`,
-      [account, time],
-    );
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balance-before', text: BALANCE_BEFORE_SQL, values: [account, time] });
     return Number(rows[0]!.balance);
   }
 
   /** The running balance through one posting, in statement order (time, then the order entries applied). */
   private async balanceThrough(account: string, line: { created_at: Date; entry_position: string; seq: number }): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: string }>(
-      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN amount ELSE -amount END), 0) AS balance FROM ledger_postings
-       WHERE account_id = $1 AND (created_at, entry_position, seq) <= ($2, $3::bigint, $4::smallint)`,
-      [account, line.created_at, line.entry_position, line.seq],
-    );
+    const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balance-through', text: BALANCE_THROUGH_SQL, values: [account, line.created_at, line.entry_position, line.seq] });
     return Number(rows[0]!.balance);
   }
 }
+
+/**
+ * A balance at an instant is the balance after the account's last posting at or before it, in
+ * statement order (time, then the order entries applied): one backward step of the index on
+ * (account, time, position, seq), whatever the account's number of postings; 0 before its first.
+ * balance_after follows the order entries applied, and so does time on one account: a transfer reads
+ * the clock once it holds its accounts' locks, and the clock only moves forward.
+ */
+const balanceAfterLast = (bound: string): string => `coalesce((
+    SELECT balance_after FROM ledger_postings WHERE account_id = $1 AND ${bound}
+    ORDER BY created_at DESC, entry_position DESC, seq DESC LIMIT 1), 0)`;
+const lastBalanceAfter = (bound: string): string => `SELECT ${balanceAfterLast(bound)} AS balance`;
+/** The balance as of $2, that instant's movements included. */
+export const BALANCE_AS_OF_SQL = lastBalanceAfter('created_at <= $2');
+/** The balance just before $2: a statement's opening balance. */
+export const BALANCE_BEFORE_SQL = lastBalanceAfter('created_at < $2');
+/** The balance through one posting ($2, $3, $4: its time, entry position and seq). */
+export const BALANCE_THROUGH_SQL = lastBalanceAfter('(created_at, entry_position, seq) <= ($2, $3::bigint, $4::smallint)');
+/** The balance as of each instant of $2 (an array), in its order: one index step each. */
+export const BALANCES_AT_SQL = `SELECT ${balanceAfterLast('created_at <= t.at')} AS balance
+  FROM unnest($2::timestamptz[]) WITH ORDINALITY AS t (at, n) ORDER BY t.n`;
 
 /**
  * The fee credits of one of the period's reads (period, start or end), each counted with the read's

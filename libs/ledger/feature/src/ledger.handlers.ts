@@ -13,6 +13,7 @@ export function registerLedgerHandlers(bus: MessageBus, service: LedgerService, 
   bus.handle('ledger.trial-balance', (request) => service.trialBalance(request));
   bus.handle('ledger.accounts.list', (request) => service.finance.accounts(request));
   bus.handle('ledger.statement', (request) => service.finance.statement(request));
+  bus.handle('ledger.balance-series', (request) => service.finance.balanceSeries(request));
   bus.handle('ledger.fee-revenue', (request) => service.finance.feeRevenue(request));
   bus.handle('ledger.cash-custody', () => service.finance.cashCustody());
   bus.handle('ledger.movements', ({ afterReference, limit }) => service.movements(afterReference, limit));

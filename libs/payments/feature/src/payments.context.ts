@@ -90,8 +90,9 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
         return listPayments(pool, m);
       },
       // The back office's search, across integrators, and the integrator of a refund or payout found by its id.
+      // The search reads the view as it stands (at most a poll, 0.25 s, behind): waiting for it to catch up
+      // would cost each search a read of the event store, and the object's page reads the object itself.
       'payments.search-references': async ({ reference, limit }) => {
-        await caughtUp(PAYMENT_VIEWS);
         const rows = await searchReferences<Exclude<Payment, { status: 'none' }>>(pool, 'payment_views', ['order_reference'], reference, limit);
         return { items: rows.map((r) => ({ integratorId: r.integratorId, field: 'order_reference' as const, resource: toPaymentResource(r.state) })) };
       },

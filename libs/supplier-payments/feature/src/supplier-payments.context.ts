@@ -60,9 +60,8 @@ export function supplierPaymentsContext({ store, bus, clock, pool }: ContextInfr
         await caughtUp(SUPPLIER_PAYMENT_VIEWS);
         return views.list(m);
       },
-      // The back office's search, across integrators.
+      // The back office's search, across integrators: the view as it stands, as the payments app's search reads it.
       'supplier-payments.search-references': async ({ reference, limit }) => {
-        await caughtUp(SUPPLIER_PAYMENT_VIEWS);
         const rows = await searchReferences<Exclude<SupplierPayment, { status: 'none' }>>(pool, 'sp_supplier_payment_views', ['invoice_reference'], reference, limit);
         return { items: rows.map((r) => ({ integratorId: r.integratorId, field: 'invoice_reference' as const, resource: toSupplierPaymentResource(r.state) })) };
       },

@@ -7,7 +7,7 @@ import { CURRENCIES, type Currency } from '@pay/kernel';
 import { ACCOUNT_ID, ACCOUNT_KINDS } from '../admin/finance.controller';
 import { balanceChart } from './charts';
 import { ConsoleFinance } from './console-finance';
-import { dayEnd, dayStart, localDate, oneParam } from './console-dates';
+import { dateParam, dayEnd, dayStart, displayDate, localDate, oneParam } from './console-dates';
 import { ConsolePages } from './console-pages';
 import { accountPath, kindOfId, objectPath } from './console-paths';
 import { ConsoleRole } from './console-role';
@@ -57,7 +57,7 @@ export class ConsoleAccountsController {
     const now = this.finance.now();
     const { currency, balance: balanceNow } = await this.finance.balanceAt(account, now);
     const { fromDate, toDate, from, to } = period(query, currency, now);
-    const asOfDate = oneParam(query, 'as_of') ?? '';
+    const asOfDate = dateParam(query, 'as_of') ?? '';
     const after = oneParam(query, 'after');
     const asOfAt = asOfDate ? minIso(dayEnd(asOfDate, currency, 'as_of'), now) : null;
     const [asOf, series, statement] = await Promise.all([
@@ -82,7 +82,7 @@ export class ConsoleAccountsController {
       chart: balanceChart({
         id: 'balance-chart',
         title: t('console.accounts.chart_title', { account }),
-        description: t('console.accounts.chart_desc', { from: fromDate, to: toDate }),
+        description: t('console.accounts.chart_desc', { from: displayDate(fromDate), to: displayDate(toDate) }),
         from,
         to,
         opening: series.opening,
@@ -146,8 +146,8 @@ const minIso = (a: string, b: string): string => (a < b ? a : b);
 
 /** The period asked (`from`, `to`: local dates, both days included), else the last 30 days to today. */
 function period(query: unknown, currency: Currency, now: string): { fromDate: string; toDate: string; from: string; to: string } {
-  const toDate = oneParam(query, 'to') ?? localDate(now, currency);
-  const fromDate = oneParam(query, 'from') ?? localDate(dayStart(toDate, currency, 'to'), currency, -(DEFAULT_PERIOD_DAYS - 1));
+  const toDate = dateParam(query, 'to') ?? localDate(now, currency);
+  const fromDate = dateParam(query, 'from') ?? localDate(dayStart(toDate, currency, 'to'), currency, -(DEFAULT_PERIOD_DAYS - 1));
   const [from, to] = [dayStart(fromDate, currency, 'from'), dayEnd(toDate, currency, 'to')];
   if (from >= to) throw new ServiceError('invalid_request', 'from must be before to', 'from');
   return { fromDate, toDate, from, to };

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import type { BankStatementImportResource, CashInTransitResource, ChainVerificationResource, FeeRevenueResource, LedgerAccountResource, LedgerHeadResource, ListResource, PayoutBatchResource, ReconciliationResource, StatementResource, TrialBalanceResource } from '@pay/contracts';
+import type { BalanceSeries, BankStatementImportResource, CashInTransitResource, ChainVerificationResource, FeeRevenueResource, LedgerAccountResource, LedgerHeadResource, ListResource, PayoutBatchResource, ReconciliationResource, StatementResource, TrialBalanceResource } from '@pay/contracts';
 import { ZONE_OF_CURRENCY } from '@pay/hosted-ui';
 import {
   CASH_IN_TRANSIT_COLLECTIONS_MAX,
@@ -22,22 +22,12 @@ import { runReconciliation } from '../admin/run-reconciliation';
 import { AUDIT_FAILPOINT, AuditTrail, onceKey } from '../audit/audited';
 import { AuditLog } from '../directory/audit-log';
 import { localInstant } from './charts';
-import type { BalancePoint } from './charts';
 
 export type FinanceRunKind = 'reconciliation' | 'chain_verification';
 export interface FinanceRun<Result> {
   result: Result;
   startedAt: string;
   finishedAt: string;
-}
-
-export interface BalanceSeries {
-  currency: Currency;
-  opening: number;
-  closing: number;
-  points: BalancePoint[];
-  /** True when the period held more movements than one page: the points are the balance at evenly spaced instants. */
-  sampled: boolean;
 }
 
 export interface MonthRevenue {
@@ -52,9 +42,6 @@ const CONSOLE_ACTOR = { type: 'admin', id: null } as const;
 
 /** The zone whose calendar makes the fee revenue's months: the platform's. */
 const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
-
-/** One millisecond after `iso`: a statement's opening balance there is the balance as of `iso`, `iso` included. */
-const justAfter = (iso: string, ms = 1): string => new Date(Date.parse(iso) + ms).toISOString();
 
 /**
  * The console's Accounts and Finance reads and actions, over the bus as the admin API's controllers
@@ -83,8 +70,8 @@ export class ConsoleFinance {
 
   /** Any account's balance as of `at` (movements with `created_at <= at`), and its currency; 404 for an unknown account. */
   async balanceAt(account: string, at: string): Promise<{ currency: Currency; balance: number }> {
-    const statement = await this.bus.request('ledger.statement', { account, from: justAfter(at), to: justAfter(at, 2), limit: 1 });
-    return { currency: statement.currency, balance: statement.opening_balance };
+    const balance = await this.bus.request('ledger.get-balance', { owner: account, asOf: at });
+    return { currency: balance.currency as Currency, balance: balance.available };
   }
 
   statement(account: string, from: string, to: string, startingAfter?: string): Promise<StatementResource> {
@@ -103,23 +90,9 @@ export class ConsoleFinance {
     }
   }
 
-  /**
-   * The balance over [from, to] for the chart: each movement when they fit in one page, else the
-   * balance at CONSOLE_CHART_SAMPLES evenly spaced instants (a read each, a few at a time).
-   */
-  async balanceSeries(account: string, from: string, to: string): Promise<BalanceSeries> {
-    const page = await this.bus.request('ledger.statement', { account, from, to, limit: STATEMENT_LIMIT_MAX });
-    if (!page.has_more) {
-      return { currency: page.currency, opening: page.opening_balance, closing: page.closing_balance, points: page.lines.map((l) => ({ at: l.created_at, balance: l.balance_after })), sampled: false };
-    }
-    const [start, end] = [Date.parse(from), Date.parse(to)];
-    const instants = Array.from({ length: CONSOLE_CHART_SAMPLES }, (_, i) => new Date(start + ((end - start) * (i + 1)) / CONSOLE_CHART_SAMPLES).toISOString());
-    const points: BalancePoint[] = [];
-    for (let i = 0; i < instants.length; i += 8) {
-      const batch = await Promise.all(instants.slice(i, i + 8).map(async (at) => ({ at, balance: (await this.balanceAt(account, at)).balance })));
-      points.push(...batch);
-    }
-    return { currency: page.currency, opening: page.opening_balance, closing: points[points.length - 1]!.balance, points, sampled: true };
+  /** The balance over [from, to] for the chart: each movement when they are few, else CONSOLE_CHART_SAMPLES instants. */
+  balanceSeries(account: string, from: string, to: string): Promise<BalanceSeries> {
+    return this.bus.request('ledger.balance-series', { account, from, to, samples: CONSOLE_CHART_SAMPLES });
   }
 
   trialBalance(asOf?: string): Promise<TrialBalanceResource> {

@@ -7,6 +7,8 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config';
 import { sendPage } from '../hosted/views/headers';
 import { readCookie } from '../hosted/stores/sessions';
 import { CONSOLE_LANGUAGE_COOKIE, CONSOLE_PATH, sessionOf, setConsoleCookie, type ConsoleRoleName } from './console-sessions';
+import { displayDate } from './console-dates';
+import { eventText, statusText } from './console-statuses';
 import type { ConsoleChrome, ConsoleSection, ConsoleViews, NavEntry } from './console-views';
 
 /** The console's templates (views/console/*.eta, each named `console-…`), beside the hosted pages' shared ones. */
@@ -82,6 +84,9 @@ export class ConsolePages {
       stylesheet: CONSOLE_STYLESHEET_PATH,
       money: (minor, currency) => formatSignedMoney(minor, currency, language),
       at: (iso, currency = PLATFORM_CURRENCY) => (iso ? formatDateTime(iso, currency, language, t) : '—'),
+      date: displayDate,
+      status: (object, status) => statusText(t, object, status),
+      event: (type) => eventText(t, type),
     };
   }
 }

@@ -33,11 +33,12 @@ export class ConsoleSearch {
       this.bus.request('cash.search-references', ask),
       this.bus.request('supplier-payments.search-references', ask),
     ]);
-    const rows = (kind: MessageKey, items: ReferenceMatch<Found>[]): SearchResult[] =>
+    const rows = (kind: MessageKey, object: string, items: ReferenceMatch<Found>[]): SearchResult[] =>
       items.map(({ integratorId, field, resource }) => ({
         href: objectPath(resource.id),
         id: resource.id,
         kind,
+        object,
         reference: field === 'payment_reference' ? ((resource as unknown as { payment_reference: string }).payment_reference ?? reference) : reference,
         field: FIELD_KEYS[field],
         integrator: integratorId,
@@ -47,9 +48,9 @@ export class ConsoleSearch {
         createdAt: resource.created_at,
       }));
     const all = [
-      ...rows('console.kind.payment', payments.items),
-      ...rows('console.kind.cash_payment', cash.items),
-      ...rows('console.kind.supplier_payment', supplier.items),
+      ...rows('console.kind.payment', 'payment', payments.items),
+      ...rows('console.kind.cash_payment', 'cash_payment', cash.items),
+      ...rows('console.kind.supplier_payment', 'supplier_payment', supplier.items),
     ].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     return { results: all.slice(0, CONSOLE_LIST_MAX), truncated: all.length > CONSOLE_LIST_MAX };
   }

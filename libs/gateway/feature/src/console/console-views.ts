@@ -10,7 +10,7 @@ export interface Fact {
   /** The API's name of the field; shown when it has no label. */
   name: string;
   labelKey: MessageKey | null;
-  kind: 'money' | 'time' | 'link' | 'yesNo' | 'text';
+  kind: 'money' | 'time' | 'link' | 'yesNo' | 'status' | 'text';
   text: string;
   amount: number;
   href: string | null;
@@ -39,6 +39,12 @@ export interface ConsoleChrome {
   money: (amountMinor: number, currency: Currency) => string;
   /** An instant in local time, the zone named: the currency's country, else the platform's; `—` for null. */
   at: (iso: string | null | undefined, currency?: Currency) => string;
+  /** A calendar date (YYYY-MM-DD) as the console writes it and its date fields take it (DD/MM/YYYY). */
+  date: (date: string) => string;
+  /** A status in the page's language (`object`: the API's object name, `payment`, `delivery`, …). */
+  status: (object: string, status: string) => string;
+  /** An event type (`payment.succeeded`) in the page's language. */
+  event: (type: string) => string;
 }
 
 /** A message above a page's content (`?error=` or `?done=` of a redirect after a form). */
@@ -85,6 +91,8 @@ export interface ConfirmModel {
 export interface ObjectModel {
   id: string;
   kindKey: MessageKey;
+  /** The API's object name (`payment`, `refund`, …): its statuses' words are this object's. */
+  object: string;
   status: string | null;
   integratorId: string | null;
   currency: Currency | null;
@@ -106,6 +114,8 @@ export interface SearchResult {
   href: string;
   id: string;
   kind: MessageKey;
+  /** The API's object name (`payment`, `cash_payment`, `supplier_payment`). */
+  object: string;
   /** The reference as stored, and which field held it. */
   reference: string;
   field: MessageKey;

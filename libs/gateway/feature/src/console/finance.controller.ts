@@ -8,7 +8,7 @@ import { formOf, redirect } from '../hosted/forms';
 import type { AccountsFinanceViews, Link } from './accounts-finance';
 import { barChart } from './charts';
 import { ConsoleFinance } from './console-finance';
-import { dayEnd, localDate, oneParam } from './console-dates';
+import { dateParam, dayEnd, localDate, monthParam, oneParam } from './console-dates';
 import { ConsolePages } from './console-pages';
 import { objectPath } from './console-paths';
 import { ConsoleRole } from './console-role';
@@ -51,7 +51,7 @@ export class ConsoleFinanceController {
 
   @Get()
   async trialBalance(@Query() query: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    const asOfDate = oneParam(query, 'as_of') ?? '';
+    const asOfDate = dateParam(query, 'as_of') ?? '';
     const now = this.finance.now();
     const asOf = asOfDate ? minIso(dayEnd(asOfDate, PLATFORM_CURRENCY, 'as_of'), now) : null;
     // as_of is inclusive: the day's end is the next day's start, less a millisecond.
@@ -69,9 +69,9 @@ export class ConsoleFinanceController {
     const months = monthsText === undefined ? CONSOLE_FEE_MONTHS_DEFAULT : Number(monthsText);
     if (!Number.isInteger(months) || months < 1 || months > CONSOLE_FEE_MONTHS_MAX) throw new ServiceError('invalid_request', `months must be 1 to ${CONSOLE_FEE_MONTHS_MAX}`, 'months');
     const now = this.finance.now();
-    const endText = oneParam(query, 'end') ?? localDate(now, PLATFORM_CURRENCY).slice(0, 7);
+    const endText = monthParam(query, 'end') ?? localDate(now, PLATFORM_CURRENCY).slice(0, 7);
     const end = MONTH.exec(endText);
-    if (!end) throw new ServiceError('invalid_request', 'end must be a month, YYYY-MM', 'end');
+    if (!end) throw new ServiceError('invalid_request', 'end must be a month, MM/YYYY', 'end');
     const byMonth = await this.finance.feeRevenueByMonth(`${endText}-15T12:00:00Z`, months);
     const language = this.pages.language(request, reply);
     const t = translator(language);

@@ -23,6 +23,7 @@ const factOf = (name: string, value: unknown, currency: Currency | null, names: 
   if (typeof value === 'string' && TIME.test(value)) return { ...base, kind: 'time', text: value };
   if (typeof value === 'string' && kindOfId(value) && name !== 'id') return { ...base, kind: 'link', text: value, href: objectPath(value), note: names[value] ?? null };
   if (value === null || value === undefined) return { ...base, kind: 'text', text: '—' };
+  if (name === 'status' && typeof value === 'string') return { ...base, kind: 'status', text: value };
   if (typeof value === 'boolean') return { ...base, kind: 'yesNo', text: value ? 'yes' : 'no' };
   if (typeof value === 'object') return { ...base, kind: 'text', text: Array.isArray(value) && value.every((v) => typeof v !== 'object') ? value.join(', ') : JSON.stringify(value) };
   return { ...base, kind: 'text', text: String(value) };
@@ -44,6 +45,7 @@ export const factsOf = (resource: Record<string, unknown>, currency: Currency | 
 export const objectModel = (object: ConsoleObject, admin: boolean, notice: ConsoleViews['console-object']['notice']): ConsoleViews['console-object'] => ({
   id: object.id,
   kindKey: object.kindKey,
+  object: typeof object.resource['object'] === 'string' ? object.resource['object'] : '',
   status: object.status,
   integratorId: object.integratorId,
   currency: object.currency,

@@ -155,4 +155,6 @@ export const accountsFinanceAr: Readonly<Record<AccountsFinanceKey, string>> = {
   'console.finance.import_result': 'الكشف {statement}: {entries} قيد، {paid} مدفوعة، {failed} مرتجعة.',
   'console.finance.import_empty': 'الصق محتوى XML للكشف.',
   'console.finance.import_invalid': 'تعذّرت قراءة هذا الكشف: {reason}',
+  'console.date_format': 'الصيغة: يوم/شهر/سنة (DD/MM/YYYY)',
+  'console.month_format': 'الصيغة: شهر/سنة (MM/YYYY)',
 };

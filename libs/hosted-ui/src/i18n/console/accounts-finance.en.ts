@@ -155,4 +155,6 @@ export const accountsFinanceEn: Readonly<Record<AccountsFinanceKey, string>> = {
   'console.finance.import_result': 'Statement {statement}: {entries} entries, {paid} paid, {failed} returned.',
   'console.finance.import_empty': 'Paste the statement’s XML.',
   'console.finance.import_invalid': 'This statement cannot be read: {reason}',
+  'console.date_format': 'Format: DD/MM/YYYY',
+  'console.month_format': 'Format: MM/YYYY',
 };

@@ -154,6 +154,8 @@ export const accountsFinanceFr = {
   'console.finance.import_result': 'Relevé {statement} : {entries} écriture(s), {paid} payé(s), {failed} rejeté(s).',
   'console.finance.import_empty': 'Collez le contenu XML du relevé.',
   'console.finance.import_invalid': 'Ce relevé ne peut pas être lu : {reason}',
+  'console.date_format': 'Format : JJ/MM/AAAA',
+  'console.month_format': 'Format : MM/AAAA',
 };
 
 export type AccountsFinanceKey = keyof typeof accountsFinanceFr;

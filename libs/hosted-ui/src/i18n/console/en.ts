@@ -122,7 +122,7 @@ export const consoleEn: Readonly<Record<ConsoleKey, string>> = {
   'console.col.url': 'URL',
   'console.col.failing_since': 'Failing since',
   'console.col.flagged': 'Flagged',
-  'console.ops.redeliver_endpoint': 'Redeliver its failed deliveries',
+  'console.ops.redeliver_endpoint': 'Redeliver the failed deliveries',
   'console.ops.redeliver_endpoint_label': 'Redeliver the failed deliveries of {endpoint}',
   'console.ops.failed_deliveries': 'Failed deliveries',
   'console.ops.no_failed_deliveries': 'No failed deliveries.',

@@ -124,7 +124,7 @@ export const consoleFr = {
   'console.col.url': 'URL',
   'console.col.failing_since': 'En échec depuis',
   'console.col.flagged': 'Signalé',
-  'console.ops.redeliver_endpoint': 'Renvoyer ses livraisons échouées',
+  'console.ops.redeliver_endpoint': 'Renvoyer les livraisons échouées',
   'console.ops.redeliver_endpoint_label': 'Renvoyer les livraisons échouées de {endpoint}',
   'console.ops.failed_deliveries': 'Livraisons échouées',
   'console.ops.no_failed_deliveries': 'Aucune livraison échouée.',

@@ -1,0 +1,28 @@
+import type { StatusKey } from './statuses.fr';
+
+export const statusesAr: Readonly<Record<StatusKey, string>> = {
+  'console.status.payment.pending': 'في انتظار موافقة العميل',
+  'console.status.refund.pending': 'قيد التنفيذ',
+  'console.status.refund.succeeded': 'تم الاسترداد',
+  'console.status.refund.failed': 'فشل',
+  'console.status.payout.pending': 'قيد التحضير',
+  'console.status.payout.in_transit': 'أُرسل إلى البنك',
+  'console.status.payout.paid': 'تم الصرف',
+  'console.status.payout.failed': 'فشل',
+  'console.status.payout.canceled': 'ملغى',
+  'console.status.delivery.pending': 'في انتظار الإرسال',
+  'console.status.delivery.succeeded': 'تم التسليم',
+  'console.status.delivery.failed': 'فشل',
+  'console.status.delivery.canceled': 'ملغى',
+  'console.status.webhook_endpoint.enabled': 'مفعّل',
+  'console.status.webhook_endpoint.disabled': 'معطّل',
+  'console.status.api_key.active': 'نشط',
+  'console.status.api_key.expired': 'منتهي الصلاحية',
+  'console.status.api_key.revoked': 'ملغى',
+  'console.status.beneficiary.authorized': 'مُصرَّح',
+  'console.status.beneficiary.revoked': 'ملغى',
+  'console.event.collection.collected': 'تم الاستلام',
+  'console.event.collection.deposit_overdue': 'تأخر الإيداع',
+  'console.event.settlement.completed': 'تمت التسوية',
+  'console.event.webhook_endpoint.disabled': 'تم تعطيل نقطة النهاية',
+};

@@ -1,0 +1,28 @@
+import type { StatusKey } from './statuses.fr';
+
+export const statusesEn: Readonly<Record<StatusKey, string>> = {
+  'console.status.payment.pending': 'Awaiting the customer’s authorization',
+  'console.status.refund.pending': 'In progress',
+  'console.status.refund.succeeded': 'Refunded',
+  'console.status.refund.failed': 'Failed',
+  'console.status.payout.pending': 'Being prepared',
+  'console.status.payout.in_transit': 'Sent to the bank',
+  'console.status.payout.paid': 'Paid out',
+  'console.status.payout.failed': 'Failed',
+  'console.status.payout.canceled': 'Canceled',
+  'console.status.delivery.pending': 'Waiting to be sent',
+  'console.status.delivery.succeeded': 'Delivered',
+  'console.status.delivery.failed': 'Failed',
+  'console.status.delivery.canceled': 'Canceled',
+  'console.status.webhook_endpoint.enabled': 'Enabled',
+  'console.status.webhook_endpoint.disabled': 'Disabled',
+  'console.status.api_key.active': 'Active',
+  'console.status.api_key.expired': 'Expired',
+  'console.status.api_key.revoked': 'Revoked',
+  'console.status.beneficiary.authorized': 'Authorized',
+  'console.status.beneficiary.revoked': 'Revoked',
+  'console.event.collection.collected': 'Picked up',
+  'console.event.collection.deposit_overdue': 'Deposit overdue',
+  'console.event.settlement.completed': 'Settlement completed',
+  'console.event.webhook_endpoint.disabled': 'Endpoint disabled',
+};
