@@ -104,6 +104,9 @@ describe('console: Accounts and Finance', () => {
       expect(await chart.locator('circle.point').count()).toBeGreaterThanOrEqual(2);
       expect(await chart.locator('circle.point title').first().textContent()).toMatch(/DA|DZD/);
       expect(await page.locator('#statement-card table.data tbody tr').count()).toBeGreaterThanOrEqual(2);
+      // An entry's kind in the page's words, the API's value in its title.
+      const payment = page.locator('#statement-card table.data tbody span[title="payment"]').first();
+      expect(await payment.innerText()).toBe('Paiement');
       const csvHref = await page.locator('a[href*="statement.csv"]').getAttribute('href');
       const csv = await page.request.get(`${service.url}${csvHref}`);
       expect(csv.status()).toBe(200);

@@ -8,7 +8,7 @@ import { sendPage } from '../hosted/views/headers';
 import { readCookie } from '../hosted/stores/sessions';
 import { CONSOLE_LANGUAGE_COOKIE, CONSOLE_PATH, sessionOf, setConsoleCookie, type ConsoleRoleName } from './console-sessions';
 import { displayDate } from './console-dates';
-import { eventText, statusText } from './console-statuses';
+import { entryKindText, eventText, statusText } from './console-statuses';
 import type { ConsoleChrome, ConsoleSection, ConsoleViews, NavEntry } from './console-views';
 
 /** The console's templates (views/console/*.eta, each named `console-…`), beside the hosted pages' shared ones. */
@@ -87,6 +87,7 @@ export class ConsolePages {
       date: displayDate,
       status: (object, status) => statusText(t, object, status),
       event: (type) => eventText(t, type),
+      entryKind: (kind) => entryKindText(t, kind),
     };
   }
 }

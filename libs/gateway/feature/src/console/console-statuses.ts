@@ -29,3 +29,9 @@ export const eventText = (t: Translate, type: string): string => {
   const key = eventKey(type);
   return key ? t(key) : type;
 };
+
+/** A journal entry's kind (`payment`, `payout_reversal`, …) in words; the API's value when the catalogues have none. */
+export const entryKindText = (t: Translate, kind: string): string => {
+  const key = `console.entry_kind.${kind}`;
+  return known(key) ? t(key) : kind;
+};

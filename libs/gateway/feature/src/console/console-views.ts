@@ -45,6 +45,8 @@ export interface ConsoleChrome {
   status: (object: string, status: string) => string;
   /** An event type (`payment.succeeded`) in the page's language. */
   event: (type: string) => string;
+  /** A journal entry's kind (`payment`, `payout_reversal`, …) in the page's language. */
+  entryKind: (kind: string) => string;
 }
 
 /** A message above a page's content (`?error=` or `?done=` of a redirect after a form). */

@@ -1,7 +1,8 @@
 /**
- * Statuses and timeline events as the console says them (`console.status.<object>.<status>`,
- * `console.event.<type>`), where the hosted pages' `status.<object>.<status>` has no word or speaks
- * to the payer; the reference for the other languages.
+ * Statuses, timeline events and journal entries' kinds as the console says them
+ * (`console.status.<object>.<status>`, `console.event.<type>`, `console.entry_kind.<kind>`), where
+ * the hosted pages' `status.<object>.<status>` has no word or speaks to the payer; the reference for
+ * the other languages.
  */
 export const statusesFr = {
   'console.status.payment.pending': 'En attente de l’autorisation du client',
@@ -28,6 +29,18 @@ export const statusesFr = {
   'console.event.collection.deposit_overdue': 'Dépôt en retard',
   'console.event.settlement.completed': 'Règlement effectué',
   'console.event.webhook_endpoint.disabled': 'Point de terminaison désactivé',
+  'console.entry_kind.payment': 'Paiement',
+  'console.entry_kind.cash_payment': 'Paiement en espèces',
+  'console.entry_kind.supplier_payment': 'Paiement fournisseur',
+  'console.entry_kind.settlement': 'Règlement',
+  'console.entry_kind.cash_handover': 'Remise d’espèces',
+  'console.entry_kind.cash_deposit': 'Dépôt d’espèces',
+  'console.entry_kind.cash_write_off': 'Espèces passées en perte',
+  'console.entry_kind.refund': 'Remboursement',
+  'console.entry_kind.payout': 'Virement sortant',
+  'console.entry_kind.payout_reversal': 'Virement sortant annulé',
+  'console.entry_kind.payout_paid': 'Virement sortant versé',
+  'console.entry_kind.topup': 'Approvisionnement',
 };
 
 export type StatusKey = keyof typeof statusesFr;
