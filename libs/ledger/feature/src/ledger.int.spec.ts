@@ -273,3 +273,37 @@ describe('balance transactions: every posting carries its account balance right 
     expect(await available('platform:fees:XOF')).toBe(balance);
   });
 });
+
+/**
+ * Two ledger instances whose clocks differ (hosts a minute apart): an entry is dated no earlier than
+ * the last posting of the accounts it moves, so on every account time order stays the order its
+ * balance moved, and a balance as of a time (the balance_after of the last posting before it) is the
+ * sum of the movements dated up to it.
+ */
+describe('ledger instances with clocks a minute apart', () => {
+  const AHEAD = new Date('2026-11-22T12:01:00.000Z');
+  const BEHIND = new Date('2026-11-22T12:00:00.000Z');
+  const ahead = () => new LedgerService(pool, tickingClock(AHEAD), DEFAULT_FEE_SCHEDULE);
+  const behind = () => new LedgerService(pool, tickingClock(BEHIND), DEFAULT_FEE_SCHEDULE);
+
+  it('a top-up, then a transfer and a top-up on the instance behind: each dated at or after the one before, balances as of each time exact', async () => {
+    const owner = await customer('DZD');
+    const shop = await merchant('DZD');
+    const first = await ahead().topup({ topupId: newId('topup'), owner, amount: 10_000, currency: 'DZD' });
+    const late = behind();
+    const paid = await late.transfer(payment(owner, shop, 4_000)); // the batch path
+    const second = await late.topup({ topupId: newId('topup'), owner, amount: 1_000, currency: 'DZD' });
+    expect(paid.status).toBe('completed');
+    const times = [first.created_at, (paid as { createdAt: string }).createdAt, second.created_at];
+    expect([...times].sort()).toEqual(times);
+    expect(times[1]! >= AHEAD.toISOString()).toBe(true);
+    // As of each time (entries dated at one instant count together): the sum of what was dated up to it.
+    const moves = [10_000, -4_000, 1_000];
+    for (const time of times) {
+      const dated = moves.filter((_, i) => times[i]! <= time).reduce((sum, amount) => sum + amount, 0);
+      expect((await bus.request('ledger.get-balance', { owner, asOf: time })).available).toBe(dated);
+    }
+    const statement = await bus.request('ledger.statement', { account: owner, from: BEHIND.toISOString(), to: new Date(AHEAD.getTime() + 60_000).toISOString(), limit: 10 });
+    expect(statement.lines.map((l) => l.balance_after)).toEqual([10_000, 6_000, 7_000]);
+  });
+});

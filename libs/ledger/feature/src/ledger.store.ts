@@ -9,6 +9,8 @@ export interface LockedAccount {
   currency: Currency;
   balance: number;
   allowNegative: boolean;
+  /** The time of its last posting (null before its first). */
+  lastPostedAt: Date | null;
 }
 
 /**
@@ -16,12 +18,23 @@ export interface LockedAccount {
  * NO KEY UPDATE is enough (only balances change) and does not block the postings' foreign-key checks.
  */
 export async function lockAccounts(client: PoolClient, ids: readonly string[]): Promise<Map<string, LockedAccount>> {
-  const { rows } = await client.query<{ id: string; currency: Currency; balance: number; allow_negative: boolean }>({
+  const { rows } = await client.query<{ id: string; currency: Currency; balance: number; allow_negative: boolean; last_posted_at: Date | null }>({
     name: 'ledger.lock-accounts',
-    text: 'SELECT id, currency, balance, allow_negative FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE',
+    text: 'SELECT id, currency, balance, allow_negative, last_posted_at FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE',
     values: [[...new Set(ids)]],
   });
-  return new Map(rows.map((row) => [row.id, { id: row.id, currency: row.currency, balance: row.balance, allowNegative: row.allow_negative }]));
+  return new Map(rows.map((row) => [row.id, { id: row.id, currency: row.currency, balance: row.balance, allowNegative: row.allow_negative, lastPostedAt: row.last_posted_at }]));
+}
+
+/**
+ * An entry's time, read once its accounts are locked: the clock's, or the last posting's of those
+ * accounts when the clock reads earlier (another ledger instance's clock ahead of this one's), so
+ * that on every account time order is the order its balance moved.
+ */
+export function entryTime(now: Date, locked: Iterable<LockedAccount>): Date {
+  let time = now;
+  for (const account of locked) if (account.lastPostedAt && account.lastPostedAt > time) time = account.lastPostedAt;
+  return time;
 }
 
 /** The platform's fee accounts: their credits are fee revenue. */
@@ -74,7 +87,7 @@ export async function writeEntry(client: PoolClient, entry: NewEntry, locked: Re
       ), operation AS (
         UPDATE ledger_operations SET outcome = $10 WHERE operation_id = $2
       ), balances AS (
-        UPDATE ledger_accounts AS a SET balance = a.balance + d.delta
+        UPDATE ledger_accounts AS a SET balance = a.balance + d.delta, last_posted_at = greatest(a.last_posted_at, $5)
         FROM unnest($11::text[], $12::bigint[]) AS d (id, delta) WHERE a.id = d.id
         RETURNING a.id
       )
@@ -174,7 +187,7 @@ export async function writeEntries(client: PoolClient, batch: BatchWrite, locked
       ), released AS (
         DELETE FROM ledger_operations WHERE operation_id = ANY ($17::text[]) AND outcome IS NULL RETURNING 1
       ), balances AS (
-        UPDATE ledger_accounts AS a SET balance = a.balance + d.delta
+        UPDATE ledger_accounts AS a SET balance = a.balance + d.delta, last_posted_at = greatest(a.last_posted_at, $1)
         FROM unnest($18::text[], $19::bigint[]) AS d (id, delta) WHERE a.id = d.id
         RETURNING a.id, a.balance
       )
