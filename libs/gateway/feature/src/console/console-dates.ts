@@ -14,23 +14,25 @@ const TYPED = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
 const ARABIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/g;
 const asciiDigit = (digit: string): string => String(digit.charCodeAt(0) & 0xf);
 
-/** A date parameter (`from`, `to`, `as_of`): DD/MM/YYYY as typed, or YYYY-MM-DD as the console's links give it; as YYYY-MM-DD (checked by dayStart). */
-export const dateParam = (query: unknown, name: string): string | undefined => {
+/**
+ * A parameter as typed (trimmed, Arabic-Indic digits read): `typed` matched, rewritten by `iso`; else
+ * as given (the console's own links), for its reader to check.
+ */
+const typedParam = (query: unknown, name: string, typed: RegExp, iso: (match: RegExpExecArray) => string): string | undefined => {
   const value = oneParam(query, name)?.trim().replace(ARABIC_DIGITS, asciiDigit);
   if (value === undefined || value === '') return undefined;
-  const typed = TYPED.exec(value);
-  return typed ? `${typed[3]}-${typed[2]!.padStart(2, '0')}-${typed[1]!.padStart(2, '0')}` : value;
+  const match = typed.exec(value);
+  return match ? iso(match) : value;
 };
+const pad2 = (digits: string | undefined): string => digits!.padStart(2, '0');
 
 const TYPED_MONTH = /^(\d{1,2})[/.-](\d{4})$/;
 
+/** A date parameter (`from`, `to`, `as_of`): DD/MM/YYYY as typed, or YYYY-MM-DD as the console's links give it; as YYYY-MM-DD (checked by dayStart). */
+export const dateParam = (query: unknown, name: string): string | undefined => typedParam(query, name, TYPED, (m) => `${m[3]}-${pad2(m[2])}-${pad2(m[1])}`);
+
 /** A month parameter: MM/YYYY as typed, or YYYY-MM as the console's links give it; as YYYY-MM (checked by its reader). */
-export const monthParam = (query: unknown, name: string): string | undefined => {
-  const value = oneParam(query, name)?.trim().replace(ARABIC_DIGITS, asciiDigit);
-  if (value === undefined || value === '') return undefined;
-  const typed = TYPED_MONTH.exec(value);
-  return typed ? `${typed[2]}-${typed[1]!.padStart(2, '0')}` : value;
-};
+export const monthParam = (query: unknown, name: string): string | undefined => typedParam(query, name, TYPED_MONTH, (m) => `${m[2]}-${pad2(m[1])}`);
 
 /** A calendar date (YYYY-MM-DD) as the console writes it and its forms take it: DD/MM/YYYY. */
 export const displayDate = (date: string): string => (DATE.test(date) ? `${date.slice(8, 10)}/${date.slice(5, 7)}/${date.slice(0, 4)}` : date);
