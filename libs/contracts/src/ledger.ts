@@ -134,13 +134,19 @@ export interface BalanceSeriesRequest {
   samples: number;
 }
 
+/** An account's balance at an instant (ISO). */
+export interface BalancePoint {
+  at: string;
+  balance: number;
+}
+
 export interface BalanceSeries {
   currency: Currency;
   /** The balance just before `from`, and at `to` (the last point's, or the opening one). */
   opening: number;
   closing: number;
   /** Each movement's time and the balance after it; or, `sampled`, the balance at evenly spaced instants ending at `to`. */
-  points: { at: string; balance: number }[];
+  points: BalancePoint[];
   sampled: boolean;
 }
 

@@ -1,3 +1,4 @@
+import type { BalancePoint } from '@pay/contracts';
 import { formatSignedMoney as formatMoney, localeOf, ZONE_OF_CURRENCY, type Language, type TimeZone } from '@pay/hosted-ui';
 import type { Currency } from '@pay/kernel';
 
@@ -25,11 +26,6 @@ export interface ChartText {
   description: string;
 }
 
-export interface BalancePoint {
-  /** ISO instant. */
-  at: string;
-  balance: number;
-}
 
 export interface BalanceChartInput extends ChartText {
   from: string;
