@@ -2,9 +2,14 @@
  * `npm run test:distributed`: the end-to-end suites of every use case and of the hosted pages, unchanged,
  * against every app in its own process over Kafka (Apache Kafka started locally by tools/kafka; the mock
  * cluster where Java or Maven is missing, see docs/kafka.md), plus the fault tests of that topology.
- * One file at a time: each starts seven Node processes. One Kafka for the run (started by the global
- * setup; a node starts in 3 to 10 s), each suite's topics and groups under a prefix of its own.
+ * Two files at a time on Apache Kafka, each starting seven Node processes: most of a suite's time is
+ * spent waiting (a topology starting, consumer groups rebalancing, a rolling restart's replacements), not
+ * computing, so two of them share a two-core machine well. One Kafka for the run (started by the global
+ * setup; a node starts in 3 to 10 s), each suite's topics, groups and databases its own. On the mock
+ * cluster (no Java), one at a time: its 50 ms idle fetches keep every consumer busy.
  */
+require('./tools/register');
+const { kafkaAvailability } = require('./tools/kafka/launcher');
 const base = require('./jest.config');
 
 /**
@@ -51,6 +56,6 @@ module.exports = {
   setupFiles: ['<rootDir>/libs/testing/src/distributed-topology-env.js'],
   globalSetup: '<rootDir>/libs/testing/src/distributed-global-setup.js',
   globalTeardown: '<rootDir>/libs/testing/src/distributed-global-teardown.js',
-  maxWorkers: 1,
+  maxWorkers: process.env.KAFKA_BROKERS || kafkaAvailability().ok ? 2 : 1,
   testTimeout: process.env.E2E_INSTANCES ? TEST_TIMEOUT_MS_SCALED_OUT : TEST_TIMEOUT_MS,
 };
