@@ -438,3 +438,72 @@ describe('KafkaBus: a second instance joins a group that has committed nothing y
     expect(results.filter((r) => r !== 'answered')).toEqual([]);
   }, CLUSTER_START_TIMEOUT_MS);
 });
+
+/** Longer than the rest of the suite's waits, shorter than the session: a member heartbeats at least once per wait. */
+const LONG_FETCH_WAIT_MS = 5_000;
+
+describe('KafkaBus: members whose fetches wait hear of a rebalance within a heartbeat', () => {
+  let kafka: LocalKafka;
+  const buses: KafkaBus[] = [];
+  type Consumers = { server: { consumer: Consumer }; client: { _consumer: Consumer } };
+  const consumersOf = (bus: KafkaBus): Consumer[] => {
+    const { server, client } = bus as unknown as Consumers;
+    return [server.consumer, client._consumer];
+  };
+  /** Resolves as soon as `consumer` starts its next fetch (each waits the whole LONG_FETCH_WAIT_MS: nothing arrives). */
+  const nextFetch = (consumer: Consumer): Promise<void> =>
+    new Promise((resolve) => {
+      const off = consumer.on(consumer.events.FETCH_START, () => {
+        off();
+        resolve();
+      });
+    });
+
+  const nextGroupJoin = (consumer: Consumer): Promise<void> =>
+    new Promise((resolve) => {
+      const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+        off();
+        resolve();
+      });
+    });
+
+  beforeAll(async () => {
+    kafka = await startLocalKafka({ brokers: 1, topics: TOPICS });
+  }, CLUSTER_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.all(buses.map((bus) => bus.close()));
+    await kafka?.stop();
+  });
+
+  it('a member joining: the members waiting on a fetch rejoin at their next heartbeat, not once the fetch wait is over', async () => {
+    const first = ledgerBus(kafka.bootstrapServers, { instanceId: 'waiting', consumerMaxWaitMs: LONG_FETCH_WAIT_MS });
+    buses.push(first);
+    await first.start();
+    await Promise.all(consumersOf(first).map(nextFetch));
+    const startedAt = performance.now();
+    const second = ledgerBus(kafka.bootstrapServers, { instanceId: 'joining', consumerMaxWaitMs: LONG_FETCH_WAIT_MS });
+    buses.push(second);
+    // Its start ends once both its groups (requests and replies) have rebalanced with the first member in them.
+    await second.start();
+    const elapsedMs = performance.now() - startedAt;
+    console.log(`a second member joined two groups whose member waited on a ${LONG_FETCH_WAIT_MS} ms fetch in ${elapsedMs.toFixed(0)} ms`);
+    // Without the heartbeat during the wait, the first member rejoined once its fetches ended: 5 s and more.
+    expect(elapsedMs).toBeLessThan(LONG_FETCH_WAIT_MS - 1_500);
+  });
+
+  it('a member leaving: its LeaveGroup leaves without waiting for its fetches, and the member left rejoins within a heartbeat', async () => {
+    const [staying, leaving] = buses as [KafkaBus, KafkaBus];
+    await Promise.all([...consumersOf(staying), ...consumersOf(leaving)].map(nextFetch));
+    const startedAt = performance.now();
+    // Both groups (requests and replies) rebalance to the member staying alone.
+    const rejoined = Promise.all(consumersOf(staying).map(nextGroupJoin));
+    const closing = leaving.close();
+    await rejoined;
+    const elapsedMs = performance.now() - startedAt;
+    await closing;
+    console.log(`a member left two groups while every fetch waited (${LONG_FETCH_WAIT_MS} ms): the other member rejoined in ${elapsedMs.toFixed(0)} ms, close() took ${(performance.now() - startedAt).toFixed(0)} ms`);
+    // Without it, the leaving member's LeaveGroup waited for its fetch, and the other member heard of it at the end of its own: 5 s and more.
+    expect(elapsedMs).toBeLessThan(LONG_FETCH_WAIT_MS - 1_500);
+  });
+});

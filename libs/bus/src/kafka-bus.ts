@@ -30,6 +30,7 @@ import { contextFromHeaders, contextHeaders, handleInContext, requestTimedOut, t
 import { coalescingSend, type BatchingProducer } from './coalescing-producer';
 import { reason } from './error-reason';
 import { GroupMembership } from './group-membership';
+import { endKafkajsFetchWaitOnRebalance } from './kafkajs-fetch-wait';
 import { fixKafkajsIdleTimer } from './kafkajs-idle-timer-fix';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
@@ -125,6 +126,7 @@ export class KafkaBus implements MessageBus {
   constructor(private readonly options: KafkaBusOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaBus needs at least one broker');
     fixKafkajsIdleTimer();
+    endKafkajsFetchWaitOnRebalance();
     this.logger = new Logger(`KafkaBus(${options.app})`);
     this.requestTimeoutMs = options.requestTimeoutMs ?? BUS_REQUEST_TIMEOUT_MS;
     this.closeTimeoutMs = options.closeTimeoutMs ?? KAFKA_CLOSE_TIMEOUT_MS;
@@ -207,6 +209,10 @@ export class KafkaBus implements MessageBus {
     // No rejoin after this, and none still connecting when the consumers disconnect below.
     await withinDeadline(Promise.all([this.server?.membership, this.client.membership].map((membership) => membership?.close())), deadline);
     const server = this.server;
+    // The two consumers leave their groups together: a disconnect waits for its fetch in flight on the
+    // broker (up to a fetch wait), and one after the other the reply group heard of this member's leaving
+    // only after the request consumer's wait.
+    let serverClosed: Promise<void> = Promise.resolve();
     if (server) {
       // Its partitions stay this member's until their requests in flight are answered and committed:
       // the next owner starts after them, so one key's requests stay in order across the handover.
@@ -214,10 +220,10 @@ export class KafkaBus implements MessageBus {
       await until(() => (this.serving.size === 0 && server.inFlight === 0) || Date.now() >= deadline);
       if (server.inFlight > 0) this.logger.warn(`closing with ${server.inFlight} request(s) unanswered`);
       await withinDeadline(server.commit(), deadline);
-      await server.close().catch((error: unknown) => this.logger.warn(`server disconnect: ${reason(error)}`));
+      serverClosed = server.close().catch((error: unknown) => this.logger.warn(`server disconnect: ${reason(error)}`));
     }
     await withinDeadline(Promise.allSettled([...this.requesting, this.clientReady]), deadline);
-    await this.client.close().catch((error: unknown) => this.logger.warn(`client disconnect: ${reason(error)}`));
+    await Promise.all([serverClosed, this.client.close().catch((error: unknown) => this.logger.warn(`client disconnect: ${reason(error)}`))]);
   }
 
   /**

@@ -528,7 +528,8 @@ export const KAFKA_REPLY_COMMIT_INTERVAL_MS = SECOND_MS;
  * apps and the broker the idle fetches of fourteen consumers: at 500 ms they took 60 ms of the apps' CPU
  * and 20 of the broker's a second at rest, at 50 ms a sixth of a core. kafkajs fetches on a connection of
  * its own (heartbeats and commits are not queued behind a waiting fetch) but heartbeats only between
- * fetches: an idle member heartbeats every wait, and joins a rebalance up to a wait late.
+ * fetches: the bus heartbeats while a fetch waits and ends the wait when the group rebalances
+ * (kafkajs-fetch-wait.ts), so a member joins a rebalance within a heartbeat, not a wait late.
  */
 export const KAFKA_CONSUMER_MAX_WAIT_MS = 2 * SECOND_MS;
 /**
@@ -537,9 +538,9 @@ export const KAFKA_CONSUMER_MAX_WAIT_MS = 2 * SECOND_MS;
  */
 export const KAFKA_MOCK_CONSUMER_MAX_WAIT_MS = 50;
 /**
- * The longest KAFKA_FETCH_MAX_WAIT_MS accepted: an idle member, which heartbeats between fetches only,
- * heartbeats several times within its session timeout (and the fetch stays well inside kafkajs's 30 s
- * request timeout).
+ * The longest KAFKA_FETCH_MAX_WAIT_MS accepted: an idle member heartbeats several times within its
+ * session timeout even where kafkajs heartbeats between fetches only (a kafkajs the bus's patch does not
+ * apply to), and the fetch stays well inside kafkajs's 30 s request timeout.
  */
 export const KAFKA_CONSUMER_MAX_WAIT_MS_MAX = 2 * SECOND_MS;
 /** Sends made while one is in flight leave together, this many messages at most (coalescingSend). */

@@ -16,6 +16,8 @@ export interface Infrastructure {
   clock: OffsetClock;
   bus: MessageBus;
   store: EventStore;
+  /** Seconds since the process started (process.uptime()) when startInfrastructure was called (its modules loaded) and when it returned. */
+  startedAt: { calledS: number; readyS: number };
   /** Closes the bus, the event store and the pools, then stops an embedded PostgreSQL. */
   stop(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export function migrationSetsOf(app: AppName | 'all-in-one', own: readonly Migra
 }
 
 export async function startInfrastructure(config: HostConfig, options: InfrastructureOptions): Promise<Infrastructure> {
+  const calledS = process.uptime();
   // A database per service: `<APP>_DATABASE_URL`, else DATABASE_URL, else the embedded one.
   const given = databaseUrlOf(config, options.app);
   const database: RunningDatabase = given.url ? { url: given.url, stop: async () => undefined } : await startEmbeddedPostgres(config.dataDir, undefined, { supervise: true });
@@ -77,6 +80,7 @@ export async function startInfrastructure(config: HostConfig, options: Infrastru
       clock,
       bus,
       store,
+      startedAt: { calledS, readyS: process.uptime() },
       stop: async () => {
         // The bus first (no new work arrives, in-flight work finishes), the pools last.
         for (const resource of opened.reverse()) await resource.close();

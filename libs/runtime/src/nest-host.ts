@@ -52,13 +52,21 @@ export async function startNestHost(options: NestHostOptions): Promise<RunningHo
   );
   configureHttp(app, logger);
   await app.init();
+  const initS = process.uptime();
   await infrastructure.bus.start();
+  const busS = process.uptime();
   const { port: listenPort, host } = options.config;
   await app.listen(listenPort, host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : listenPort;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  new Logger(options.name).log(`listening on ${url}`);
+  const { calledS, readyS } = infrastructure.startedAt;
+  const s = (seconds: number) => `${seconds.toFixed(1)} s`;
+  // Where a start's time went, for whoever waits on it (a rolling restart waits on every instance's).
+  new Logger(options.name).log(
+    `listening on ${url}, ${s(process.uptime())} after the process started: modules loaded ${s(calledS)}, ` +
+      `database and migrations ${s(readyS - calledS)}, Nest ${s(initS - readyS)}, Kafka groups joined ${s(busS - initS)}, listen ${s(process.uptime() - busS)}`,
+  );
   if (options.config.portFile) await writePortFile(options.config.portFile, port);
   return {
     url,
