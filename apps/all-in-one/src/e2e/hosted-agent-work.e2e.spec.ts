@@ -121,6 +121,9 @@ describe('the agents’ lists, handovers from a list, the collection’s QR code
           for (const expected of [POINT.name, POINT.address]) expect(where).toContain(expected);
           const qr = page.locator('img.qr');
           await expect(qr.getAttribute('alt')).resolves.toBe(t('agent.qr_alt', { id: col.id }));
+          // The page came from the handover's form: the element waited for above is there before the
+          // document's images have loaded (page.goto waits for that load; a form's navigation does not).
+          await page.waitForLoadState('load');
           await expect(qr.evaluate((img: any) => img.complete && img.naturalWidth > 0)).resolves.toBe(true);
           await checkPage(carrier, language, BRAND, shot('3-picked-up'));
 
