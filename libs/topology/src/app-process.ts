@@ -18,7 +18,7 @@ const nodeArgs = (): string[] => (process.env['TOPOLOGY_NODE_ARGS'] ?? '').split
  * `TOPOLOGY_APPS=built`: every app runs from the build under dist/ (`npm run build`, which CI runs
  * before the distributed tests), not from its sources through the workspace loader (tools/run.js), which
  * transpiles them and loads TypeScript and swc first. An app's start is mostly its modules loading: a
- * built app loads them with about 40 % less CPU, and a rolling restart waits on every instance's start.
+ * built app starts with about a third less CPU, and a rolling restart waits on every instance's start.
  * The build must be of the sources being tested: nothing here checks that it is.
  */
 export function appCommand(entry: string, built = process.env['TOPOLOGY_APPS'] === 'built'): string[] {
