@@ -23,7 +23,7 @@ import { hostLogger, ledgerTransfersTotal, record, type LedgerTransferOutcome } 
 import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
-import { entryTime, type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
+import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
 import { GroupCommit, inTransaction, type Waiting } from '@pay/platform';
 import { once, requestHash, storeOutcome } from './transaction';
 import { applyTransferBatch, type BatchResult, type PreparedTransfer } from './transfer-batch';
@@ -100,8 +100,7 @@ export class LedgerService {
     const operation = { id: topupId, hash: requestHash('topup', [topupId, owner, amount, currency]), now: this.clock.now() };
     return inTransaction(this.pool, (client) =>
       once(client, operation, async () => {
-        const accounts = await lockAccounts(client, postings.map((p) => p.account));
-        const now = entryTime(this.clock.now(), accounts.values()); // once locked: see transfer
+        const { accounts, now } = await lockAccounts(client, postings.map((p) => p.account), this.clock); // dated once locked: see transfer
         const account = accounts.get(owner);
         if (!account) throw notFound('account', owner);
         if (account.currency !== currency) throw currencyMismatch(owner, account.currency, currency);
@@ -173,11 +172,10 @@ export class LedgerService {
     const outcome = await inTransaction(this.pool, (client) =>
       once(client, { id: operationId, hash, now: this.clock.now() }, async (): Promise<TransferOutcome> => {
         firstApplication = true;
-        const accounts = await lockAccounts(client, plan.postings.map((p) => p.account));
         // Dated once its accounts are locked, and never before their last posting: a transfer that
         // waited for another one is dated after it, so statements and balances as of a time (by
         // created_at) follow the order balances moved.
-        const now = entryTime(this.clock.now(), accounts.values());
+        const { accounts, now } = await lockAccounts(client, plan.postings.map((p) => p.account), this.clock);
         for (const posting of plan.postings) checkParty(accounts.get(posting.account), posting.account, currency);
         const payer = accounts.get(debitOwner) as LockedAccount;
         if (!payer.allowNegative && payer.balance < plan.debitedAmount) {

@@ -1,4 +1,4 @@
-import { CURRENCIES, type Currency } from '@pay/kernel';
+import { type Clock, CURRENCIES, type Currency } from '@pay/kernel';
 import { newId } from '@pay/kernel';
 import { balanceDeltas, balancesAfter, platformAccount, type Posting } from '@pay/ledger-domain';
 import { type PoolClient } from 'pg';
@@ -9,32 +9,32 @@ export interface LockedAccount {
   currency: Currency;
   balance: number;
   allowNegative: boolean;
-  /** The time of its last posting (null before its first). */
-  lastPostedAt: Date | null;
+}
+
+export interface LockedForEntry {
+  accounts: Map<string, LockedAccount>;
+  /**
+   * The entry's time, read once the accounts are locked: the clock's, or the last posting's of those
+   * accounts when the clock reads earlier (another ledger instance's clock ahead of this one's), so
+   * that on every account time order is the order its balance moved.
+   */
+  now: Date;
 }
 
 /**
- * Locks the accounts in id order, so that two transactions never wait on each other in a cycle.
- * NO KEY UPDATE is enough (only balances change) and does not block the postings' foreign-key checks.
+ * Locks the accounts in id order, so that two transactions never wait on each other in a cycle, and
+ * dates the entry they are locked for. NO KEY UPDATE is enough (only balances change) and does not
+ * block the postings' foreign-key checks.
  */
-export async function lockAccounts(client: PoolClient, ids: readonly string[]): Promise<Map<string, LockedAccount>> {
+export async function lockAccounts(client: PoolClient, ids: readonly string[], clock: Clock): Promise<LockedForEntry> {
   const { rows } = await client.query<{ id: string; currency: Currency; balance: number; allow_negative: boolean; last_posted_at: Date | null }>({
     name: 'ledger.lock-accounts',
     text: 'SELECT id, currency, balance, allow_negative, last_posted_at FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE',
     values: [[...new Set(ids)]],
   });
-  return new Map(rows.map((row) => [row.id, { id: row.id, currency: row.currency, balance: row.balance, allowNegative: row.allow_negative, lastPostedAt: row.last_posted_at }]));
-}
-
-/**
- * An entry's time, read once its accounts are locked: the clock's, or the last posting's of those
- * accounts when the clock reads earlier (another ledger instance's clock ahead of this one's), so
- * that on every account time order is the order its balance moved.
- */
-export function entryTime(now: Date, locked: Iterable<LockedAccount>): Date {
-  let time = now;
-  for (const account of locked) if (account.lastPostedAt && account.lastPostedAt > time) time = account.lastPostedAt;
-  return time;
+  let now = clock.now();
+  for (const row of rows) if (row.last_posted_at && row.last_posted_at > now) now = row.last_posted_at;
+  return { accounts: new Map(rows.map((row) => [row.id, { id: row.id, currency: row.currency, balance: row.balance, allowNegative: row.allow_negative }])), now };
 }
 
 /** The platform's fee accounts: their credits are fee revenue. */

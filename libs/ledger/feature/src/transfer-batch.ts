@@ -3,7 +3,7 @@ import { type Clock, failpoint, iso, newId } from '@pay/kernel';
 import { decideInOrder, type TransferPlan } from '@pay/ledger-domain';
 import { type LedgerTransferOutcome } from '@pay/observability';
 import { type PoolClient } from 'pg';
-import { type BatchEntry, entryTime, lockAccounts, writeEntries } from './ledger.store';
+import { type BatchEntry, lockAccounts, writeEntries } from './ledger.store';
 import { claimOperations, keyReused, type StoredOperation, storedOperations } from './transaction';
 
 /** A transfer checked and planned (before any transaction), with the hash of its inputs. */
@@ -39,9 +39,8 @@ export async function applyTransferBatch(client: PoolClient, clock: Clock, trans
   const stored = await storedOperations(client, [...firsts.keys()].filter((id) => !claimed.has(id)));
 
   const toDecide = [...firsts.values()].filter((t) => claimed.has(t.request.operationId)); // arrival order
-  const locked = await lockAccounts(client, toDecide.flatMap((t) => t.plan.postings.map((p) => p.account)));
   // Dated once its accounts are locked, as a transfer alone is: the batch is one commit, hence one instant.
-  const now = entryTime(clock.now(), locked.values());
+  const { accounts: locked, now } = await lockAccounts(client, toDecide.flatMap((t) => t.plan.postings.map((p) => p.account)), clock);
   const { decisions, balances } = decideInOrder(toDecide.map((t) => ({ debitOwner: t.request.debitOwner, currency: t.request.currency, plan: t.plan })), locked);
 
   const decided = new Map<string, { outcome: TransferOutcome } | { error: Error }>();

@@ -26,7 +26,6 @@ export interface ChartText {
   description: string;
 }
 
-
 export interface BalanceChartInput extends ChartText {
   from: string;
   to: string;
