@@ -27,9 +27,11 @@ async function main(): Promise<void> {
   const instances: InstanceCounts | undefined = values.instances === undefined ? undefined : parseInstances(values.instances);
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   env['PORT'] = env['PORT'] ?? '3000';
+  // The launcher's embedded PostgreSQL and the gateway's admin key live in one DATA_DIR.
+  env['DATA_DIR'] = resolve(env['DATA_DIR'] || './.data');
   const topology = await startDistributedTopology({
     env,
-    dataDir: resolve(env['DATA_DIR'] ?? './.data'),
+    dataDir: env['DATA_DIR'],
     echo: true,
     ...(instances ? { instances } : {}),
     ...(values['database-per-service'] ? { databasePerService: true } : {}),

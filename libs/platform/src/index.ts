@@ -8,3 +8,4 @@ export * from './service-databases';
 export * from './columns';
 export * from './group-commit';
 export * from './reference-search';
+export * from './secret-file';

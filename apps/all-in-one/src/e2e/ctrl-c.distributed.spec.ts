@@ -1,4 +1,5 @@
-import { randomBase62 } from '@pay/kernel';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { groupRunsIn, troubleLines } from './ctrl-c';
 
 /**
@@ -12,14 +13,18 @@ describe('Ctrl-C on npm run start:distributed', () => {
 
   it('stops every app, then the broker and the database, with no error or warning line, exit status 0', async () => {
     const dataDir = runs.dataDir();
-    const adminKey = `admin_${randomBase62(32)}`;
-    // As a user starts it: its own broker and database (not the test run's shared broker).
-    const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', SANDBOX: 'true', ADMIN_API_KEY: adminKey, LOG_LEVEL: 'info', KAFKA_BROKERS: '', DATABASE_URL: '', TOPOLOGY_SHARED_KAFKA: '' };
+    // As a user starts it: its own broker and database (not the test run's shared broker), no admin key
+    // given (the gateway makes one under DATA_DIR, beside the launcher's embedded PostgreSQL).
+    const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', SANDBOX: 'true', ADMIN_API_KEY: '', LOG_LEVEL: 'info', KAFKA_BROKERS: '', DATABASE_URL: '', TOPOLOGY_SHARED_KAFKA: '' };
     const run = runs.start('tools/start-distributed.ts', env);
     await run.waitFor(/distributed topology ready: gateway on (http:\/\/[\d.:]+)/, 240_000);
     const url = /distributed topology ready: gateway on (http:\/\/[\d.:]+)/.exec(run.output())![1]!;
     expect(run.output()).toContain('[gateway] ');
-    expect(run.output()).toMatch(/sandbox on: .*the admin API key is the one in ADMIN_API_KEY/);
+    const keyFile = join(dataDir, 'admin-api-key');
+    expect(run.output()).toContain(`Generated the admin API key (shown once; stored in ${keyFile})`);
+    const adminKey = readFileSync(keyFile, 'utf8').trim();
+    expect(run.output().split(adminKey)).toHaveLength(2); // printed once
+    expect(run.output()).toMatch(/sandbox on: .*the admin API key is in /);
     // Some work across the apps first, so that their consumers and background work are under way.
     const integrator = await fetch(`${url}/admin/v1/integrators`, {
       method: 'POST',

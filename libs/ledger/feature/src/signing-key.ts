@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EnvReader } from '@pay/kernel';
+import { readOrCreateSecretFile } from '@pay/platform';
 
 /** The Ed25519 key that signs the chain's head. The private half is never logged nor stored in the database. */
 export interface LedgerSigningKey {
@@ -52,29 +52,15 @@ function parseKey(pem: string): KeyObject | string {
   return key.asymmetricKeyType === 'ed25519' ? key : `must be an Ed25519 key, not ${key.asymmetricKeyType}`;
 }
 
-/**
- * The key kept in DATA_DIR, made at first start. Written to a file of its own and then linked into
- * place: of two instances starting together on one DATA_DIR, one link wins and both read the winner's.
- */
+/** The key kept in DATA_DIR, made at first start (shared by the instances starting together on it). */
 function keyUnder(dataDir: string): KeyObject {
   const file = join(dataDir, SIGNING_KEY_FILE);
+  const { secret } = readOrCreateSecretFile(file, () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
   try {
-    return createPrivateKey(readFileSync(file, 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file} is not a readable PEM private key: remove it only if no head it signed matters, or set LEDGER_SIGNING_KEY`);
+    return createPrivateKey(secret);
+  } catch {
+    throw new Error(`${file} is not a readable PEM private key: remove it only if no head it signed matters, or set LEDGER_SIGNING_KEY`);
   }
-  mkdirSync(dataDir, { recursive: true });
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const draft = `${file}.${process.pid}.tmp`;
-  writeFileSync(draft, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-  try {
-    linkSync(draft, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(draft);
-  }
-  return createPrivateKey(readFileSync(file, 'utf8'));
 }
 
 export function signingKey(privateKey: KeyObject): LedgerSigningKey {

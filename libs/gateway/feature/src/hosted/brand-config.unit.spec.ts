@@ -2,7 +2,7 @@ import { ConfigError, EnvReader } from '@pay/kernel';
 import { readGatewayConfig } from '../gateway.config';
 
 describe('the hosted pages’ brand settings, read with the gateway’s', () => {
-  const host = { dataDir: '/nonexistent', sandbox: false, publicBaseUrl: 'https://pay.example' };
+  const host = { dataDir: '/nonexistent', sandbox: false, publicBaseUrl: 'https://pay.example', embeddedDatabase: true };
   const read = (env: Record<string, string>) => readGatewayConfig(new EnvReader({ ADMIN_API_KEY: 'admin_0123456789abcdef', ...env }), host);
 
   it('passes BRAND_NAME and BRAND_COLOR to the pages, with defaults', () => {
