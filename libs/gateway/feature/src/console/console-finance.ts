@@ -41,7 +41,7 @@ export interface MonthRevenue {
 const CONSOLE_ACTOR = { type: 'admin', id: null } as const;
 
 /** The zone whose calendar makes the fee revenue's months: the platform's. */
-const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
+export const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
 
 /**
  * The console's Accounts and Finance reads and actions, over the bus as the admin API's controllers

@@ -7,7 +7,7 @@ import { parseStatement } from '../admin/camt053';
 import { formOf, redirect } from '../hosted/forms';
 import type { AccountsFinanceViews, Link } from './accounts-finance';
 import { barChart } from './charts';
-import { ConsoleFinance } from './console-finance';
+import { ConsoleFinance, PLATFORM_ZONE } from './console-finance';
 import { dateParam, dayEnd, localDate, monthParam, oneParam } from './console-dates';
 import { ConsolePages } from './console-pages';
 import { objectPath } from './console-paths';
@@ -75,7 +75,7 @@ export class ConsoleFinanceController {
     const byMonth = await this.finance.feeRevenueByMonth(`${endText}-15T12:00:00Z`, months);
     const language = this.pages.language(request, reply);
     const t = translator(language);
-    const monthLabel = new Intl.DateTimeFormat(localeOf(language, PLATFORM_CURRENCY), { month: 'short', year: 'numeric', timeZone: 'Africa/Algiers' });
+    const monthLabel = new Intl.DateTimeFormat(localeOf(language, PLATFORM_CURRENCY), { month: 'short', year: 'numeric', timeZone: PLATFORM_ZONE });
     const labels = byMonth.map((m) => monthLabel.format(new Date(Date.parse(m.from) + 12 * 3_600_000)));
     const currencies = [...new Set(byMonth.flatMap((m) => m.revenue.currencies.map((c) => c.currency)))].sort();
     return this.render(request, reply, 'console-finance-fees', `${BASE}/fee-revenue`, 'console.finance.fees_title', {
