@@ -32,6 +32,7 @@ import { reason } from './error-reason';
 import { GroupMembership } from './group-membership';
 import { endKafkajsFetchWaitOnRebalance } from './kafkajs-fetch-wait';
 import { fixKafkajsIdleTimer } from './kafkajs-idle-timer-fix';
+import { kafkajsLogCreator } from './kafkajs-log';
 import { KeyOrderedDispatcher } from './key-ordered-dispatcher';
 import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions } from './message-bus';
 
@@ -342,7 +343,15 @@ export class KafkaBus implements MessageBus {
     const sessionTimeout = this.options.sessionTimeoutMs ?? KAFKA_SESSION_TIMEOUT_MS;
     return {
       postfixId,
-      client: { clientId: `${app}-${this.instanceId}`, brokers, logLevel: this.options.logLevel ?? logLevel.WARN, retry: RETRY, connectionTimeout: KAFKA_CONNECTION_TIMEOUT_MS },
+      client: {
+        clientId: `${app}-${this.instanceId}`,
+        brokers,
+        logLevel: this.options.logLevel ?? logLevel.WARN,
+        // Nest's own logger contexts for kafkajs' lines, as its transports name them.
+        logCreator: kafkajsLogCreator(new Logger(postfixId === '-server' ? 'ServerKafka' : 'ClientKafka')),
+        retry: RETRY,
+        connectionTimeout: KAFKA_CONNECTION_TIMEOUT_MS,
+      },
       consumer: {
         groupId: this.kafkaName(app),
         sessionTimeout,
