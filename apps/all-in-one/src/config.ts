@@ -1,7 +1,7 @@
 import { EnvReader } from '@pay/kernel';
 import { readGatewayConfig, type GatewayConfig } from '@pay/gateway-feature';
 import { readFeeSchedule, readLedgerSigningKey, type FeeSchedule, type LedgerSigningKey } from '@pay/ledger-feature';
-import { databaseUrlOf, readHostConfig, type HostConfig } from '@pay/runtime';
+import { embedsDatabase, readHostConfig, type HostConfig } from '@pay/runtime';
 
 /** Everything the all-in-one service reads from its environment, validated at start. */
 export interface ServiceConfig {
@@ -17,6 +17,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, print?: (line: 
   const host = readHostConfig(read);
   const feeSchedule = readFeeSchedule(read);
   const ledgerSigningKey = readLedgerSigningKey(read, host.dataDir);
-  const gateway = readGatewayConfig(read, { ...host, embeddedDatabase: databaseUrlOf(host, 'all-in-one').url === undefined }, print); // reports every problem found so far
+  const gateway = readGatewayConfig(read, { ...host, embeddedDatabase: embedsDatabase(host, 'all-in-one') }, print); // reports every problem found so far
   return { host, gateway, feeSchedule, ledgerSigningKey };
 }

@@ -1,13 +1,13 @@
 import { EnvReader } from '@pay/kernel';
 import { Logger } from '@nestjs/common';
 import { GATEWAY_MIGRATIONS, GatewayModule, readGatewayConfig, startNotice } from '@pay/gateway-feature';
-import { databaseUrlOf, readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
+import { embedsDatabase, readHostConfig, runMain, startInfrastructure, startNestHost } from '@pay/runtime';
 
 /** The gateway alone: the public HTTP API, the admin API and the hosted pages; the other apps over Kafka. */
 runMain(async () => {
   const read = new EnvReader(process.env);
   const host = readHostConfig(read);
-  const gateway = readGatewayConfig(read, { ...host, embeddedDatabase: databaseUrlOf(host, 'gateway').url === undefined });
+  const gateway = readGatewayConfig(read, { ...host, embeddedDatabase: embedsDatabase(host, 'gateway') });
   const infrastructure = await startInfrastructure(host, { app: 'gateway', migrations: [GATEWAY_MIGRATIONS] });
   const running = await startNestHost({
     name: 'gateway',

@@ -5,7 +5,8 @@ import { dirname } from 'node:path';
  * A secret kept in a file (mode 0600), made by `make` when the file does not exist yet. The new secret
  * is written to a file of its own and then linked into place: of processes starting together on one
  * directory (several instances of an app, or apps sharing a DATA_DIR), one link wins and every one of
- * them reads the winner's. `created` is true in the process whose secret won, and only there.
+ * them reads the winner's. `created` is true in the process whose secret won, and only there. When
+ * `make` throws, nothing is written.
  */
 export function readOrCreateSecretFile(file: string, make: () => string): { secret: string; created: boolean } {
   try {

@@ -129,6 +129,9 @@ export function databaseUrlOf(config: Pick<HostConfig, 'databaseUrl' | 'database
   return { url: config.databaseUrl, variable: 'DATABASE_URL' };
 }
 
+/** Whether `app` runs the embedded PostgreSQL under DATA_DIR (no database URL for it), and so locks DATA_DIR. */
+export const embedsDatabase = (config: Pick<HostConfig, 'databaseUrl' | 'databaseUrls'>, app: AppName | 'all-in-one'): boolean => databaseUrlOf(config, app).url === undefined;
+
 function readInstanceIndex(read: EnvReader): number {
   const raw = read.string('INSTANCE_INDEX');
   const index = read.int('INSTANCE_INDEX', 0, { min: 0, max: KAFKA_REPLY_PARTITIONS - 1 });

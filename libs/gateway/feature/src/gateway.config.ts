@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBrand, type Brand } from '@pay/hosted-ui';
 import { readOrCreateSecretFile, refuseDataDirInUse } from '@pay/platform';
@@ -45,11 +44,13 @@ export function readGatewayConfig(
  */
 function adminKeyUnder({ dataDir, embeddedDatabase }: GatewayHost, print: (line: string) => void): string {
   const file = join(dataDir, 'admin-api-key');
-  // A start that will be refused (another instance runs its embedded PostgreSQL on this DATA_DIR) must
-  // not make a key that a later start would use. A gateway on an external database shares DATA_DIR with
-  // its launcher and the other instances: they read one key.
-  if (embeddedDatabase && !existsSync(file)) refuseDataDirInUse(dataDir);
-  const { secret, created } = readOrCreateSecretFile(file, () => `admin_${randomBase62(ADMIN_API_KEY_RANDOM_LENGTH)}\n`);
+  const { secret, created } = readOrCreateSecretFile(file, () => {
+    // A start that will be refused (another instance runs its embedded PostgreSQL on this DATA_DIR) must
+    // not make a key that a later start would use. A gateway on an external database shares DATA_DIR
+    // with its launcher and the other instances: they read one key.
+    if (embeddedDatabase) refuseDataDirInUse(dataDir);
+    return `admin_${randomBase62(ADMIN_API_KEY_RANDOM_LENGTH)}\n`;
+  });
   const key = secret.trim();
   if (created) print(`Generated the admin API key (shown once; stored in ${file}):\n\n    ${key}\n`);
   return key;
