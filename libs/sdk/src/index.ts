@@ -6,4 +6,4 @@ export { ListCall } from './pagination';
 export * from './errors';
 export { webhooks, verify as verifyWebhook, sign as signWebhook, WebhookVerificationError, type WebhookHeaders, type VerifyOptions } from './webhooks';
 export type * from './types';
-export { canonicalJson, ledgerEntryHash, LedgerExportVerifier, verifyLedgerExport, LEDGER_GENESIS_HASH, type LedgerChainEntry, type LedgerExportResult } from './ledger-chain';
+export { canonicalJson, ledgerEntryHash, ledgerSigningKeyId, LedgerExportVerifier, verifyLedgerExport, LEDGER_GENESIS_HASH, type LedgerChainEntry, type LedgerExportResult } from './ledger-chain';

@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
 
 /**
  * Offline verification of a ledger chain export (`GET /admin/v1/ledger/chain/export`): one chain entry
@@ -20,6 +20,11 @@ export function canonicalJson(value: unknown): string {
 }
 
 export const LEDGER_GENESIS_HASH = '0'.repeat(64);
+
+/** A signing key's id: `lsk_` and the start of the SHA-256 of its public key (SPKI DER), so every holder of the key names it alike. */
+export function ledgerSigningKeyId(publicKey: KeyObject): string {
+  return `lsk_${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 24)}`;
+}
 
 export interface LedgerChainEntry {
   sequence: number;
@@ -105,13 +110,18 @@ export class LedgerExportVerifier {
     const pem = this.publicKeyPem ?? (typeof head['public_key'] === 'string' ? head['public_key'] : undefined);
     if (pem === undefined) return this.fail(Math.max(1, last), 'no public key: pass one (the export carries none)');
     let valid = false;
+    let keyId: string;
     try {
+      const publicKey = createPublicKey(pem);
+      keyId = ledgerSigningKeyId(publicKey);
       const message = `${sequence}.${String(head['hash'])}.${String(head['signed_at'])}`;
-      valid = verifySignature(null, Buffer.from(message, 'utf8'), createPublicKey(pem), Buffer.from(String(head['signature']), 'base64'));
+      valid = verifySignature(null, Buffer.from(message, 'utf8'), publicKey, Buffer.from(String(head['signature']), 'base64'));
     } catch (error) {
       return this.fail(Math.max(1, last), `the public key cannot check the signature (${(error as Error).message})`);
     }
     if (!valid) return this.fail(Math.max(1, last), `the head's signature does not hold${this.publicKeyPem ? ' for the public key given' : ''}`);
+    // A head re-signed with another key must not pass under the id of the service's key.
+    if (head['key_id'] !== keyId) return this.fail(Math.max(1, last), `the head's key_id ${JSON.stringify(head['key_id'])} does not name the key that signed it (${keyId})`);
   }
 
   private fail(sequence: number, reason: string): void {

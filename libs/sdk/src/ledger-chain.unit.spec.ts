@@ -22,7 +22,9 @@ function buildExport(keys = generateKeyPairSync('ed25519')) {
   const signedAt = '2026-11-28T11:00:00.000Z';
   const signature = sign(null, Buffer.from(`3.${prev}.${signedAt}`), keys.privateKey).toString('base64');
   const publicKey = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const head = { object: 'ledger_head', sequence: 3, hash: prev, signed_at: signedAt, key_id: 'lsk_test', signature, public_key: publicKey };
+  // lsk_ and the start of the SHA-256 of the public key's SPKI DER, written out here as the service derives it.
+  const keyId = `lsk_${createHash('sha256').update(keys.publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 24)}`;
+  const head = { object: 'ledger_head', sequence: 3, hash: prev, signed_at: signedAt, key_id: keyId, signature, public_key: publicKey };
   return { entries, head, publicKey, keys };
 }
 const ndjson = (lines: unknown[]) => `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
@@ -34,7 +36,7 @@ describe('verifyLedgerExport', () => {
 
   it('verifies an untouched export, with the key it carries or the one given', () => {
     const { entries, head, publicKey } = buildExport();
-    expect(verifyLedgerExport(ndjson([...entries, head]))).toEqual({ valid: true, entries: 3, keyId: 'lsk_test' });
+    expect(verifyLedgerExport(ndjson([...entries, head]))).toEqual({ valid: true, entries: 3, keyId: head.key_id });
     expect(verifyLedgerExport(ndjson([...entries, head]), { publicKeyPem: publicKey }).valid).toBe(true);
   });
 
@@ -53,5 +55,16 @@ describe('verifyLedgerExport', () => {
     expect(verifyLedgerExport(ndjson([...entries, { ...head, signed_at: '2026-11-28T11:00:00.001Z' }]))).toMatchObject({ valid: false, sequence: 3 });
     const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
     expect(verifyLedgerExport(ndjson([...entries, head]), { publicKeyPem: other })).toMatchObject({ valid: false, sequence: 3 });
+  });
+
+  it("refuses a head whose key_id does not name the key that signed it (a forged export re-signed with another key, under the service's key id)", () => {
+    const genuine = buildExport();
+    // Amounts changed, every hash recomputed, the head signed by a key of the forger's, the service's key id kept.
+    const forged = buildExport();
+    const head = { ...forged.head, key_id: genuine.head.key_id };
+    expect(verifyLedgerExport(ndjson([...forged.entries, head]))).toMatchObject({ valid: false, sequence: 3, reason: expect.stringContaining('key_id') });
+    // The same with the forger's public key given: the head still names a key it was not signed by.
+    expect(verifyLedgerExport(ndjson([...forged.entries, head]), { publicKeyPem: forged.publicKey })).toMatchObject({ valid: false, sequence: 3 });
+    expect(verifyLedgerExport(ndjson([...forged.entries, forged.head])).valid).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { join } from 'node:path';
 import { type EnvReader } from '@pay/kernel';
 import { readOrCreateSecretFile } from '@pay/platform';
+import { ledgerSigningKeyId } from '@pay/sdk';
 
 /** The Ed25519 key that signs the chain's head. The private half is never logged nor stored in the database. */
 export interface LedgerSigningKey {
@@ -65,9 +66,9 @@ function keyUnder(dataDir: string): KeyObject {
 
 export function signingKey(privateKey: KeyObject): LedgerSigningKey {
   const publicKey = createPublicKey(privateKey);
-  const der = publicKey.export({ type: 'spki', format: 'der' });
   return {
-    keyId: `lsk_${createHash('sha256').update(der).digest('hex').slice(0, 24)}`,
+    // The offline verifier's own derivation: a head whose key_id does not name its key fails there.
+    keyId: ledgerSigningKeyId(publicKey),
     publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     sign: (message) => sign(null, Buffer.from(message, 'utf8'), privateKey).toString('base64'),
   };
