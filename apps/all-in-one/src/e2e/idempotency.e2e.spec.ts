@@ -1,3 +1,4 @@
+import { Client as PgClient } from 'pg';
 import { createIntegrator, idempotencyKey, paymentBody, startTestService, type Integrator, type TestService } from './harness';
 
 describe('contract section 3: idempotency of creates', () => {
@@ -97,5 +98,42 @@ describe('contract section 3: idempotency of creates', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect((await service.admin('GET', `/admin/v1/balances/${customer.body.id}`)).body.available).toBe(5_000);
+  });
+
+  /** The gateway's table rows as JSON text (the database the gateway writes). */
+  const gatewayRows = async (sql: string, values: unknown[] = []): Promise<string> => {
+    const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
+    await db.connect();
+    try {
+      return (await db.query<{ row: string }>(sql, values)).rows.map((r) => r.row).join('\n');
+    } finally {
+      await db.end();
+    }
+  };
+  const auditEventsOf = async (targetId: string): Promise<number> => {
+    const text = await gatewayRows('SELECT row_to_json(e)::text AS row FROM gw_audit_events e WHERE target_id = $1', [targetId]);
+    return text === '' ? 0 : text.split('\n').length;
+  };
+
+  it('a replayed webhook endpoint create answers its secret to the same caller only; the stored answer holds no whsec_', async () => {
+    const restricted = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Webhooks', scopes: ['webhook_endpoints:write'] } });
+    expect(restricted.status).toBe(201);
+    const headers = { 'Idempotency-Key': idempotencyKey() };
+    const body = { url: 'http://localhost:9/hooks', enabled_events: ['*'] };
+    const first = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const again = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await service.http('POST', '/v1/webhook_endpoints', { key: restricted.body.api_key, body, headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect(JSON.stringify(other.body)).not.toContain('whsec_');
+    const stored = await gatewayRows('SELECT row_to_json(i)::text AS row FROM gw_idempotency_keys i');
+    expect(stored).not.toContain(first.body.secret);
+    expect(stored).not.toContain('whsec_');
+    expect(await auditEventsOf(first.body.id)).toBe(1);
   });
 });

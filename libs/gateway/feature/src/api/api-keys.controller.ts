@@ -1,4 +1,3 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ApiKeyWithSecretResource, ApiKeyResource, listOf, ServiceError, type ListResource } from '@pay/contracts';
@@ -13,7 +12,8 @@ import type { ApiKeyRecord } from '../directory/directory.repository';
 import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
-import { IdempotencyStore, type AnswerSeal } from '../idempotency/idempotency';
+import { IdempotencyStore } from '../idempotency/idempotency';
+import { secretSeal } from '../idempotency/secret-seal';
 import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseIsoInstant, parseListQuery } from './list-query';
 
@@ -38,37 +38,6 @@ const checkScopes = (scopes: string[]): string[] => {
     throw new ServiceError('invalid_request', `unknown scope '${unknown}': a scope is <resource>:read or <resource>:write, resource one of ${SCOPE_RESOURCES.join(', ')}`, 'scopes');
   }
   return [...new Set(scopes)];
-};
-
-/**
- * The new key's secret in a stored answer, sealed with AES-256-GCM under a key derived from the caller's
- * own secret (stored nowhere but as a hash) and the Idempotency-Key: the database holds nothing that
- * opens it, and only the same caller's retry does. Another key of the integrator retrying gets 409.
- */
-const secretSeal = (request: CreateRequest, idempotencyKey: string | undefined): AnswerSeal | undefined => {
-  if (idempotencyKey === undefined) return undefined;
-  const key = createHash('sha256').update(`${String(request.reply.request.headers.authorization)}\n${idempotencyKey}`).digest();
-  return {
-    close: (answer) => {
-      const { api_key: secret, ...rest } = answer as { api_key: string };
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-      return { ...rest, api_key_sealed: Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64') };
-    },
-    open: (stored) => {
-      const { api_key_sealed: sealed, ...rest } = stored as { api_key_sealed: string };
-      const bytes = Buffer.from(sealed, 'base64');
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
-        decipher.setAuthTag(bytes.subarray(12, 28));
-        const secret = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
-        return { ...rest, api_key: secret };
-      } catch {
-        throw new ServiceError('idempotency_key_reused', 'this Idempotency-Key was used by another API key; use a new key for a new request');
-      }
-    },
-  };
 };
 
 /**
@@ -110,7 +79,7 @@ export class ApiKeysController {
       expiresAt = new Date(instant);
     }
     const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);
-    const call = { scope: integratorId, key: idempotencyKey, endpoint: 'POST /v1/api_keys', objectKind: 'apiKey' as const, seal: secretSeal(request, idempotencyKey) };
+    const call = { scope: integratorId, key: idempotencyKey, endpoint: 'POST /v1/api_keys', objectKind: 'apiKey' as const, seal: secretSeal(request, idempotencyKey, 'api_key') };
     return this.idempotency.run(call, request, async (keyId) => {
       const { key, secret } = await this.keys.create(integratorId, { name: input.name, scopes, expiresAt }, now, keyId, audit.record);
       return { ...key, api_key: secret };
@@ -147,7 +116,7 @@ export class ApiKeysController {
   async roll(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<ApiKeyResource & { api_key: string }> {
     const input = validateBody(RollApiKeyBody, request.body ?? {});
     const idempotencyKey = checkIdempotencyKey(request.idempotencyKey);
-    const call = { scope: integratorId, key: idempotencyKey, endpoint: `POST /v1/api_keys/${id}/roll`, objectKind: 'apiKey' as const, seal: secretSeal(request, idempotencyKey) };
+    const call = { scope: integratorId, key: idempotencyKey, endpoint: `POST /v1/api_keys/${id}/roll`, objectKind: 'apiKey' as const, seal: secretSeal(request, idempotencyKey, 'api_key') };
     return this.idempotency.run(call, request, async (newKeyId) => {
       const { key, secret } = await this.keys.roll(integratorId, id, input.expires_in ?? 0, this.clock.now(), newKeyId, audit.record);
       this.authenticator.forget(id);

@@ -9,6 +9,7 @@ import { sha256, type ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
+import { secretSeal } from '../idempotency/secret-seal';
 import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { NO_STORE } from '../http/headers';
 import { parseListQuery } from './list-query';
@@ -50,7 +51,9 @@ export class WebhookEndpointsController {
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<WebhookEndpointResource> {
     const input = validateBody(CreateEndpointBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
-    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/webhook_endpoints', objectKind: 'webhookEndpoint' }, request, async (endpointId) => {
+    // The stored answer holds the signing secret sealed: only the same key's retry reads it back.
+    const call = { scope: integratorId, key, endpoint: 'POST /v1/webhook_endpoints', objectKind: 'webhookEndpoint' as const, seal: secretSeal(request, key, 'secret') };
+    return this.idempotency.run(call, request, async (endpointId) => {
       await audit.intend({ object: 'webhook_endpoint', id: endpointId });
       return this.bus.request('webhooks.endpoints.create', { endpointId, integratorId, url: input.url, enabledEvents: [...new Set(input.enabled_events ?? ['*'])] });
     });
