@@ -115,6 +115,46 @@ describe('contract section 3: idempotency of creates', () => {
     return text === '' ? 0 : text.split('\n').length;
   };
 
+  it('every admin create honours Idempotency-Key: the replay answers the original, no second object, no second audit event', async () => {
+    const business = await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'business', name: 'B', currency: 'DZD' } });
+    const creates: { path: string; body?: Record<string, unknown>; secret?: string }[] = [
+      { path: '/admin/v1/integrators', body: { name: 'Retried integrator' }, secret: 'api_key' },
+      { path: '/admin/v1/finance_keys', body: { name: 'Retried finance key' }, secret: 'api_key' },
+      { path: `/admin/v1/integrators/${shop.id}/api_keys`, body: {}, secret: 'api_key' },
+      { path: `/admin/v1/integrators/${shop.id}/api_keys` }, // no body at all
+      { path: '/admin/v1/connections', body: { integrator: shop.id, kind: 'merchant', name: 'Retried connection', currency: 'DZD' } },
+      { path: '/admin/v1/customers', body: { name: 'Retried customer', phone: '+213555000333', pin: '123456', currency: 'DZD' } },
+      { path: '/admin/v1/beneficiaries', body: { business: business.body.id, account_name: 'Retried beneficiary', currency: 'DZD' } },
+      { path: '/admin/v1/cash_points', body: { name: 'Retried point', address: '2 rue' } },
+    ];
+    const secrets: string[] = [];
+    for (const { path, body, secret } of creates) {
+      const headers = { 'Idempotency-Key': idempotencyKey() };
+      const first = await service.admin('POST', path, { ...(body === undefined ? {} : { body }), headers });
+      const again = await service.admin('POST', path, { ...(body === undefined ? {} : { body }), headers });
+      expect({ path, status: first.status, replayed: first.headers.get('idempotent-replayed') }).toEqual({ path, status: 201, replayed: null });
+      expect({ path, status: again.status, replayed: again.headers.get('idempotent-replayed') }).toEqual({ path, status: 201, replayed: 'true' });
+      expect(again.body).toEqual(first.body);
+      if (secret !== undefined) {
+        secrets.push(first.body[secret]);
+        expect(again.headers.get('cache-control')).toContain('no-store');
+      }
+      expect({ path, events: await auditEventsOf(first.body.id) }).toEqual({ path, events: 1 });
+      // The same key with another body is a reuse.
+      if (body !== undefined && Object.keys(body).length > 0) {
+        const reused = await service.admin('POST', path, { body: { ...body, ['name' in body ? 'name' : 'account_name']: 'Another' }, headers });
+        expect({ path, status: reused.status, code: reused.body.error?.code }).toEqual({ path, status: 409, code: 'idempotency_key_reused' });
+      }
+    }
+    // One API key per admin create of a key, whatever the retries: the integrator's first key, and the two above.
+    const keys = (await service.http('GET', '/v1/api_keys?limit=100', { key: shop.apiKey })).body.data as unknown[];
+    expect(keys).toHaveLength(3);
+    // The stored answers hold no secret as it is.
+    const stored = await gatewayRows('SELECT row_to_json(i)::text AS row FROM gw_idempotency_keys i');
+    expect(secrets).toHaveLength(3);
+    for (const secret of secrets) expect(stored).not.toContain(secret);
+  });
+
   it('a replayed webhook endpoint create answers its secret to the same caller only; the stored answer holds no whsec_', async () => {
     const restricted = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Webhooks', scopes: ['webhook_endpoints:write'] } });
     expect(restricted.status).toBe(201);

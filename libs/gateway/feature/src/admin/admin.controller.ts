@@ -2,7 +2,7 @@ import { Body, Controller, Header, HttpCode, Inject, Param, Post, UseGuards } fr
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { AdminBeneficiaryResource, CashPointResource, CollectionResource, type ConnectionKind, ConnectionResource, CreatedApiKeyResource, CreatedFinanceKeyResource, CreatedIntegratorResource, CustomerResource, notFound, RevokedApiKeyResource, ServiceError, TopupResource } from '@pay/contracts';
-import { AMOUNT_MAX_MINOR, CASH_POINT_ADDRESS_LENGTH_MAX, ID_LENGTH_MAX, newId, PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, PIN_LENGTH_MAX, PIN_LENGTH_MIN, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
+import { AMOUNT_MAX_MINOR, CASH_POINT_ADDRESS_LENGTH_MAX, ID_LENGTH_MAX, PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, PIN_LENGTH_MAX, PIN_LENGTH_MIN, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { ApiKeyAuthenticator } from '../auth/auth';
@@ -11,6 +11,7 @@ import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
+import { secretSeal } from '../idempotency/secret-seal';
 import { JsonBody, Returns } from '../openapi/describe';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { customerSignInLogins } from '../hosted/phones';
@@ -92,10 +93,14 @@ export class AdminController {
   @HttpCode(201)
   @Audited('integrator.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createIntegrator(@Body() body: unknown, @Audit() audit: AuditTrail) {
-    const { name } = validateBody(NameBody, body);
-    const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now(), audit.record);
-    return { ...integrator, api_key: apiKey, api_key_id: apiKeyId };
+  async createIntegrator(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<CreatedIntegratorResource> {
+    const { name } = validateBody(NameBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    const call = { scope: 'admin', key, endpoint: 'POST /admin/v1/integrators', objectKind: 'integrator' as const, seal: secretSeal(request, key, 'api_key') };
+    return this.idempotency.run(call, request, async (integratorId) => {
+      const { integrator, apiKey, apiKeyId } = await this.directory.createIntegrator(name, this.now(), audit.record, integratorId);
+      return { ...integrator, api_key: apiKey, api_key_id: apiKeyId };
+    });
   }
 
   /** A read-only key for finance: every GET of the ledger and balances, nothing else. Shown only here. */
@@ -105,10 +110,14 @@ export class AdminController {
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createFinanceKey(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<CreatedFinanceKeyResource> {
-    const { name } = validateBody(NameBody, body);
-    const { keyId, secret } = await this.directory.createFinanceKey(name, this.now(), audit.record);
-    return { id: keyId, object: 'api_key', role: 'finance', name, api_key: secret, status: 'active' };
+  async createFinanceKey(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<CreatedFinanceKeyResource> {
+    const { name } = validateBody(NameBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    const call = { scope: 'admin', key, endpoint: 'POST /admin/v1/finance_keys', objectKind: 'apiKey' as const, seal: secretSeal(request, key, 'api_key') };
+    return this.idempotency.run(call, request, async (keyId) => {
+      const { secret } = await this.directory.createFinanceKey(name, this.now(), audit.record, keyId);
+      return { id: keyId, object: 'api_key' as const, role: 'finance' as const, name, api_key: secret, status: 'active' as const };
+    });
   }
 
   @Returns(CreatedApiKeyResource, 'Create an API key for an integrator')
@@ -116,11 +125,15 @@ export class AdminController {
   @HttpCode(201)
   @Audited('api_key.created')
   @Header('Cache-Control', NO_STORE) // the answer carries the key's secret
-  async createApiKey(@Param('id') integratorId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<CreatedApiKeyResource> {
-    requireEmptyBody(body);
+  async createApiKey(@Param('id') integratorId: string, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<CreatedApiKeyResource> {
+    requireEmptyBody(request.body);
     if (!(await this.directory.integratorExists(integratorId))) throw notFound('integrator', integratorId);
-    const { keyId, secret } = await this.directory.createApiKey(integratorId, this.now(), audit.record);
-    return { id: keyId, object: 'api_key', integrator: integratorId, scopes: ['*'], api_key: secret, status: 'active' };
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    const call = { scope: 'admin', key, endpoint: `POST /admin/v1/integrators/${integratorId}/api_keys`, objectKind: 'apiKey' as const, seal: secretSeal(request, key, 'api_key') };
+    return this.idempotency.run(call, request, async (keyId) => {
+      const { secret } = await this.directory.createApiKey(integratorId, this.now(), audit.record, keyId);
+      return { id: keyId, object: 'api_key' as const, integrator: integratorId, scopes: ['*' as const], api_key: secret, status: 'active' as const };
+    });
   }
 
   @Returns(RevokedApiKeyResource, 'Revoke an API key', { description: 'The key then gets 401.' })
@@ -140,15 +153,17 @@ export class AdminController {
   @Post('connections')
   @HttpCode(201)
   @Audited('connection.created')
-  async createConnection(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<ConnectionResource> {
-    const input = validateBody(ConnectionBody, body);
+  async createConnection(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<ConnectionResource> {
+    const input = validateBody(ConnectionBody, request.body);
     if (!(await this.directory.integratorExists(input.integrator))) {
       throw new ServiceError('invalid_request', `no such integrator: '${input.integrator}'`, 'integrator');
     }
-    const id = newId('connection');
-    // The account first: a crash in between leaves an unused account, never a connection without one.
-    await this.bus.request('ledger.open-account', { owner: id, kind: 'connection', currency: input.currency });
-    return this.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now(), audit.record);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/connections', objectKind: 'connection' }, request, async (id) => {
+      // The account first: a crash in between leaves an unused account, never a connection without one.
+      await this.bus.request('ledger.open-account', { owner: id, kind: 'connection', currency: input.currency });
+      return this.directory.createConnection({ id, integratorId: input.integrator, kind: input.kind, name: input.name, currency: input.currency }, this.now(), audit.record);
+    });
   }
 
   @Returns(CustomerResource, 'Create a customer')
@@ -156,11 +171,13 @@ export class AdminController {
   @Post('customers')
   @HttpCode(201)
   @Audited('customer.created')
-  async createCustomer(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<CustomerResource> {
-    const input = validateBody(CustomerBody, body);
-    const id = newId('customer');
-    await this.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
-    return this.directory.createCustomer({ id, ...input }, this.now(), audit.record);
+  async createCustomer(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<CustomerResource> {
+    const input = validateBody(CustomerBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/customers', objectKind: 'customer' }, request, async (id) => {
+      await this.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
+      return this.directory.createCustomer({ id, ...input }, this.now(), audit.record);
+    });
   }
 
   @Returns(CustomerResource, 'Reset a customer’s PIN', {
@@ -184,18 +201,20 @@ export class AdminController {
   @Post('beneficiaries')
   @HttpCode(201)
   @Audited('beneficiary.created')
-  async createBeneficiary(@Body() body: unknown, @Audit() audit: AuditTrail) {
-    const input = validateBody(BeneficiaryBody, body);
+  async createBeneficiary(@Creation() request: CreateRequest, @Audit() audit: AuditTrail) {
+    const input = validateBody(BeneficiaryBody, request.body);
     const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
-    const beneficiaryId = newId('beneficiary');
-    await audit.intend({ object: 'beneficiary', id: beneficiaryId }, {}, business.integratorId);
-    return this.bus.request('supplier-payments.beneficiaries.create', {
-      beneficiaryId,
-      business: business.id,
-      integratorId: business.integratorId,
-      accountName: input.account_name,
-      currency: input.currency,
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/beneficiaries', objectKind: 'beneficiary' }, request, async (beneficiaryId) => {
+      await audit.intend({ object: 'beneficiary', id: beneficiaryId }, {}, business.integratorId);
+      return this.bus.request('supplier-payments.beneficiaries.create', {
+        beneficiaryId,
+        business: business.id,
+        integratorId: business.integratorId,
+        accountName: input.account_name,
+        currency: input.currency,
+      });
     });
   }
 
@@ -214,11 +233,13 @@ export class AdminController {
   @Post('cash_points')
   @HttpCode(201)
   @Audited('cash_point.created')
-  async createCashPoint(@Body() body: unknown, @Audit() audit: AuditTrail) {
-    const input = validateBody(CashPointBody, body);
-    const cashPointId = newId('cashPoint');
-    await audit.intend({ object: 'cash_point', id: cashPointId });
-    return this.bus.request('cash.cash-points.create', { cashPointId, ...input });
+  async createCashPoint(@Creation() request: CreateRequest, @Audit() audit: AuditTrail) {
+    const input = validateBody(CashPointBody, request.body);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/cash_points', objectKind: 'cashPoint' }, request, async (cashPointId) => {
+      await audit.intend({ object: 'cash_point', id: cashPointId });
+      return this.bus.request('cash.cash-points.create', { cashPointId, ...input });
+    });
   }
 
   @Returns(TopupResource, 'Top up an account')

@@ -63,13 +63,19 @@ export class DirectoryRepository {
   constructor(private readonly pool: Pool) {}
 
   /** Each change below takes an optional `audit`: its audit event, written in the change's own transaction. */
-  async createIntegrator(name: string, now: Date, audit?: AuditWriter): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
-    const id = newId('integrator');
+  /**
+   * `id` is kept with an Idempotency-Key: a create resumed after a crash finds its integrator there and
+   * answers it with a new first key (the lost answer's secret is known to nobody).
+   */
+  async createIntegrator(name: string, now: Date, audit?: AuditWriter, id = newId('integrator')): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
     return inTransaction(this.pool, async (client) => {
-      await client.query('INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3)', [id, name, now]);
+      const { rows } = await client.query<{ name: string; created_at: Date }>(
+        'INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING name, created_at',
+        [id, name, now],
+      );
       const { keyId, secret } = await this.insertKey(client, id, now);
       await audit?.(client, { object: 'integrator', id }, id);
-      return { integrator: { id, object: 'integrator' as const, name, created_at: now.toISOString() }, apiKey: secret, apiKeyId: keyId };
+      return { integrator: { id, object: 'integrator' as const, name: rows[0]!.name, created_at: rows[0]!.created_at.toISOString() }, apiKey: secret, apiKeyId: keyId };
     });
   }
 
@@ -78,8 +84,9 @@ export class DirectoryRepository {
     return rowCount === 1;
   }
 
-  async createApiKey(integratorId: string, now: Date, audit?: AuditWriter): Promise<{ keyId: string; secret: string }> {
-    return this.audited(audit, (db) => this.insertKey(db, integratorId, now), ({ keyId }) => [{ object: 'api_key', id: keyId }, integratorId]);
+  /** `keyId` is kept with an Idempotency-Key: a create resumed after a crash gives that key a new secret. */
+  async createApiKey(integratorId: string, now: Date, audit?: AuditWriter, keyId = newId('apiKey')): Promise<{ keyId: string; secret: string }> {
+    return this.audited(audit, (db) => this.insertKey(db, integratorId, now, keyId), () => [{ object: 'api_key', id: keyId }, integratorId]);
   }
 
   /** An unrevoked integrator key (the caller checks `expiresAt` on its clock), its stored hash compared in constant time. */
@@ -96,16 +103,20 @@ export class DirectoryRepository {
   }
 
   /** A read-only key for finance (the ledger's reads); the secret is shown once, by the caller. */
-  async createFinanceKey(name: string, now: Date, audit?: AuditWriter): Promise<{ keyId: string; secret: string }> {
-    const keyId = newId('apiKey');
+  async createFinanceKey(name: string, now: Date, audit?: AuditWriter, keyId = newId('apiKey')): Promise<{ keyId: string; secret: string }> {
     const secret = newFinanceKeySecret();
-    await this.audited(audit, (db) => db.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name, redacted) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4, $5)`, [
-      keyId,
-      sha256(secret),
-      now,
-      name,
-      redact(secret),
-    ]), () => [{ object: 'api_key', id: keyId }, null]);
+    // A create resumed after a crash (the id kept with its Idempotency-Key) gives the key a new secret.
+    const { rowCount } = await this.audited(
+      audit,
+      (db) =>
+        db.query(
+          `INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, role, name, redacted) VALUES ($1, NULL, $2, 'active', $3, 'finance', $4, $5)
+           ON CONFLICT (id) DO UPDATE SET secret_sha256 = EXCLUDED.secret_sha256, redacted = EXCLUDED.redacted WHERE gw_api_keys.role = 'finance' AND gw_api_keys.status = 'active'`,
+          [keyId, sha256(secret), now, name, redact(secret)],
+        ),
+      () => [{ object: 'api_key', id: keyId }, null],
+    );
+    if (rowCount !== 1) throw new Error(`API key id ${keyId} is taken by another owner, or revoked`);
     return { keyId, secret };
   }
 
@@ -134,15 +145,17 @@ export class DirectoryRepository {
   }
 
   async createConnection(input: Omit<Connection, 'createdAt'>, now: Date, audit?: AuditWriter): Promise<ConnectionResource> {
-    await this.audited(audit, (db) => db.query('INSERT INTO gw_connections (id, integrator_id, kind, name, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      input.id,
-      input.integratorId,
-      input.kind,
-      input.name,
-      input.currency,
-      now,
-    ]), () => [{ object: 'connection', id: input.id }, input.integratorId]);
-    return toConnectionResource({ ...input, createdAt: now.toISOString() });
+    // A create resumed after a crash (the id kept with its Idempotency-Key) answers the connection it made.
+    const { rows } = await this.audited(
+      audit,
+      (db) =>
+        db.query<{ created_at: Date }>(
+          'INSERT INTO gw_connections (id, integrator_id, kind, name, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING created_at',
+          [input.id, input.integratorId, input.kind, input.name, input.currency, now],
+        ),
+      () => [{ object: 'connection', id: input.id }, input.integratorId],
+    );
+    return toConnectionResource({ ...input, createdAt: rows[0]!.created_at.toISOString() });
   }
 
   async findConnection(id: string): Promise<Connection | undefined> {
@@ -158,15 +171,17 @@ export class DirectoryRepository {
   async createCustomer(input: { id: string; name: string; phone: string; pin: string; currency: Currency }, now: Date, audit?: AuditWriter): Promise<CustomerResource> {
     const salt = randomBytes(16);
     const hash = await scrypt(input.pin, salt, 32);
-    await this.audited(audit, (db) => db.query('INSERT INTO gw_customers (id, name, phone, pin_scrypt, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      input.id,
-      input.name,
-      input.phone,
-      `${salt.toString('base64')}:${hash.toString('base64')}`,
-      input.currency,
-      now,
-    ]), () => [{ object: 'customer', id: input.id }, null]);
-    return { id: input.id, object: 'customer', name: input.name, phone: input.phone, currency: input.currency, created_at: now.toISOString() };
+    // A create resumed after a crash (the id kept with its Idempotency-Key) answers the customer it made.
+    const { rows } = await this.audited(
+      audit,
+      (db) =>
+        db.query<{ created_at: Date }>(
+          'INSERT INTO gw_customers (id, name, phone, pin_scrypt, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING created_at',
+          [input.id, input.name, input.phone, `${salt.toString('base64')}:${hash.toString('base64')}`, input.currency, now],
+        ),
+      () => [{ object: 'customer', id: input.id }, null],
+    );
+    return { id: input.id, object: 'customer', name: input.name, phone: input.phone, currency: input.currency, created_at: rows[0]!.created_at.toISOString() };
   }
 
   /** A new PIN for the customer (admin API); undefined when there is no such customer. */
@@ -245,16 +260,16 @@ export class DirectoryRepository {
     });
   }
 
-  private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date): Promise<{ keyId: string; secret: string }> {
-    const keyId = newId('apiKey');
+  /** A key already there under `keyId` (a create resumed after a crash) gets the new secret, if it is the integrator's and active. */
+  private async insertKey(db: Pick<Pool, 'query'>, integratorId: string, now: Date, keyId = newId('apiKey')): Promise<{ keyId: string; secret: string }> {
     const secret = newApiKeySecret();
-    await db.query(`INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, redacted) VALUES ($1, $2, $3, 'active', $4, $5)`, [
-      keyId,
-      integratorId,
-      sha256(secret),
-      now,
-      redact(secret),
-    ]);
+    const { rowCount } = await db.query(
+      `INSERT INTO gw_api_keys (id, integrator_id, secret_sha256, status, created_at, redacted) VALUES ($1, $2, $3, 'active', $4, $5)
+       ON CONFLICT (id) DO UPDATE SET secret_sha256 = EXCLUDED.secret_sha256, redacted = EXCLUDED.redacted
+         WHERE gw_api_keys.integrator_id = EXCLUDED.integrator_id AND gw_api_keys.role = 'integrator' AND gw_api_keys.status = 'active'`,
+      [keyId, integratorId, sha256(secret), now, redact(secret)],
+    );
+    if (rowCount !== 1) throw new Error(`API key id ${keyId} is taken by another owner, or revoked`);
     return { keyId, secret };
   }
 }
