@@ -1,5 +1,5 @@
 import { SUBSCRIBING_APPS } from './operations';
-import { id, IntegratorResource } from './resources';
+import { ApiKeyResource, id, IntegratorResource } from './resources';
 import { array, boolean, extend, integer, listOf, literal, named, nullable, object, oneOfValues, schemaOf, string, time, type Schema, type Static } from './schema';
 
 /** What the admin API (/admin/v1) answers beyond the resources of /v1, each declared once. */
@@ -22,16 +22,11 @@ export const CreatedFinanceKeyResource = named(
 );
 export type CreatedFinanceKeyResource = Static<typeof CreatedFinanceKeyResource>;
 
-export const RevokedApiKeyResource = named(
-  'RevokedApiKey',
-  object({
-    id: id('key_'),
-    object: literal('api_key'),
-    integrator: nullable(id('int_', 'null for a finance key.')),
-    status: literal('revoked'),
-    created_at: time(),
-    revoked_at: time(),
-  }),
+/** The API key object (contract section 16) as the admin API revokes it: with its integrator and the revocation's time. */
+export const RevokedApiKeyResource = extend(
+  ApiKeyResource,
+  { integrator: nullable(id('int_', 'null for a finance key.')), revoked_at: time() },
+  { title: 'RevokedApiKey' },
 );
 export type RevokedApiKeyResource = Static<typeof RevokedApiKeyResource>;
 

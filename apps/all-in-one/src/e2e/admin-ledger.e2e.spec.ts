@@ -24,11 +24,21 @@ describe('contract section 7: the admin API and the ledger', () => {
     expect(second.body).toMatchObject({ object: 'api_key' });
     expect(second.body.id).toMatch(/^key_/);
     expect(second.body.api_key).toMatch(/^sk_/);
-    await service.admin('POST', `/admin/v1/api_keys/${shop.apiKeyId}/revoke`);
+    const revoked = await service.admin('POST', `/admin/v1/api_keys/${shop.apiKeyId}/revoke`);
+    expect(revoked.status).toBe(200);
+    // The API key object (contract section 16), as the integrator's own revoke answers it, with its integrator and revocation time.
+    const own = await service.http('GET', `/v1/api_keys/${second.body.id}`, { key: second.body.api_key });
+    expect(Object.keys(revoked.body).sort()).toEqual([...Object.keys(own.body), 'integrator', 'revoked_at'].sort());
+    expect(revoked.body).toMatchObject({ id: shop.apiKeyId, object: 'api_key', integrator: shop.id, scopes: ['*'], status: 'revoked', expires_at: null });
+    expect(revoked.body.redacted).toMatch(/^sk_/);
+    expect(Date.parse(revoked.body.revoked_at)).toBeGreaterThanOrEqual(Date.parse(revoked.body.created_at));
+    expect(revoked.body).not.toHaveProperty('api_key');
     expect((await service.http('GET', '/v1/payments/pay_x', { key: shop.apiKey })).status).toBe(401);
     expect((await service.http('GET', '/v1/payments/pay_x', { key: second.body.api_key })).status).toBe(404);
     expect((await service.admin('POST', '/admin/v1/integrators/int_unknown0000000000000000/api_keys')).status).toBe(404);
-    expect((await service.admin('POST', '/admin/v1/api_keys/key_unknown0000000000000000/revoke')).status).toBe(404);
+    const unknown = await service.admin('POST', '/admin/v1/api_keys/key_unknown0000000000000000/revoke');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: 'resource_not_found', param: 'id' });
   });
 
   it('connections: each kind, with an account in its currency at zero', async () => {

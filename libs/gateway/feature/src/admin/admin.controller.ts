@@ -6,6 +6,7 @@ import { AMOUNT_MAX_MINOR, CASH_POINT_ADDRESS_LENGTH_MAX, ID_LENGTH_MAX, PHONE_L
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { ApiKeyAuthenticator } from '../auth/auth';
+import { ApiKeysRepository } from '../directory/api-keys.repository';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
@@ -82,6 +83,7 @@ export class AdminController {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: OffsetClock,
     private readonly directory: DirectoryRepository,
+    private readonly keys: ApiKeysRepository,
     private readonly idempotency: IdempotencyStore,
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly signIns: SignInLimiter,
@@ -136,16 +138,16 @@ export class AdminController {
     });
   }
 
-  @Returns(RevokedApiKeyResource, 'Revoke an API key', { description: 'The key then gets 401.' })
+  @Returns(RevokedApiKeyResource, 'Revoke an API key', { description: 'Answers 200 with the key, `revoked`, its integrator and `revoked_at`; the key then gets 401.' })
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
   @Audited('api_key.revoked')
   async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<RevokedApiKeyResource> {
     requireEmptyBody(body);
-    const revoked = await this.directory.revokeKey(keyId, this.now(), audit.record);
-    if (!revoked) throw notFound('API key', keyId);
+    const revoked = await this.keys.revokeAny(keyId, this.now(), audit.record);
+    if (!revoked) throw new ServiceError('resource_not_found', `no such API key: '${keyId}'`, 'id');
     this.apiKeys.forget(keyId);
-    return { id: revoked.id, object: 'api_key', integrator: revoked.integratorId, status: 'revoked', created_at: revoked.createdAt, revoked_at: revoked.revokedAt };
+    return revoked;
   }
 
   @Returns(ConnectionResource, 'Create a connection')

@@ -27,7 +27,7 @@ interface KeyRow {
 
 const COLUMNS = 'id, integrator_id, name, scopes, redacted, status, created_at, expires_at, last_used_at';
 
-export const toApiKeyResource = (row: KeyRow, now: Date): ApiKeyResource => ({
+export const toApiKeyResource = (row: Omit<KeyRow, 'integrator_id'>, now: Date): ApiKeyResource => ({
   id: row.id,
   object: 'api_key',
   name: row.name,
@@ -127,6 +127,20 @@ export class ApiKeysRepository {
       if (!rows[0]) throw notFound(id);
       await audit?.(client, { object: 'api_key', id }, integratorId);
       return toApiKeyResource(rows[0], now);
+    });
+  }
+
+  /** Any key revoked by id (the admin API): the key, its integrator and its revocation's time; undefined when unknown. */
+  async revokeAny(id: string, now: Date, audit?: AuditWriter): Promise<(ApiKeyResource & { integrator: string | null; revoked_at: string }) | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<Omit<KeyRow, 'integrator_id'> & { integrator_id: string | null; revoked_at: Date }>(
+        `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${COLUMNS}, revoked_at`,
+        [id, now],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      await audit?.(client, { object: 'api_key', id }, row.integrator_id);
+      return { ...toApiKeyResource(row, now), integrator: row.integrator_id, revoked_at: row.revoked_at.toISOString() };
     });
   }
 

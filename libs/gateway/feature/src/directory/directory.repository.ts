@@ -129,21 +129,6 @@ export class DirectoryRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  async revokeKey(keyId: string, now: Date, audit?: AuditWriter): Promise<{ id: string; integratorId: string | null; createdAt: string; revokedAt: string } | undefined> {
-    const { rows } = await this.audited(
-      audit,
-      (db) =>
-        db.query<{ id: string; integrator_id: string | null; created_at: Date; revoked_at: Date }>(
-          `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
-           RETURNING id, integrator_id, created_at, revoked_at`,
-          [keyId, now],
-        ),
-      (result) => (result.rows[0] ? [{ object: 'api_key', id: keyId }, result.rows[0].integrator_id] : undefined),
-    );
-    const row = rows[0];
-    return row && { id: row.id, integratorId: row.integrator_id, createdAt: row.created_at.toISOString(), revokedAt: row.revoked_at.toISOString() };
-  }
-
   async createConnection(input: Omit<Connection, 'createdAt'>, now: Date, audit?: AuditWriter): Promise<ConnectionResource> {
     // A create resumed after a crash (the id kept with its Idempotency-Key) answers the connection it made.
     const { rows } = await this.audited(
