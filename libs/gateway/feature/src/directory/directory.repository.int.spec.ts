@@ -34,3 +34,49 @@ describe('DirectoryRepository.findCustomer', () => {
     expect(queries).toBe(1);
   });
 });
+
+/** A create resumed after a crash (its id kept with an Idempotency-Key) runs again with the same id. */
+describe('DirectoryRepository: creates resumed with their id', () => {
+  let pool: Pool;
+  let directory: DirectoryRepository;
+
+  beforeAll(async () => {
+    const url = await createTestDatabase('gw_directory_resume');
+    await runMigrations(url, [GATEWAY_MIGRATIONS]);
+    pool = createPool(url, { max: 2, statementTimeoutMs: 10_000 });
+    directory = new DirectoryRepository(pool);
+  });
+  afterAll(() => pool.end());
+
+  it('answers the integrator, connection and customer it made; a key gets a new secret, the lost one stops working', async () => {
+    const first = new Date('2026-11-01T10:00:00.000Z');
+    const later = new Date('2026-11-01T10:05:00.000Z');
+    const integratorId = newId('integrator');
+    const made = await directory.createIntegrator('Resumed', first, undefined, integratorId);
+    const resumed = await directory.createIntegrator('Resumed', later, undefined, integratorId);
+    expect(resumed.integrator).toEqual(made.integrator);
+
+    const connection = { id: newId('connection'), integratorId, kind: 'merchant' as const, name: 'M', currency: 'DZD' as const };
+    expect(await directory.createConnection(connection, later)).toEqual(await directory.createConnection(connection, first));
+    const customer = { id: newId('customer'), name: 'C', phone: '+213555000998', pin: '1234', currency: 'DZD' as const };
+    expect(await directory.createCustomer(customer, later)).toEqual(await directory.createCustomer(customer, first));
+
+    const keyId = newId('apiKey');
+    const lost = await directory.createApiKey(integratorId, first, undefined, keyId);
+    const again = await directory.createApiKey(integratorId, later, undefined, keyId);
+    expect(again.keyId).toBe(keyId);
+    expect(again.secret).not.toBe(lost.secret);
+    expect(await directory.findActiveKey(lost.secret)).toBeUndefined();
+    expect((await directory.findActiveKey(again.secret))?.keyId).toBe(keyId);
+    // Another integrator's key id is not taken over.
+    const other = (await directory.createIntegrator('Other', first)).integrator.id;
+    await expect(directory.createApiKey(other, later, undefined, keyId)).rejects.toThrow(/taken/);
+
+    const financeKeyId = newId('apiKey');
+    const lostFinance = await directory.createFinanceKey('Books', first, undefined, financeKeyId);
+    const financeAgain = await directory.createFinanceKey('Books', later, undefined, financeKeyId);
+    expect(await directory.isActiveFinanceKey(lostFinance.secret)).toBe(false);
+    expect(await directory.isActiveFinanceKey(financeAgain.secret)).toBe(true);
+    await expect(directory.createFinanceKey('Books', later, undefined, keyId)).rejects.toThrow(/taken/);
+  });
+});
