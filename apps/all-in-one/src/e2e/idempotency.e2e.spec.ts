@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { createIntegrator, idempotencyKey, paymentBody, startTestService, type Integrator, type TestService } from './harness';
 
@@ -153,6 +154,19 @@ describe('contract section 3: idempotency of creates', () => {
     const stored = await gatewayRows('SELECT row_to_json(i)::text AS row FROM gw_idempotency_keys i');
     expect(secrets).toHaveLength(3);
     for (const secret of secrets) expect(stored).not.toContain(secret);
+  });
+
+  it('a customer create\'s stored request digest is keyed: the database holds no plain hash to test PINs against', async () => {
+    const key = idempotencyKey();
+    const body = { currency: 'DZD', name: 'Digest', phone: '+213555000444', pin: '4821' };
+    expect((await service.admin('POST', '/admin/v1/customers', { body, headers: { 'Idempotency-Key': key } })).status).toBe(201);
+    const stored = JSON.parse(await gatewayRows('SELECT row_to_json(i)::text AS row FROM gw_idempotency_keys i WHERE key = $1', [key]));
+    // The body's keys sorted, as the store canonicalises it.
+    const plain = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    expect(stored.request_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.request_sha256).not.toBe(plain);
+    const replay = await service.admin('POST', '/admin/v1/customers', { body, headers: { 'Idempotency-Key': key } });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('a replayed webhook endpoint create answers its secret to the same caller only; the stored answer holds no whsec_', async () => {

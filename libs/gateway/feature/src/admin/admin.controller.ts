@@ -12,7 +12,7 @@ import { NO_STORE } from '../http/headers';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { code, IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
-import { secretSeal } from '../idempotency/secret-seal';
+import { bodyKey, secretSeal } from '../idempotency/secret-seal';
 import { JsonBody, Returns } from '../openapi/describe';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { customerSignInLogins } from '../hosted/phones';
@@ -176,7 +176,9 @@ export class AdminController {
   async createCustomer(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<CustomerResource> {
     const input = validateBody(CustomerBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
-    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/customers', objectKind: 'customer' }, request, async (id) => {
+    // The body holds the PIN: its stored digest is keyed, so the database holds nothing to test PINs against.
+    const call = { scope: 'admin', key, endpoint: 'POST /admin/v1/customers', objectKind: 'customer' as const, bodyKey: bodyKey(request, key) };
+    return this.idempotency.run(call, request, async (id) => {
       await this.bus.request('ledger.open-account', { owner: id, kind: 'customer', currency: input.currency });
       return this.directory.createCustomer({ id, ...input }, this.now(), audit.record);
     });

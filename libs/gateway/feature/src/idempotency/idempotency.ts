@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ERROR_STATUS, ServiceError } from '@pay/contracts';
@@ -25,6 +25,11 @@ export interface IdempotentCall {
   objectKind: IdKind;
   /** For an answer holding a secret that must not be stored as it is: how it is stored, and read back for a replay. */
   seal?: AnswerSeal;
+  /**
+   * For a body holding a secret (a PIN, a password): the key of the stored request digest, an HMAC, so
+   * that the database holds nothing a guess of the secret can be tested against.
+   */
+  bodyKey?: Buffer;
 }
 
 export interface AnswerSeal {
@@ -87,7 +92,7 @@ export class IdempotencyStore {
 
   async run<T>(call: IdempotentCall, request: IdempotentRequest, create: (objectId: string) => Promise<T>): Promise<T> {
     if (call.key === undefined) return create(newId(call.objectKind));
-    const requestSha256 = hashBody(request.body);
+    const requestSha256 = call.bodyKey ? hmacBody(call.bodyKey, request.body) : hashBody(request.body);
     const holder = `${this.holderPrefix}${++this.holderCount}`;
     this.inFlight.add(holder);
     try {
@@ -238,6 +243,9 @@ interface Answer {
 
 /** SHA-256 of the body as canonical JSON (keys sorted): the same JSON body in any key order is the same request. */
 export const hashBody = (body: unknown): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
+
+/** HMAC-SHA-256 of the body as canonical JSON, under `key`. */
+const hmacBody = (key: Buffer, body: unknown): string => createHmac('sha256', key).update(canonicalJson(body)).digest('hex');
 
 const canonicalJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

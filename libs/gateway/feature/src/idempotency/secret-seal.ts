@@ -14,7 +14,7 @@ const TAG_BYTES = 16;
  */
 export const secretSeal = (request: IdempotentRequest, idempotencyKey: string | undefined, field: string): AnswerSeal | undefined => {
   if (idempotencyKey === undefined) return undefined;
-  const key = createHash('sha256').update(`${String(request.reply.request.headers.authorization)}\n${idempotencyKey}`).digest();
+  const key = callerKey(request, idempotencyKey);
   const sealedField = `${field}_sealed`;
   return {
     close: (answer) => {
@@ -40,3 +40,13 @@ export const secretSeal = (request: IdempotentRequest, idempotencyKey: string | 
     },
   };
 };
+
+/**
+ * The key of a stored request digest when the body holds a secret (a customer's PIN, a password): derived
+ * as the seal's is, so that the database holds no plain hash a guess of the secret can be checked against.
+ */
+export const bodyKey = (request: IdempotentRequest, idempotencyKey: string | undefined): Buffer | undefined =>
+  idempotencyKey === undefined ? undefined : callerKey(request, idempotencyKey);
+
+const callerKey = (request: IdempotentRequest, idempotencyKey: string): Buffer =>
+  createHash('sha256').update(`${String(request.reply.request.headers.authorization)}\n${idempotencyKey}`).digest();
