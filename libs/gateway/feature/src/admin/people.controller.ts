@@ -7,7 +7,10 @@ import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { PeopleRepository, type Agent, type AgentRole, type BusinessUser } from '../directory/people.repository';
+import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { validateBody } from '../http/validation';
+import { IdempotencyStore } from '../idempotency/idempotency';
+import { bodyKey } from '../idempotency/secret-seal';
 import { JsonBody, Returns } from '../openapi/describe';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { agentSignInLogin, businessUserSignInLogin, SignInLimiter } from '../hosted/stores/sign-in-limiter';
@@ -51,6 +54,7 @@ export class PeopleController {
     @Inject(CLOCK) private readonly clock: OffsetClock,
     private readonly directory: DirectoryRepository,
     private readonly people: PeopleRepository,
+    private readonly idempotency: IdempotencyStore,
     private readonly signIns: SignInLimiter,
   ) {}
 
@@ -58,33 +62,44 @@ export class PeopleController {
   @JsonBody(BusinessUserBody)
   @Post('business_users')
   @HttpCode(201)
-  async createBusinessUser(@Body() body: unknown): Promise<BusinessUserResource> {
-    const input = validateBody(BusinessUserBody, body);
+  async createBusinessUser(@Creation() request: CreateRequest): Promise<BusinessUserResource> {
+    const input = validateBody(BusinessUserBody, request.body);
     const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
-    const user = await this.people.createBusinessUser(input, this.clock.now());
-    if (!user) throw loginTaken(input.login);
-    return businessUserResource(user);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    // The body holds the password: its stored digest is keyed.
+    const call = { scope: 'admin', key, endpoint: 'POST /admin/v1/business_users', objectKind: 'businessUser' as const, bodyKey: bodyKey(request, key) };
+    return this.idempotency.run(call, request, async (userId) => {
+      const user = await this.people.createBusinessUser(input, this.clock.now(), userId);
+      if (!user) throw loginTaken(input.login);
+      return businessUserResource(user);
+    });
   }
 
   @Returns(AgentResource, 'Create a cash agent')
   @JsonBody(AgentBody)
   @Post('agents')
   @HttpCode(201)
-  async createAgent(@Body() body: unknown): Promise<AgentResource> {
-    const input = validateBody(AgentBody, body);
+  async createAgent(@Creation() request: CreateRequest): Promise<AgentResource> {
+    const input = validateBody(AgentBody, request.body);
     try {
       await this.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'resource_not_found') throw new ServiceError('invalid_request', `no such cash point: '${input.cash_point}'`, 'cash_point');
       throw error;
     }
-    const agent = await this.people.createAgent(
-      { cashPoint: input.cash_point, role: input.role ?? 'cashier', name: input.name, login: input.login, password: input.password },
-      this.clock.now(),
-    );
-    if (!agent) throw loginTaken(input.login);
-    return agentResource(agent);
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    // The body holds the password: its stored digest is keyed.
+    const call = { scope: 'admin', key, endpoint: 'POST /admin/v1/agents', objectKind: 'agent' as const, bodyKey: bodyKey(request, key) };
+    return this.idempotency.run(call, request, async (agentId) => {
+      const agent = await this.people.createAgent(
+        { cashPoint: input.cash_point, role: input.role ?? 'cashier', name: input.name, login: input.login, password: input.password },
+        this.clock.now(),
+        agentId,
+      );
+      if (!agent) throw loginTaken(input.login);
+      return agentResource(agent);
+    });
   }
 
   @Returns(BusinessUserResource, 'Reset a business user’s password', { description: 'Sets a new password and lifts every sign-in lock on the login, the lasting one included; its open hosted sessions end.' })

@@ -4,6 +4,7 @@ import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase } from '@pay/testing';
 import { GATEWAY_MIGRATIONS } from '../gateway.module';
 import { DirectoryRepository } from './directory.repository';
+import { PeopleRepository } from './people.repository';
 
 describe('DirectoryRepository.findCustomer', () => {
   let pool: Pool;
@@ -48,7 +49,7 @@ describe('DirectoryRepository: creates resumed with their id', () => {
   });
   afterAll(() => pool.end());
 
-  it('answers the integrator, connection and customer it made; a key gets a new secret, the lost one stops working', async () => {
+  it('answers the integrator, connection, customer, business user and agent it made; a key gets a new secret, the lost one stops working', async () => {
     const first = new Date('2026-11-01T10:00:00.000Z');
     const later = new Date('2026-11-01T10:05:00.000Z');
     const integratorId = newId('integrator');
@@ -78,5 +79,17 @@ describe('DirectoryRepository: creates resumed with their id', () => {
     expect(await directory.isActiveFinanceKey(lostFinance.secret)).toBe(false);
     expect(await directory.isActiveFinanceKey(financeAgain.secret)).toBe(true);
     await expect(directory.createFinanceKey('Books', later, undefined, keyId)).rejects.toThrow(/taken/);
+
+    const people = new PeopleRepository(pool);
+    const user = { business: connection.id, name: 'U', login: `resumed.${integratorId}`, password: 'correct horse 1' };
+    const userId = newId('businessUser');
+    const madeUser = await people.createBusinessUser(user, first, userId);
+    expect(await people.createBusinessUser(user, later, userId)).toEqual(madeUser);
+    await expect(people.createBusinessUser(user, later)).resolves.toBeUndefined(); // the login is taken
+    const agent = { cashPoint: newId('cashPoint'), role: 'cashier' as const, name: 'A', login: `agent.${integratorId}`, password: 'correct horse 2' };
+    const agentId = newId('agent');
+    const madeAgent = await people.createAgent(agent, first, agentId);
+    expect(await people.createAgent(agent, later, agentId)).toEqual(madeAgent);
+    await expect(people.createAgent(agent, later)).resolves.toBeUndefined();
   });
 });

@@ -35,13 +35,14 @@ export class PeopleRepository {
   constructor(private readonly pool: Pool) {}
 
   /** undefined when the login is taken. */
-  async createBusinessUser(input: { business: string; name: string; login: string; password: string }, now: Date): Promise<BusinessUser | undefined> {
-    const id = newId('businessUser');
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO gw_business_users (id, business, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (login) DO NOTHING`,
+  /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the user it made. */
+  async createBusinessUser(input: { business: string; name: string; login: string; password: string }, now: Date, id = newId('businessUser')): Promise<BusinessUser | undefined> {
+    const { rows } = await this.pool.query<{ created_at: Date }>(
+      `INSERT INTO gw_business_users (id, business, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login WHERE gw_business_users.id = EXCLUDED.id RETURNING created_at`,
       [id, input.business, input.name, input.login, await hashSecret(input.password), now],
     );
-    return rowCount === 1 ? { id, business: input.business, name: input.name, login: input.login, createdAt: now.toISOString() } : undefined;
+    return rows[0] && { id, business: input.business, name: input.name, login: input.login, createdAt: rows[0].created_at.toISOString() };
   }
 
   async findBusinessUser(id: string): Promise<BusinessUser | undefined> {
@@ -62,13 +63,14 @@ export class PeopleRepository {
   }
 
   /** undefined when the login is taken. */
-  async createAgent(input: { cashPoint: string; role: AgentRole; name: string; login: string; password: string }, now: Date): Promise<Agent | undefined> {
-    const id = newId('agent');
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO gw_agents (id, cash_point, role, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (login) DO NOTHING`,
+  /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the agent it made. */
+  async createAgent(input: { cashPoint: string; role: AgentRole; name: string; login: string; password: string }, now: Date, id = newId('agent')): Promise<Agent | undefined> {
+    const { rows } = await this.pool.query<{ created_at: Date }>(
+      `INSERT INTO gw_agents (id, cash_point, role, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login WHERE gw_agents.id = EXCLUDED.id RETURNING created_at`,
       [id, input.cashPoint, input.role, input.name, input.login, await hashSecret(input.password), now],
     );
-    return rowCount === 1 ? { id, cashPoint: input.cashPoint, role: input.role, name: input.name, login: input.login, createdAt: now.toISOString() } : undefined;
+    return rows[0] && { id, cashPoint: input.cashPoint, role: input.role, name: input.name, login: input.login, createdAt: rows[0].created_at.toISOString() };
   }
 
   /** A new password for the business user (admin API), audited in its transaction; undefined when there is no such user. */
