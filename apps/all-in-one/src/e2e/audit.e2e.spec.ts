@@ -153,6 +153,16 @@ describe('audit trail', () => {
     const again = await service.admin('POST', '/admin/v1/bank_statements', { rawBody: xml, headers: { 'Content-Type': 'application/xml' } });
     expect(again.body).toMatchObject({ id: imported.body.id, duplicate: true });
     expect(await eventsOf(imported.body.id)).toHaveLength(1);
+    // An import sent with an Idempotency-Key replays its first answer on a retry: no second event either.
+    const otherXml = statement(`AUD2-${batch.body.id}`, [{ e2e: 'po_unknown', amount: '1.00', currency: 'DZD', indicator: 'DBIT', ref: `B-${paid.body.id}` }]);
+    const keyed = { rawBody: otherXml, headers: { 'Content-Type': 'application/xml', 'Idempotency-Key': idempotencyKey() } };
+    const firstKeyed = await service.admin('POST', '/admin/v1/bank_statements', keyed);
+    await expectRecorded(firstKeyed, 'bank_statement_import.created', ADMIN, null);
+    const replayed = await service.admin('POST', '/admin/v1/bank_statements', keyed);
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(firstKeyed.body);
+    expect(await eventsOf(firstKeyed.body.id)).toHaveLength(1);
   });
 
   it('a change that may happen again (a webhook endpoint update) is recorded at each request', async () => {

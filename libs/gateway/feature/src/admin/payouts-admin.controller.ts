@@ -1,10 +1,10 @@
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { IsDefined, IsNotEmpty, IsString } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { BankStatementImportResource, PayoutBatchResource, ServiceError } from '@pay/contracts';
-import { newId, PAYOUT_ADMIN_REQUEST_TIMEOUT_MS, type Currency } from '@pay/kernel';
+import { PAYOUT_ADMIN_REQUEST_TIMEOUT_MS, type Currency } from '@pay/kernel';
 import { AdminGuard } from '../auth/admin.guard';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsSupportedCurrency, validateBody } from '../http/validation';
@@ -78,14 +78,17 @@ export class PayoutsAdminController {
   @Audited('bank_statement_import.created')
   @Post('bank_statements')
   @HttpCode(201)
-  async importStatement(@Headers('content-type') contentType: string | undefined, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<BankStatementImportResource> {
+  async importStatement(@Headers('content-type') contentType: string | undefined, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<BankStatementImportResource> {
+    const body = request.body;
     if (!XML.test(contentType ?? '') || typeof body !== 'string') {
       throw new ServiceError('invalid_request', 'the statement must be sent as XML, with Content-Type: application/xml');
     }
     const { statementId, entries } = parseStatement(body);
-    const importId = newId('bankStatementImport');
-    // A statement imported before answers its first import: the answer's id is the one recorded.
-    await audit.intend({ object: 'bank_statement_import', id: importId });
-    return this.bus.request('payments.bank-statements.import', { importId, statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+    const key = checkIdempotencyKey(request.idempotencyKey);
+    return this.idempotency.run({ scope: 'admin', key, endpoint: 'POST /admin/v1/bank_statements', objectKind: 'bankStatementImport' }, request, async (importId) => {
+      // A statement imported before answers its first import: the answer's id is the one recorded.
+      await audit.intend({ object: 'bank_statement_import', id: importId });
+      return this.bus.request('payments.bank-statements.import', { importId, statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
+    });
   }
 }
