@@ -56,6 +56,11 @@ describe('DirectoryRepository: creates resumed with their id', () => {
     const made = await directory.createIntegrator('Resumed', first, undefined, integratorId);
     const resumed = await directory.createIntegrator('Resumed', later, undefined, integratorId);
     expect(resumed.integrator).toEqual(made.integrator);
+    // Its first key again, under a new secret: the lost one stops working, and no second key is left behind.
+    expect(resumed.apiKeyId).toBe(made.apiKeyId);
+    expect(await directory.findActiveKey(made.apiKey)).toBeUndefined();
+    expect((await directory.findActiveKey(resumed.apiKey))?.keyId).toBe(made.apiKeyId);
+    expect((await pool.query('SELECT 1 FROM gw_api_keys WHERE integrator_id = $1', [integratorId])).rowCount).toBe(1);
 
     const connection = { id: newId('connection'), integratorId, kind: 'merchant' as const, name: 'M', currency: 'DZD' as const };
     expect(await directory.createConnection(connection, later)).toEqual(await directory.createConnection(connection, first));

@@ -65,15 +65,16 @@ export class DirectoryRepository {
   /** Each change below takes an optional `audit`: its audit event, written in the change's own transaction. */
   /**
    * `id` is kept with an Idempotency-Key: a create resumed after a crash finds its integrator there and
-   * answers it with a new first key (the lost answer's secret is known to nobody).
+   * answers it with its first key under a new secret (the lost answer's secret is known to nobody).
    */
   async createIntegrator(name: string, now: Date, audit?: AuditWriter, id = newId('integrator')): Promise<{ integrator: IntegratorResource; apiKey: string; apiKeyId: string }> {
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ name: string; created_at: Date }>(
-        'INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING name, created_at',
+      const { rows } = await client.query<{ name: string; created_at: Date; first_key: string | null }>(
+        `INSERT INTO gw_integrators (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
+         RETURNING name, created_at, (SELECT k.id FROM gw_api_keys k WHERE k.integrator_id = $1 ORDER BY k.created_at, k.id LIMIT 1) AS first_key`,
         [id, name, now],
       );
-      const { keyId, secret } = await this.insertKey(client, id, now);
+      const { keyId, secret } = await this.insertKey(client, id, now, rows[0]!.first_key ?? undefined);
       await audit?.(client, { object: 'integrator', id }, id);
       return { integrator: { id, object: 'integrator' as const, name: rows[0]!.name, created_at: rows[0]!.created_at.toISOString() }, apiKey: secret, apiKeyId: keyId };
     });
