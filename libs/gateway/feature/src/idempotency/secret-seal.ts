@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { ServiceError } from '@pay/contracts';
 import type { AnswerSeal, IdempotentRequest } from './idempotency';
 
@@ -46,7 +46,8 @@ export const secretSeal = (request: IdempotentRequest, idempotencyKey: string | 
  * as the seal's is, so that the database holds no plain hash a guess of the secret can be checked against.
  */
 export const bodyKey = (request: IdempotentRequest, idempotencyKey: string | undefined): Buffer | undefined =>
-  idempotencyKey === undefined ? undefined : callerKey(request, idempotencyKey);
+  // Its own key, not the seal's: one key, one use.
+  idempotencyKey === undefined ? undefined : createHmac('sha256', callerKey(request, idempotencyKey)).update('request digest').digest();
 
 const callerKey = (request: IdempotentRequest, idempotencyKey: string): Buffer =>
   createHash('sha256').update(`${String(request.reply.request.headers.authorization)}\n${idempotencyKey}`).digest();
