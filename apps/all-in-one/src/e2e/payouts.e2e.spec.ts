@@ -157,6 +157,23 @@ describe('payouts', () => {
       expect((await service.http('POST', `/v1/payouts/${mine}/cancel`, { key: other.apiKey })).status).toBe(404);
     });
 
+    it('an account holder or a description with a control character or a noncharacter is 400 invalid_request naming it; nothing is created', async () => {
+      await fund(shop.merchant, 100_000);
+      const before = await balanceOf(service, shop.merchant);
+      for (const hostile of ['A\u0001B\u001fC', 'tab\there', 'line\nbreak', 'cr\rhere', 'del\u007f', 'c1\u0085', 'non\ufffe', 'non\uffff', 'non\ufdd0']) {
+        const account = await service.http('POST', '/v1/bank_accounts', {
+          key: shop.apiKey,
+          body: { connection: shop.merchant, account_holder: hostile, iban: DZ_IBAN },
+          headers: { 'Idempotency-Key': idempotencyKey() },
+        });
+        expect({ hostile, status: account.status, error: account.body.error }).toMatchObject({ hostile, status: 400, error: { code: 'invalid_request', param: 'account_holder' } });
+        const made = await payout({ amount: 1000, description: hostile });
+        expect({ hostile, status: made.status, error: made.body.error }).toMatchObject({ hostile, status: 400, error: { code: 'invalid_request', param: 'description' } });
+      }
+      expect(await balanceOf(service, shop.merchant)).toBe(before);
+      expect((await payout({ amount: 1000, description: 'Facture n° 42 — été 😀' })).status).toBe(201);
+    });
+
     it('a retried create (same Idempotency-Key) answers the same payout and debits once', async () => {
       await fund(shop.merchant, 300_000);
       const before = await balanceOf(service, shop.merchant);

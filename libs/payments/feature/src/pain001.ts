@@ -68,5 +68,15 @@ export function buildCreditTransferFile(file: CreditTransferFile): string {
   return root.end({ prettyPrint: true });
 }
 
+/**
+ * What XML 1.0 forbids (C0 controls but tab, CR and LF; unpaired surrogates; U+FFFE, U+FFFF), and the
+ * other controls and noncharacters a bank cannot print: the API refuses them, but a row stored before
+ * it did is written with a space in their place, so that the file always validates.
+ */
+const NOT_BANK_TEXT = /[\p{Cc}\p{Noncharacter_Code_Point}\p{Surrogate}]/gu;
+
 /** Text the bank's format bounds at 140 characters (a longer description is cut, never refused). */
-const clip = (text: string): string => (text.length > NAME_LENGTH_MAX ? text.slice(0, NAME_LENGTH_MAX) : text);
+const clip = (text: string): string => {
+  const bankText = text.replace(NOT_BANK_TEXT, ' ');
+  return bankText.length > NAME_LENGTH_MAX ? bankText.slice(0, NAME_LENGTH_MAX) : bankText;
+};

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Body, UseGuards } from '@nestjs/common';
-import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsDefined, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { BankAccountResource, listOf, PAYOUT_STATUSES, PayoutResource, type ListResource, type PayoutStatus } from '@pay/contracts';
 import { ACCOUNT_HOLDER_LENGTH_MAX, DESCRIPTION_LENGTH_MAX, STRING_LENGTH_MAX, type Currency } from '@pay/kernel';
@@ -14,9 +14,17 @@ import { IdempotencyStore } from '../idempotency/idempotency';
 import { CREATED_RANGE, JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
+/**
+ * Text the bank file carries (the account holder, the payout's description): no control character
+ * (tab, CR and LF included: the file's text fields are one line) and no Unicode noncharacter, which
+ * XML 1.0 forbids or a bank cannot print.
+ */
+const BANK_TEXT = /^[^\p{Cc}\p{Noncharacter_Code_Point}]*$/u;
+const IsBankText = () => Matches(BANK_TEXT, { message: '$property must not contain control characters (tab, CR, LF included) or Unicode noncharacters' });
+
 export class CreateBankAccountBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) connection!: string;
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(ACCOUNT_HOLDER_LENGTH_MAX) account_holder!: string;
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(ACCOUNT_HOLDER_LENGTH_MAX) @IsBankText() account_holder!: string;
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) iban!: string;
 }
 
@@ -25,7 +33,7 @@ export class CreatePayoutBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) bank_account!: string;
   @IsDefined() @IsAmount() amount!: number;
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) description?: string | null;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) @IsBankText() description?: string | null;
 }
 
 /** Bank accounts a connection's payouts go to: the IBAN checked by ISO 13616 and tied to the connection's currency. */

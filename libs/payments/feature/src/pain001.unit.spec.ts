@@ -1,0 +1,70 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { buildCreditTransferFile, type CreditTransfer } from './pain001';
+
+/** The XSD of pain.001.001.09 (tools/fetch-pain001-xsd.sh) and xmllint, or why the schema check cannot run. */
+const schemaCheck = ((): { xsd: string } | { reason: string } => {
+  if (spawnSync('xmllint', ['--version']).error) return { reason: 'xmllint is not installed (Debian: apt-get install libxml2-utils)' };
+  try {
+    const root = resolve(__dirname, '../../../..');
+    const xsd = execFileSync(join(root, 'tools/fetch-pain001-xsd.sh'), [join(root, '.data/xsd')], { encoding: 'utf8', timeout: 120_000 }).trim();
+    return { xsd };
+  } catch (error) {
+    return { reason: `the pain.001.001.09 XSD could not be fetched (tools/fetch-pain001-xsd.sh): ${String(error).slice(0, 300)}` };
+  }
+})();
+if ('reason' in schemaCheck) console.warn(`\n*** SKIPPING the pain.001 XSD validation: ${schemaCheck.reason} ***\n`);
+
+const fileOf = (transfers: Array<Partial<CreditTransfer>>): string =>
+  buildCreditTransferFile({
+    messageId: 'pob_unit1',
+    createdAt: '2026-11-28T10:00:00.000Z',
+    executionDate: '2026-11-28',
+    currency: 'DZD',
+    debtorName: 'Platform SPA',
+    debtorAccount: 'PAYOUTS-DZD',
+    transfers: transfers.map((t, index) => ({
+      endToEndId: `po_unit${index}`,
+      amount: 12_500,
+      creditorName: 'Atlas Trading SARL',
+      creditorIban: 'DZ5800021000011130000005',
+      remittance: null,
+      ...t,
+    })),
+  });
+
+/** xmllint's verdict on the file against the XSD: its status and what it printed. */
+const lint = (xml: string): { status: number | null; stderr: string } => {
+  const dir = mkdtempSync(join(tmpdir(), 'pain001-'));
+  try {
+    writeFileSync(join(dir, 'file.xml'), xml);
+    const run = spawnSync('xmllint', ['--noout', '--schema', (schemaCheck as { xsd: string }).xsd, join(dir, 'file.xml')], { encoding: 'utf8' });
+    return { status: run.status, stderr: run.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** The texts of the elements named `name`, decoded as an XML parser reads them. */
+const textsOf = (xml: string, name: string): string[] =>
+  [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map(([, inner]) =>
+    inner!.replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16))).replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
+  );
+
+describe('pain.001 credit transfer file', () => {
+  const validates = 'xsd' in schemaCheck ? it : it.skip;
+
+  validates('a name or description stored with characters XML 1.0 forbids is written without them, and the file validates', () => {
+    const xml = fileOf([
+      { creditorName: 'A\u0001B\u001fC\u007fD\ufffeE\uffff', remittance: 'Invoice\u000b 42\u0000' },
+      { creditorName: 'Tab\tand\r\nbreaks\u0085', remittance: 'lone \ud800 surrogate' },
+    ]);
+    const { status, stderr } = lint(xml);
+    expect(stderr).toContain('validates');
+    expect(status).toBe(0);
+    expect(textsOf(xml, 'Nm')).toContain('A B C D E ');
+    expect(textsOf(xml, 'Ustrd')).toContain('Invoice  42 ');
+  });
+});
