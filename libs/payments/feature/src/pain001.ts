@@ -75,8 +75,11 @@ export function buildCreditTransferFile(file: CreditTransferFile): string {
  */
 const NOT_BANK_TEXT = /[\p{Cc}\p{Noncharacter_Code_Point}\p{Surrogate}]/gu;
 
-/** Text the bank's format bounds at 140 characters (a longer description is cut, never refused). */
+/**
+ * Text the bank's format bounds at 140 characters (a longer description is cut, never refused):
+ * counted by code points as the XSD counts them, so that a cut never splits a surrogate pair.
+ */
 const clip = (text: string): string => {
-  const bankText = text.replace(NOT_BANK_TEXT, ' ');
-  return bankText.length > NAME_LENGTH_MAX ? bankText.slice(0, NAME_LENGTH_MAX) : bankText;
+  const characters = Array.from(text.replace(NOT_BANK_TEXT, ' '));
+  return characters.length > NAME_LENGTH_MAX ? characters.slice(0, NAME_LENGTH_MAX).join('') : characters.join('');
 };

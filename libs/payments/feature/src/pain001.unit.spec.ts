@@ -67,4 +67,21 @@ describe('pain.001 credit transfer file', () => {
     expect(textsOf(xml, 'Nm')).toContain('A B C D E ');
     expect(textsOf(xml, 'Ustrd')).toContain('Invoice  42 ');
   });
+
+  it('a name of 140 characters is kept whole; a longer one is cut at 140 characters, never inside a surrogate pair', () => {
+    const emoji = '\u{1F600}';
+    const long = `a${emoji.repeat(70)}`;
+    const longer = `b${emoji.repeat(200)}`;
+    const names = textsOf(fileOf([{ creditorName: long }, { creditorName: longer, remittance: longer }]), 'Nm');
+    expect(names).toContain(long);
+    expect(names).toContain(`b${emoji.repeat(139)}`);
+    expect(names.join('')).not.toContain('\ufffd');
+  });
+
+  validates('a file of names and descriptions cut at 140 characters validates', () => {
+    const emoji = '\u{1F600}';
+    const { status, stderr } = lint(fileOf([{ creditorName: `a${emoji.repeat(300)}`, remittance: `é${emoji.repeat(300)}` }]));
+    expect(stderr).toContain('validates');
+    expect(status).toBe(0);
+  });
 });
