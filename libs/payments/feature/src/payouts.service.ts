@@ -53,6 +53,9 @@ const debtorAccount = (currency: Currency): string => `PAYOUTS-${currency}`;
 type Visible = Exclude<ExistingPayout, { status: 'rejected' }>;
 type EntryOutcome = { applied: 'paid' | 'failed' } | { unmatched: string };
 
+/** A claim that sees no row retries with a new snapshot, which sees the committed row: more than one retry means something else is wrong. */
+const STATEMENT_CLAIM_ATTEMPTS_MAX = 3;
+
 /** `work` on each item, at most `limit` at once; the results in the items' order. */
 async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -308,12 +311,7 @@ export class PayoutsService {
 
   async importStatement(request: ImportBankStatement): Promise<BankStatementImportResource> {
     const { statementId } = request;
-    const claimed = await this.pool.query<{ import_id: string; result: BankStatementImportResource | null }>(
-      `WITH claimed AS (INSERT INTO bank_statement_imports (statement_id, import_id) VALUES ($1, $2) ON CONFLICT (statement_id) DO NOTHING RETURNING import_id, result)
-       SELECT import_id, result FROM claimed UNION ALL SELECT import_id, result FROM bank_statement_imports WHERE statement_id = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
-      [statementId, request.importId],
-    );
-    const { import_id: importId, result } = claimed.rows[0]!;
+    const { import_id: importId, result } = await this.claimStatement(statementId, request.importId);
     if (result) return { ...result, duplicate: true };
     // An entry repeated within the statement is applied once, at its first place.
     const firstOf = new Map<string, number>();
@@ -350,6 +348,24 @@ export class PayoutsService {
     };
     await this.pool.query('UPDATE bank_statement_imports SET result = $2 WHERE statement_id = $1', [statementId, JSON.stringify(resource)]);
     return resource;
+  }
+
+  /**
+   * The statement's import row, inserted under `importId` unless another import has it. The statement
+   * sees no row when the conflicting one was committed by another transaction after its snapshot was
+   * taken (READ COMMITTED): run again, with a new snapshot, it sees that row.
+   */
+  private async claimStatement(statementId: string, importId: string): Promise<{ import_id: string; result: BankStatementImportResource | null }> {
+    for (let attempt = 0; ; attempt++) {
+      const claimed = await this.pool.query<{ import_id: string; result: BankStatementImportResource | null }>(
+        `WITH claimed AS (INSERT INTO bank_statement_imports (statement_id, import_id) VALUES ($1, $2) ON CONFLICT (statement_id) DO NOTHING RETURNING import_id, result)
+         SELECT import_id, result FROM claimed UNION ALL SELECT import_id, result FROM bank_statement_imports WHERE statement_id = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+        [statementId, importId],
+      );
+      const row = claimed.rows[0];
+      if (row) return row;
+      if (attempt + 1 >= STATEMENT_CLAIM_ATTEMPTS_MAX) throw new Error(`bank statement ${statementId}: its import row is neither inserted nor found after ${attempt + 1} attempts`);
+    }
   }
 
   private async applyEntry(statementId: string, entry: StatementEntry): Promise<EntryOutcome> {
