@@ -329,14 +329,16 @@ describe('payouts', () => {
       expect(none.body.data).toEqual([]);
     });
 
-    it('hostile statements: XXE and billion laughs refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
+    it('hostile statements: XXE, billion laughs, a NUL or a control character refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
       await fund(shop.merchant, 100_000);
       const target = (await payout({ amount: 100_000 })).body.id;
       await batch('DZD');
       const genuine = statement('STMT-HOSTILE', [{ e2e: target, amount: '1000.00', currency: 'DZD', indicator: 'DBIT', ref: `H-${target}` }]);
       const xxe = genuine.replace('<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>').replace('<Id>STMT-HOSTILE</Id>', '<Id>&x;</Id>');
       const laughs = `<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>\n${genuine.split('\n').slice(1).join('\n').replace('<Id>STMT-HOSTILE</Id>', '<Id>&lol3;</Id>')}`;
-      for (const hostile of [xxe, laughs, '<not-closed>', 'plain text', '<Document xmlns="urn:other"/>']) {
+      const nul = genuine.replace('<Id>STMT-HOSTILE</Id>', '<Id>STMT-\u0000NUL</Id>');
+      const control = genuine.replace(`<NtryRef>H-${target}</NtryRef>`, `<NtryRef>H-\u001f${target}</NtryRef>`);
+      for (const hostile of [xxe, laughs, nul, control, '<not-closed>', 'plain text', '<Document xmlns="urn:other"/>']) {
         const response = await importStatement(hostile);
         expect(response.status).toBe(400);
         expect(response.body.error.code).toBe('invalid_request');

@@ -19,6 +19,11 @@ const invalid = (message: string): ServiceError => new ServiceError('invalid_req
  */
 const DOCTYPE = /<!DOCTYPE/i;
 const ENTITY = /<!ENTITY/i;
+/**
+ * A character XML 1.0 does not allow in a document (NUL and the other C0 controls but tab, CR and LF;
+ * unpaired surrogates; U+FFFE, U+FFFF): no well-formed statement has one, and PostgreSQL cannot store NUL.
+ */
+const NOT_XML_CHAR = /[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 /** The root element, `Document` (prefixed or not), declaring the camt.053.001.08 namespace. */
 const ROOT_IN_NAMESPACE = new RegExp(`^(?:\\s|<\\?[^>]*\\?>|<!--[\\s\\S]*?-->)*<(?:[A-Za-z_][\\w.-]*:)?Document\\b[^>]*\\sxmlns(?::[A-Za-z_][\\w.-]*)?=["']${CAMT_053_NAMESPACE.replace(/\./g, '\\.')}["']`);
 
@@ -74,6 +79,8 @@ const bookingTime = (entry: unknown): string | null => {
  * a statement is `400 invalid_request` naming what is wrong, before anything is applied.
  */
 export function parseStatement(xml: string): ParsedStatement {
+  const forbidden = NOT_XML_CHAR.exec(xml);
+  if (forbidden) throw invalid(`the body holds U+${forbidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at offset ${forbidden.index}, a character XML 1.0 does not allow`);
   if (DOCTYPE.test(xml) || ENTITY.test(xml)) throw invalid('the statement has a DOCTYPE or an entity declaration: refused (a camt.053 statement has neither)');
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw invalid(`the body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);

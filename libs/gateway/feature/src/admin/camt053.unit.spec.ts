@@ -1,0 +1,50 @@
+import { ServiceError } from '@pay/contracts';
+import { parseStatement } from './camt053';
+
+/** A camt.053.001.08 statement of one entry, with `id` as its Stmt/Id and `e2e` as the entry's EndToEndId. */
+const statementOf = ({ id = 'STMT-1', e2e = 'po_abc', ref = 'REF-1', bookingDate = '2026-11-28' }: { id?: string; e2e?: string; ref?: string; bookingDate?: string } = {}): string => `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-28T10:00:00Z</CreDtTm></GrpHdr>
+    <Stmt>
+      <Id>${id}</Id>
+      <Ntry>
+        <NtryRef>${ref}</NtryRef>
+        <Amt Ccy="DZD">125.00</Amt>
+        <CdtDbtInd>DBIT</CdtDbtInd>
+        <Sts><Cd>BOOK</Cd></Sts>
+        <BookgDt><Dt>${bookingDate}</Dt></BookgDt>
+        <NtryDtls><TxDtls><Refs><EndToEndId>${e2e}</EndToEndId></Refs></TxDtls></NtryDtls>
+      </Ntry>
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>`;
+
+/** The error parseStatement throws for `xml`, if any. */
+const refusalOf = (xml: string): ServiceError | undefined => {
+  try {
+    parseStatement(xml);
+    return undefined;
+  } catch (error) {
+    return error as ServiceError;
+  }
+};
+
+describe('camt.053 statement parser', () => {
+  it('reads a statement', () => {
+    expect(parseStatement(statementOf())).toEqual({
+      statementId: 'STMT-1',
+      entries: [expect.objectContaining({ entryRef: 'REF-1', endToEndId: 'po_abc', amount: 12_500, currency: 'DZD', creditDebit: 'DBIT', status: 'BOOK', bookingDate: '2026-11-28T00:00:00.000Z' })],
+    });
+  });
+
+  it('a NUL or another character XML 1.0 forbids, anywhere in the body, is 400 invalid_request before parsing', () => {
+    for (const hostile of [statementOf({ id: 'STMT\u00001' }), statementOf({ e2e: 'po_\u0000abc' }), statementOf({ ref: 'R\u0001' }), statementOf({ id: 'S\u001f' }), statementOf({ id: 'S\ufffe' }), statementOf({ id: 'S\uffff' }), statementOf({ id: 'S\ud800' }), `${statementOf()}\u0000`]) {
+      const refusal = refusalOf(hostile);
+      expect(refusal).toBeInstanceOf(ServiceError);
+      expect(refusal).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('XML 1.0') });
+    }
+    // Tab, CR and LF are XML's own whitespace.
+    expect(parseStatement(statementOf().replace(/\n/g, '\r\n').replace(/  /g, '\t')).statementId).toBe('STMT-1');
+  });
+});
