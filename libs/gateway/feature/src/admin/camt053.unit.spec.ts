@@ -47,4 +47,16 @@ describe('camt.053 statement parser', () => {
     // Tab, CR and LF are XML's own whitespace.
     expect(parseStatement(statementOf().replace(/\n/g, '\r\n').replace(/  /g, '\t')).statementId).toBe('STMT-1');
   });
+
+  it('decodes the five predefined entities and numeric character references in text and attributes, once', () => {
+    const parsed = parseStatement(statementOf({ id: 'Z&amp;5 &lt;&gt;&quot;&apos; &#65;&#x42;&#x1F600; &amp;lt;', ref: 'R&amp;1' }).replace('Ccy="DZD"', 'Ccy="&#x44;ZD"'));
+    expect(parsed.statementId).toBe('Z&5 <>"\' AB\u{1F600} &lt;');
+    expect(parsed.entries[0]).toMatchObject({ entryRef: 'R&1', currency: 'DZD', amount: 12_500 });
+  });
+
+  it('a character reference to a character XML 1.0 does not allow, or to no character, is 400 invalid_request', () => {
+    for (const reference of ['&#0;', '&#x0;', '&#31;', '&#xFFFE;', '&#xD800;', '&#x110000;', '&#99999999999;']) {
+      expect(refusalOf(statementOf({ id: `S${reference}` }))).toMatchObject({ code: 'invalid_request' });
+    }
+  });
 });
