@@ -83,12 +83,19 @@ export function minorUnits(amount: string | null, currency: string | null): numb
   return Number.isSafeInteger(minor) ? minor : null;
 }
 
-/** `BookgDt` (`Dt` or `DtTm`) as an ISO time: a date alone is midnight UTC. */
+/** True when year, month and day name a day of the calendar (`Date` would roll 2026-02-30 over to March 2). */
+const isCalendarDay = (year: number, month: number, day: number): boolean => {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+};
+
+/** `BookgDt` (`Dt` or `DtTm`) as an ISO time: a date alone is midnight UTC; a day the calendar lacks is none. */
 const bookingTime = (entry: unknown): string | null => {
   const date = text(path(entry, 'BookgDt', 'Dt'));
   const dateTime = text(path(entry, 'BookgDt', 'DtTm'));
   const value = dateTime ?? (date === null ? null : `${date}T00:00:00Z`);
-  if (value === null || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return null;
+  const day = value === null ? null : /^(\d{4})-(\d{2})-(\d{2})T/.exec(value);
+  if (value === null || !day || !isCalendarDay(Number(day[1]), Number(day[2]), Number(day[3]))) return null;
   const time = new Date(value);
   return Number.isNaN(time.getTime()) ? null : time.toISOString();
 };

@@ -59,4 +59,14 @@ describe('camt.053 statement parser', () => {
       expect(refusalOf(statementOf({ id: `S${reference}` }))).toMatchObject({ code: 'invalid_request' });
     }
   });
+
+  it('a booking date that is no day of the calendar (February 30) is no booking date, not the day it rolls over to', () => {
+    for (const bookingDate of ['2026-02-30', '2026-02-29', '2026-04-31', '2026-13-01', '2026-00-10']) {
+      expect(parseStatement(statementOf({ bookingDate })).entries[0]!.bookingDate).toBeNull();
+    }
+    expect(parseStatement(statementOf({ bookingDate: '2028-02-29' })).entries[0]!.bookingDate).toBe('2028-02-29T00:00:00.000Z');
+    const dateTime = (value: string) => parseStatement(statementOf().replace('<Dt>2026-11-28</Dt>', `<DtTm>${value}</DtTm>`)).entries[0]!.bookingDate;
+    expect(dateTime('2026-02-30T10:00:00Z')).toBeNull();
+    expect(dateTime('2026-03-01T01:00:00+02:00')).toBe('2026-02-28T23:00:00.000Z');
+  });
 });
