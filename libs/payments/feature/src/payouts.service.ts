@@ -56,6 +56,10 @@ type EntryOutcome = { applied: 'paid' | 'failed' } | { unmatched: string };
 /** A claim that sees no row retries with a new snapshot, which sees the committed row: more than one retry means something else is wrong. */
 const STATEMENT_CLAIM_ATTEMPTS_MAX = 3;
 
+/** How long an import waits for a concurrent import of the same statement to answer, polling at this interval. */
+const STATEMENT_IMPORT_WAIT_MS = 60_000;
+const STATEMENT_IMPORT_POLL_MS = 50;
+
 /** `work` on each item, at most `limit` at once; the results in the items' order. */
 async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -311,8 +315,43 @@ export class PayoutsService {
 
   async importStatement(request: ImportBankStatement): Promise<BankStatementImportResource> {
     const { statementId } = request;
-    const { import_id: importId, result } = await this.claimStatement(statementId, request.importId);
-    if (result) return { ...result, duplicate: true };
+    const waitUntil = Date.now() + STATEMENT_IMPORT_WAIT_MS;
+    for (;;) {
+      const { import_id: importId, result } = await this.claimStatement(statementId, request.importId);
+      if (result) return { ...result, duplicate: true };
+      // The import's row stays locked while it applies (a crash releases it with its connection): a
+      // concurrent import of the statement waits for its result, without holding a connection, and
+      // answers it as a duplicate; one that finds the row unlocked without a result resumes it.
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const locked = await client.query<{ result: BankStatementImportResource | null }>('SELECT result FROM bank_statement_imports WHERE statement_id = $1 FOR UPDATE SKIP LOCKED', [statementId]);
+        const row = locked.rows[0];
+        if (row?.result) {
+          await client.query('COMMIT');
+          return { ...row.result, duplicate: true };
+        }
+        if (row) {
+          const resource = await this.applyStatement(request, importId);
+          await client.query('UPDATE bank_statement_imports SET result = $2 WHERE statement_id = $1', [statementId, JSON.stringify(resource)]);
+          await client.query('COMMIT');
+          return resource;
+        }
+        await client.query('ROLLBACK');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+      if (Date.now() >= waitUntil) throw new ServiceError('invalid_status', `statement ${statementId} is being imported: retry to get its result`);
+      await new Promise((resolve) => setTimeout(resolve, STATEMENT_IMPORT_POLL_MS));
+    }
+  }
+
+  /** Applies a claimed statement's entries and answers the import (not yet stored). */
+  private async applyStatement(request: ImportBankStatement, importId: string): Promise<BankStatementImportResource> {
+    const { statementId } = request;
     // An entry repeated within the statement is applied once, at its first place.
     const firstOf = new Map<string, number>();
     request.entries.forEach((entry, index) => firstOf.has(entry.entryRef) || firstOf.set(entry.entryRef, index));
@@ -336,7 +375,7 @@ export class PayoutsService {
       else if (outcome.applied === 'paid') paid += 1;
       else failed += 1;
     });
-    const resource: BankStatementImportResource = {
+    return {
       object: 'bank_statement_import',
       id: importId,
       statement_id: statementId,
@@ -346,8 +385,6 @@ export class PayoutsService {
       unmatched,
       duplicate: false,
     };
-    await this.pool.query('UPDATE bank_statement_imports SET result = $2 WHERE statement_id = $1', [statementId, JSON.stringify(resource)]);
-    return resource;
   }
 
   /**
