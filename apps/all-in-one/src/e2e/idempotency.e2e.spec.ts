@@ -194,4 +194,24 @@ describe('contract section 3: idempotency of creates', () => {
     expect(stored).not.toContain('whsec_');
     expect(await auditEventsOf(first.body.id)).toBe(1);
   });
+
+  it('a replayed bank account create answers the full IBAN to the same caller only; the stored answer holds no IBAN', async () => {
+    const restricted = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Bank', scopes: ['bank_accounts:write'] } });
+    expect(restricted.status).toBe(201);
+    const headers = { 'Idempotency-Key': idempotencyKey() };
+    const fullIban = 'DZ580002100001113000000570';
+    const body = { connection: shop.merchant, account_holder: 'Atlas Trading SARL', iban: fullIban };
+    const first = await service.http('POST', '/v1/bank_accounts', { key: shop.apiKey, body, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.iban).toBe(fullIban);
+    const again = await service.http('POST', '/v1/bank_accounts', { key: shop.apiKey, body, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await service.http('POST', '/v1/bank_accounts', { key: restricted.body.api_key, body, headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect(JSON.stringify(other.body)).not.toContain(fullIban);
+    const stored = await gatewayRows('SELECT row_to_json(i)::text AS row FROM gw_idempotency_keys i');
+    expect(stored).not.toContain(fullIban);
+  });
 });

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, Body, UseGuards } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Inject, Param, Post, Query, Body, UseGuards } from '@nestjs/common';
 import { IsDefined, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { BankAccountResource, listOf, PAYOUT_STATUSES, PayoutResource, type ListResource, type PayoutStatus } from '@pay/contracts';
@@ -10,7 +10,9 @@ import { ConnectionAuthorization } from '../directory/connection-authorization';
 import type { ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
 import { IsAmount, IsSupportedCurrency, requireEmptyBody, validateBody } from '../http/validation';
+import { NO_STORE } from '../http/headers';
 import { IdempotencyStore } from '../idempotency/idempotency';
+import { bodyKey, secretSeal } from '../idempotency/secret-seal';
 import { CREATED_RANGE, JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { parseListQuery } from './list-query';
 
@@ -55,11 +57,14 @@ export class BankAccountsController {
   @Audited('bank_account.created')
   @Post()
   @HttpCode(201)
+  @Header('Cache-Control', NO_STORE) // the answer carries the full IBAN
   async create(@Integrator() { integratorId }: ApiKeyRecord, @Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<BankAccountResource> {
     const input = validateBody(CreateBankAccountBody, request.body);
     const key = checkIdempotencyKey(request.idempotencyKey);
     const connection = await this.connections.authorized(integratorId, input.connection, 'connection');
-    return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/bank_accounts', objectKind: 'bankAccount' }, request, async (bankAccountId) => {
+    // The full IBAN, in the answer and in the body, is stored for a replay sealed and digested under the caller's key, never as it is.
+    const call = { scope: integratorId, key, endpoint: 'POST /v1/bank_accounts', objectKind: 'bankAccount' as const, seal: secretSeal(request, key, 'iban'), bodyKey: bodyKey(request, key) };
+    return this.idempotency.run(call, request, async (bankAccountId) => {
       await audit.intend({ object: 'bank_account', id: bankAccountId });
       return this.bus.request('payments.bank-accounts.create', {
         bankAccountId,
