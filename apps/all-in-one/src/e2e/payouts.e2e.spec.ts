@@ -294,6 +294,9 @@ describe('payouts', () => {
       const types = (id: string) => events.body.data.filter((e: { data: { id: string } }) => e.data.id === id).map((e: { type: string }) => e.type);
       expect(types(paid)).toEqual(['payout.paid', 'payout.in_transit']);
       expect(types(returned)).toEqual(['payout.failed', 'payout.in_transit']);
+      // The event is dated when the payment is recorded (the service clock), not on the booking date before it.
+      const createdAt = (id: string, type: string) => events.body.data.find((e: { type: string; data: { id: string } }) => e.type === type && e.data.id === id).created_at as string;
+      expect(Date.parse(createdAt(paid, 'payout.paid'))).toBeGreaterThanOrEqual(Date.parse(createdAt(paid, 'payout.in_transit')));
 
       // The same statement again: nothing applied, duplicate.
       const again = await importStatement(body);

@@ -33,7 +33,11 @@ export type PayoutEvent =
   | { type: 'PayoutCanceled'; payoutId: string; ledgerEntryId: string; canceledAt: string }
   | { type: 'PayoutBatched'; payoutId: string; batchId: string; batchedAt: string }
   | { type: 'PayoutBooked'; payoutId: string; paidAt: string; entryRef: string }
-  | { type: 'PayoutPaid'; payoutId: string; ledgerEntryId: string; paidAt: string }
+  /**
+   * `paidAt` is the bank's booking date (the payout's `paid_at`); `recordedAt`, the service clock's time
+   * the payment was recorded, dates the `payout.paid` event (absent from events stored before it existed).
+   */
+  | { type: 'PayoutPaid'; payoutId: string; ledgerEntryId: string; paidAt: string; recordedAt?: string }
   | ({ type: 'PayoutReturned'; payoutId: string } & PayoutReturn)
   | { type: 'PayoutFailed'; payoutId: string; ledgerEntryId: string; failedAt: string };
 
@@ -141,7 +145,7 @@ export const decidePayout = (command: PayoutCommand, state: Payout): PayoutEvent
         case 'canceling':
           return [{ type: 'PayoutCanceled', payoutId, ledgerEntryId: entryId, canceledAt: at }];
         case 'paying':
-          return [{ type: 'PayoutPaid', payoutId, ledgerEntryId: entryId, paidAt: state.paidAt }];
+          return [{ type: 'PayoutPaid', payoutId, ledgerEntryId: entryId, paidAt: state.paidAt, recordedAt: at }];
         case 'returning':
           return [{ type: 'PayoutFailed', payoutId, ledgerEntryId: entryId, failedAt: at }];
         default:

@@ -72,7 +72,8 @@ describe('payout decider', () => {
   it('paid: a booked debit of a payout in transit, then the transfer to paid out; paid_at is the booking date', () => {
     spec.given(inTransit).when({ type: 'BookPayment', payoutId, paidAt: booked.paidAt, entryRef: 'R1' }).then([booked]);
     spec.given([...inTransit, booked]).when({ type: 'BookPayment', payoutId, paidAt: booked.paidAt, entryRef: 'R1' }).then([]);
-    spec.given([...inTransit, booked]).when(complete).then([{ type: 'PayoutPaid', payoutId, ledgerEntryId: 'je_2', paidAt: booked.paidAt }]);
+    // Recorded at the transfer's completion, on the service clock, whatever the booking date.
+    spec.given([...inTransit, booked]).when(complete).then([{ type: 'PayoutPaid', payoutId, ledgerEntryId: 'je_2', paidAt: booked.paidAt, recordedAt: t1.toISOString() }]);
     spec.given(pending).when({ type: 'BookPayment', payoutId, paidAt: booked.paidAt, entryRef: 'R1' }).thenFails('invalid_status');
     spec.given(paid).when({ type: 'BookPayment', payoutId, paidAt: booked.paidAt, entryRef: 'R7' }).thenFails('invalid_status');
     expect(toPayoutResource(stateOf(paid) as never)).toMatchObject({ status: 'paid', paid_at: booked.paidAt, batch: 'pob_1' });

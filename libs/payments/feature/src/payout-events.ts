@@ -29,7 +29,8 @@ export const toPayoutIntegrationEvent = statusChangeEvents<PayoutEvent, Payout>(
     PayoutCanceled: { type: 'payout.canceled', at: (event) => event.canceledAt },
     PayoutBatched: { type: 'payout.in_transit', at: (event) => event.batchedAt },
     PayoutBooked: null,
-    PayoutPaid: { type: 'payout.paid', at: (event) => event.paidAt },
+    // Dated when recorded, as every event: the bank's booking date (paid_at) may be a day or more before.
+    PayoutPaid: { type: 'payout.paid', at: (event) => event.recordedAt ?? event.paidAt },
     PayoutReturned: null,
     PayoutFailed: { type: 'payout.failed', at: (event) => event.failedAt },
   },
