@@ -9,3 +9,5 @@ export * from './openapi-tools';
 export * from './transfers';
 export * from './set-up';
 export * from './tcp-proxy';
+/** The pain.001 XSD check (xmllint) of the payouts' bank files. */
+export * from './pain001-schema';

@@ -1,7 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { pain001SchemaCheck, xmllintAgainst } from '@pay/testing';
 import { iban, statement } from './payouts-files';
 import { balanceOf, createIntegrator, expectBalancedTrialBalance, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 
@@ -9,18 +6,7 @@ import { balanceOf, createIntegrator, expectBalancedTrialBalance, idempotencyKey
 
 const DZ_IBAN = iban('DZ', '0002100001113000000570');
 
-/** The XSD of pain.001.001.09 (tools/fetch-pain001-xsd.sh) and xmllint, or why the schema check cannot run. */
-const schemaCheck = ((): { xsd: string } | { reason: string } => {
-  if (spawnSync('xmllint', ['--version']).error) return { reason: 'xmllint is not installed (Debian: apt-get install libxml2-utils)' };
-  try {
-    const root = resolve(__dirname, '../../../..');
-    const xsd = execFileSync(join(root, 'tools/fetch-pain001-xsd.sh'), [join(root, '.data/xsd')], { encoding: 'utf8', timeout: 120_000 }).trim();
-    return { xsd };
-  } catch (error) {
-    return { reason: `the pain.001.001.09 XSD could not be fetched (tools/fetch-pain001-xsd.sh): ${String(error).slice(0, 300)}` };
-  }
-})();
-if ('reason' in schemaCheck) console.warn(`\n*** SKIPPING the pain.001 XSD validation: ${schemaCheck.reason} ***\n`);
+const schemaCheck = pain001SchemaCheck();
 
 describe('payouts', () => {
   let service: TestService;
@@ -254,9 +240,7 @@ describe('payouts', () => {
       expect(xml).toContain(`<IBAN>${DZ_IBAN}</IBAN>`);
       expect(xml).toContain('<Nm>Atlas Trading SARL</Nm>');
       if ('xsd' in schemaCheck) {
-        const dir = mkdtempSync(join(tmpdir(), 'pain001-'));
-        writeFileSync(join(dir, 'file.xml'), xml);
-        const lint = spawnSync('xmllint', ['--noout', '--schema', schemaCheck.xsd, join(dir, 'file.xml')], { encoding: 'utf8' });
+        const lint = xmllintAgainst(schemaCheck.xsd, xml);
         expect(lint.stderr).toContain('validates');
         expect(lint.status).toBe(0);
       }

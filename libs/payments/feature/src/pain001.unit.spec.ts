@@ -1,21 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { pain001SchemaCheck, xmllintAgainst } from '@pay/testing';
 import { buildCreditTransferFile, type CreditTransfer } from './pain001';
 
-/** The XSD of pain.001.001.09 (tools/fetch-pain001-xsd.sh) and xmllint, or why the schema check cannot run. */
-const schemaCheck = ((): { xsd: string } | { reason: string } => {
-  if (spawnSync('xmllint', ['--version']).error) return { reason: 'xmllint is not installed (Debian: apt-get install libxml2-utils)' };
-  try {
-    const root = resolve(__dirname, '../../../..');
-    const xsd = execFileSync(join(root, 'tools/fetch-pain001-xsd.sh'), [join(root, '.data/xsd')], { encoding: 'utf8', timeout: 120_000 }).trim();
-    return { xsd };
-  } catch (error) {
-    return { reason: `the pain.001.001.09 XSD could not be fetched (tools/fetch-pain001-xsd.sh): ${String(error).slice(0, 300)}` };
-  }
-})();
-if ('reason' in schemaCheck) console.warn(`\n*** SKIPPING the pain.001 XSD validation: ${schemaCheck.reason} ***\n`);
+const schemaCheck = pain001SchemaCheck();
 
 const fileOf = (transfers: Array<Partial<CreditTransfer>>): string =>
   buildCreditTransferFile({
@@ -36,16 +22,7 @@ const fileOf = (transfers: Array<Partial<CreditTransfer>>): string =>
   });
 
 /** xmllint's verdict on the file against the XSD: its status and what it printed. */
-const lint = (xml: string): { status: number | null; stderr: string } => {
-  const dir = mkdtempSync(join(tmpdir(), 'pain001-'));
-  try {
-    writeFileSync(join(dir, 'file.xml'), xml);
-    const run = spawnSync('xmllint', ['--noout', '--schema', (schemaCheck as { xsd: string }).xsd, join(dir, 'file.xml')], { encoding: 'utf8' });
-    return { status: run.status, stderr: run.stderr };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+const lint = (xml: string) => xmllintAgainst((schemaCheck as { xsd: string }).xsd, xml);
 
 /** The texts of the elements named `name`, decoded as an XML parser reads them. */
 const textsOf = (xml: string, name: string): string[] =>
