@@ -18,10 +18,12 @@ import { parseListQuery } from './list-query';
 
 /**
  * Text the bank file carries (the account holder, the payout's description): no control character
- * (tab, CR and LF included: the file's text fields are one line) and no Unicode noncharacter, which
- * XML 1.0 forbids or a bank cannot print.
+ * (tab, CR and LF included: the file's text fields are one line) and no noncharacter of the Basic
+ * Multilingual Plane, which XML 1.0 forbids or a bank cannot print (the file writes any other as a
+ * space). Spelt as code point ranges, not `\p{…}`: the pattern is the API description's too, which
+ * tools read with regex dialects that lack Unicode properties.
  */
-const BANK_TEXT = /^[^\p{Cc}\p{Noncharacter_Code_Point}]*$/u;
+const BANK_TEXT = /^[^\u0000-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]*$/u;
 const IsBankText = () => Matches(BANK_TEXT, { message: '$property must not contain control characters (tab, CR, LF included) or Unicode noncharacters' });
 
 export class CreateBankAccountBody {
