@@ -62,7 +62,7 @@ export class DirectoryRepository {
 
   constructor(private readonly pool: Pool) {}
 
-  /** Each change below takes an optional `audit`: its audit event, written in the change's own transaction. */
+  // Each change below takes an optional `audit`: its audit event, written in the change's own transaction.
   /**
    * `id` is kept with an Idempotency-Key: a create resumed after a crash finds its integrator there and
    * answers it with its first key under a new secret (the lost answer's secret is known to nobody).

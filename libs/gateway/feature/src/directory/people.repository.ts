@@ -34,7 +34,6 @@ type Row = { id: string; name: string; login: string; created_at: Date };
 export class PeopleRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** undefined when the login is taken. */
   /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the user it made. */
   async createBusinessUser(input: { business: string; name: string; login: string; password: string }, now: Date, id = newId('businessUser')): Promise<BusinessUser | undefined> {
     const { rows } = await this.pool.query<{ created_at: Date }>(
@@ -62,7 +61,6 @@ export class PeopleRepository {
     return row && matches ? { id: row.id, business: row.business, name: row.name, login: row.login, createdAt: row.created_at.toISOString() } : undefined;
   }
 
-  /** undefined when the login is taken. */
   /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the agent it made. */
   async createAgent(input: { cashPoint: string; role: AgentRole; name: string; login: string; password: string }, now: Date, id = newId('agent')): Promise<Agent | undefined> {
     const { rows } = await this.pool.query<{ created_at: Date }>(
