@@ -69,6 +69,14 @@ export const ACCOUNT_HOLDER_LENGTH_MAX = 140;
 export const PAYOUT_STEPS_CONCURRENCY = 16;
 /** A batch's creation and a statement's import answer once every payout is moved: longer than a bus request's usual bound. */
 export const PAYOUT_ADMIN_REQUEST_TIMEOUT_MS = 2 * MINUTE_MS;
+/**
+ * How long an import of a statement waits for a concurrent import of the same statement to answer
+ * (polling at STATEMENT_IMPORT_POLL_MS), within its caller's PAYOUT_ADMIN_REQUEST_TIMEOUT_MS.
+ */
+export const STATEMENT_IMPORT_WAIT_MS = MINUTE_MS;
+export const STATEMENT_IMPORT_POLL_MS = 50;
+/** A statement's claim that sees no row retries with a new snapshot, which sees the committed row: more than one retry means something else is wrong. */
+export const STATEMENT_CLAIM_ATTEMPTS_MAX = 3;
 /** Nesting of a JSON body: deeper is refused before it is parsed (class-transformer recurses per level). */
 export const JSON_DEPTH_MAX = 64;
 /** A request value echoed in an error message is cut to this. */

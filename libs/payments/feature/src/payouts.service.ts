@@ -18,7 +18,18 @@ import {
   type UnmatchedStatementEntry,
 } from '@pay/contracts';
 import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
-import { CONTENDED_COMMAND_RETRIES_MAX, hasPrefix, PAYOUT_BATCH_MAX, PAYOUT_STEPS_CONCURRENCY, type Clock, type Currency } from '@pay/kernel';
+import {
+  CONTENDED_COMMAND_RETRIES_MAX,
+  hasPrefix,
+  PAYOUT_BATCH_MAX,
+  PAYOUT_STEPS_CONCURRENCY,
+  STATEMENT_CLAIM_ATTEMPTS_MAX,
+  STATEMENT_IMPORT_POLL_MS,
+  STATEMENT_IMPORT_WAIT_MS,
+  type Clock,
+  type Currency,
+} from '@pay/kernel';
+import { inTransaction } from '@pay/platform';
 import {
   checkIban,
   isPayoutStepPending,
@@ -52,13 +63,6 @@ const debtorAccount = (currency: Currency): string => `PAYOUTS-${currency}`;
 
 type Visible = Exclude<ExistingPayout, { status: 'rejected' }>;
 type EntryOutcome = { applied: 'paid' | 'failed' } | { unmatched: string };
-
-/** A claim that sees no row retries with a new snapshot, which sees the committed row: more than one retry means something else is wrong. */
-const STATEMENT_CLAIM_ATTEMPTS_MAX = 3;
-
-/** How long an import waits for a concurrent import of the same statement to answer, polling at this interval. */
-const STATEMENT_IMPORT_WAIT_MS = 60_000;
-const STATEMENT_IMPORT_POLL_MS = 50;
 
 /** `work` on each item, at most `limit` at once; the results in the items' order. */
 async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -322,28 +326,17 @@ export class PayoutsService {
       // The import's row stays locked while it applies (a crash releases it with its connection): a
       // concurrent import of the statement waits for its result, without holding a connection, and
       // answers it as a duplicate; one that finds the row unlocked without a result resumes it.
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
+      const answer = await inTransaction(this.pool, async (client): Promise<BankStatementImportResource | undefined> => {
         const locked = await client.query<{ result: BankStatementImportResource | null }>('SELECT result FROM bank_statement_imports WHERE statement_id = $1 FOR UPDATE SKIP LOCKED', [statementId]);
         const row = locked.rows[0];
-        if (row?.result) {
-          await client.query('COMMIT');
-          return { ...row.result, duplicate: true };
-        }
-        if (row) {
-          const resource = await this.applyStatement(request, importId);
-          await client.query('UPDATE bank_statement_imports SET result = $2 WHERE statement_id = $1', [statementId, JSON.stringify(resource)]);
-          await client.query('COMMIT');
-          return resource;
-        }
-        await client.query('ROLLBACK');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+        // Locked by the import applying it: wait for its result.
+        if (!row) return undefined;
+        if (row.result) return { ...row.result, duplicate: true };
+        const resource = await this.applyStatement(request, importId);
+        await client.query('UPDATE bank_statement_imports SET result = $2 WHERE statement_id = $1', [statementId, JSON.stringify(resource)]);
+        return resource;
+      });
+      if (answer) return answer;
       if (Date.now() >= waitUntil) throw new ServiceError('invalid_status', `statement ${statementId} is being imported: retry to get its result`);
       await new Promise((resolve) => setTimeout(resolve, STATEMENT_IMPORT_POLL_MS));
     }

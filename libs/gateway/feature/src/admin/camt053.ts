@@ -130,7 +130,8 @@ export function parseStatement(xml: string): ParsedStatement {
   if (rawEntries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${rawEntries.length} entries: at most ${STATEMENT_ENTRIES_MAX} per import`);
   const entries = rawEntries.map((entry): StatementEntry => {
     const amountNode = path(entry, 'Amt');
-    const currency = typeof child(Array.isArray(amountNode) ? amountNode[0] : amountNode, '@Ccy') === 'string' ? decode(child(Array.isArray(amountNode) ? amountNode[0] : amountNode, '@Ccy') as string) : null;
+    const ccy = child(Array.isArray(amountNode) ? amountNode[0] : amountNode, '@Ccy');
+    const currency = typeof ccy === 'string' ? decode(ccy) : null;
     const indicator = text(path(entry, 'CdtDbtInd'));
     const tx = path(entry, 'NtryDtls', 'TxDtls');
     const endToEndId = text(path(tx, 'Refs', 'EndToEndId'));

@@ -119,28 +119,28 @@ export class ApiKeysRepository {
   }
 
   async revoke(integratorId: string, id: string, now: Date, audit?: AuditWriter): Promise<ApiKeyResource> {
-    return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<KeyRow>(
-        `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' RETURNING ${COLUMNS}`,
-        [id, integratorId, now],
-      );
-      if (!rows[0]) throw notFound(id);
-      await audit?.(client, { object: 'api_key', id }, integratorId);
-      return toApiKeyResource(rows[0], now);
-    });
+    const revoked = await this.revokeWhere(id, now, audit, integratorId);
+    if (!revoked) throw notFound(id);
+    return toApiKeyResource(revoked, now);
   }
 
   /** Any key revoked by id (the admin API): the key, its integrator and its revocation's time; undefined when unknown. */
   async revokeAny(id: string, now: Date, audit?: AuditWriter): Promise<(ApiKeyResource & { integrator: string | null; revoked_at: string }) | undefined> {
+    const revoked = await this.revokeWhere(id, now, audit);
+    return revoked && { ...toApiKeyResource(revoked, now), integrator: revoked.integrator_id, revoked_at: revoked.revoked_at.toISOString() };
+  }
+
+  /** Revokes key `id` (one of `integratorId`'s own keys, when given) and audits it, in one transaction; undefined when there is none. */
+  private async revokeWhere(id: string, now: Date, audit: AuditWriter | undefined, integratorId?: string) {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<Omit<KeyRow, 'integrator_id'> & { integrator_id: string | null; revoked_at: Date }>(
-        `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${COLUMNS}, revoked_at`,
-        [id, now],
+        `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2)
+         WHERE id = $1 AND ($3::text IS NULL OR (integrator_id = $3 AND role = 'integrator')) RETURNING ${COLUMNS}, revoked_at`,
+        [id, now, integratorId ?? null],
       );
       const row = rows[0];
-      if (!row) return undefined;
-      await audit?.(client, { object: 'api_key', id }, row.integrator_id);
-      return { ...toApiKeyResource(row, now), integrator: row.integrator_id, revoked_at: row.revoked_at.toISOString() };
+      if (row) await audit?.(client, { object: 'api_key', id }, row.integrator_id);
+      return row;
     });
   }
 
