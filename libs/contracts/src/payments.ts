@@ -63,9 +63,15 @@ export interface PayoutRef {
   payoutId: string;
 }
 
-/** One `Ntry` of a camt.053 statement, as the gateway read it (amounts in minor units, null when unreadable). */
+/**
+ * One transaction of a camt.053 statement, as the gateway read it (amounts in minor units, null when
+ * unreadable): an `Ntry`, or one `TxDtls` of an entry that books several (a batch booking).
+ */
 export interface StatementEntry {
-  /** What identifies the entry across statements: `AcctSvcrRef`, else `NtryRef`, else a digest of its fields. */
+  /**
+   * What identifies the transaction across statements: the entry's `AcctSvcrRef`, else its `NtryRef`
+   * (with `#` and the transaction's place in a batch booking), else a digest of its fields.
+   */
   entryRef: string;
   endToEndId: string | null;
   amount: number | null;

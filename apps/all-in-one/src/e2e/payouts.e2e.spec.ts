@@ -316,6 +316,29 @@ describe('payouts', () => {
       expect(none.body.data).toEqual([]);
     });
 
+    it('a batch booked by the bank as one entry (a TxDtls each, with its amount) pays each payout once', async () => {
+      const booker = await createIntegrator(service);
+      const account = (await bankAccountOf(booker, DZ_IBAN)).body.id;
+      await fund(booker.merchant, 1_000_000);
+      const first = (await payout({ amount: 125_000, bank_account: account }, booker)).body.id as string;
+      const second = (await payout({ amount: 75_000, bank_account: account }, booker)).body.id as string;
+      const made = await batch('DZD');
+      expect(made.status).toBe(201);
+      const booked = (id: string) => statement(id, [{ e2e: first, amount: '2000.00', currency: 'DZD', indicator: 'DBIT', ref: `BATCH-${made.body.id}` }]).replace(
+        /<NtryDtls>[\s\S]*<\/NtryDtls>/,
+        `<NtryDtls>${[first, second].map((e2e, i) => `<TxDtls><Refs><EndToEndId>${e2e}</EndToEndId></Refs><Amt Ccy="DZD">${i === 0 ? '1250.00' : '750.00'}</Amt></TxDtls>`).join('')}</NtryDtls>`,
+      );
+      const imported = await importStatement(booked(`SB1-${made.body.id}`));
+      expect(imported.status).toBe(201);
+      expect(imported.body).toMatchObject({ entries: 2, paid: 2, failed: 0, unmatched: [], duplicate: false });
+      for (const id of [first, second]) expect(await retrieve(id, booker)).toMatchObject({ status: 'paid', paid_at: '2026-11-28T00:00:00.000Z' });
+      // The same booking in a later statement is the same two transactions: applied once.
+      const later = await importStatement(booked(`SB2-${made.body.id}`));
+      expect(later.body).toMatchObject({ entries: 2, paid: 0, failed: 0, duplicate: false });
+      expect(later.body.unmatched.map((u: { reason: string }) => u.reason)).toEqual(['duplicate_entry', 'duplicate_entry']);
+      await expectBalancedTrialBalance(service);
+    });
+
     it('hostile statements: XXE, billion laughs, a NUL or a control character refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
       await fund(shop.merchant, 100_000);
       const target = (await payout({ amount: 100_000 })).body.id;

@@ -51,6 +51,9 @@ export function buildCreditTransferFile(file: CreditTransferFile): string {
   const payment = initiation.ele('PmtInf');
   payment.ele('PmtInfId').txt(file.messageId);
   payment.ele('PmtMtd').txt('TRF');
+  // One statement entry a payout: a batch booked as one sum would leave the bank's statement to carry
+  // each payout's amount in its transaction details, which not every bank fills in.
+  payment.ele('BtchBookg').txt('false');
   payment.ele('NbOfTxs').txt(count);
   payment.ele('CtrlSum').txt(total);
   payment.ele('ReqdExctnDt').ele('Dt').txt(file.executionDate);

@@ -33,6 +33,12 @@ const textsOf = (xml: string, name: string): string[] =>
 describe('pain.001 credit transfer file', () => {
   const validates = 'xsd' in schemaCheck ? it : it.skip;
 
+  validates('asks the bank to book each payout as an entry of its own (BtchBookg false), and validates', () => {
+    const xml = fileOf([{}, { amount: 7_000 }]);
+    expect(textsOf(xml, 'BtchBookg')).toEqual(['false']);
+    expect(lint(xml).status).toBe(0);
+  });
+
   validates('a name or description stored with characters XML 1.0 forbids is written without them, and the file validates', () => {
     const xml = fileOf([
       { creditorName: 'A\u0001B\u001fC\u007fD\ufffeE\uffff', remittance: 'Invoice\u000b 42\u0000' },

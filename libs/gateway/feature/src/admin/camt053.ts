@@ -100,9 +100,51 @@ const bookingTime = (entry: unknown): string | null => {
   return Number.isNaN(time.getTime()) ? null : time.toISOString();
 };
 
+/** An amount element (`<Amt Ccy="DZD">125.00</Amt>`) in minor units, with its currency. */
+const amountOf = (node: unknown): { amount: number | null; currency: string | null } => {
+  const ccy = child(Array.isArray(node) ? node[0] : node, '@Ccy');
+  const currency = typeof ccy === 'string' ? decode(ccy) : null;
+  return { amount: minorUnits(text(node), currency), currency };
+};
+
 /**
- * Reads a camt.053.001.08 statement: its `Stmt/Id` and each `Ntry` (amount, currency, credit or debit,
- * status, booking date, the transaction's `EndToEndId`, a return's reason). Anything that is not such
+ * The transactions of one `Ntry`. An entry of one `TxDtls` (or none) is one transaction of the entry's
+ * amount. A batch booking, one entry for several transfers, is one transaction a `TxDtls`, each of its
+ * own `Amt` (or `AmtDtls/TxAmt/Amt`) and known by the entry's reference and its place; when those amounts
+ * are missing or do not add up to the entry's, none of them is read (amount null: `amount_mismatch`).
+ */
+const transactionsOf = (entry: unknown): StatementEntry[] => {
+  const booked = amountOf(path(entry, 'Amt'));
+  const indicator = text(path(entry, 'CdtDbtInd'));
+  const common = {
+    creditDebit: indicator === 'CRDT' || indicator === 'DBIT' ? indicator : null,
+    status: text(path(entry, 'Sts', 'Cd')) ?? text(path(entry, 'Sts')),
+    bookingDate: bookingTime(entry),
+  } as const;
+  const details = path(entry, 'NtryDtls', 'TxDtls');
+  const transactions: unknown[] = Array.isArray(details) && details.length > 0 ? details : [undefined];
+  const parts = transactions.map((tx) => (transactions.length === 1 ? booked : amountOf(child(tx, 'Amt') ?? path(tx, 'AmtDtls', 'TxAmt', 'Amt'))));
+  const addsUp = parts.every((part) => part.amount !== null && part.currency === booked.currency) && parts.reduce((sum, part) => sum + part.amount!, 0) === booked.amount;
+  const bankRef = text(path(entry, 'AcctSvcrRef')) ?? text(path(entry, 'NtryRef'));
+  return transactions.map((tx, index): StatementEntry => {
+    const returnInfo = child(tx, 'RtrInf');
+    const fields = {
+      endToEndId: text(path(tx, 'Refs', 'EndToEndId')),
+      amount: addsUp ? parts[index]!.amount : null,
+      currency: parts[index]!.currency ?? booked.currency,
+      ...common,
+      returnCode: text(path(returnInfo, 'Rsn', 'Cd')),
+      isReturn: returnInfo !== undefined,
+    } satisfies Omit<StatementEntry, 'entryRef'>;
+    // Without the bank's own reference, the transaction is known by what it says.
+    const ref = bankRef === null ? `sha256:${createHash('sha256').update(JSON.stringify(fields)).digest('hex')}` : transactions.length === 1 ? bankRef : `${bankRef}#${index + 1}`;
+    return { entryRef: ref.slice(0, 200), ...fields };
+  });
+};
+
+/**
+ * Reads a camt.053.001.08 statement: its `Stmt/Id` and the transactions of each `Ntry` (amount, currency,
+ * credit or debit, status, booking date, the transaction's `EndToEndId`, a return's reason). Anything that is not such
  * a statement is `400 invalid_request` naming what is wrong, before anything is applied.
  */
 export function parseStatement(xml: string): ParsedStatement {
@@ -128,29 +170,7 @@ export function parseStatement(xml: string): ParsedStatement {
   if (statementId === null || statementId === '' || statementId.length > 35) throw invalid('Stmt/Id is missing or longer than 35 characters');
   const rawEntries = (statement['Ntry'] ?? []) as unknown[];
   if (rawEntries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${rawEntries.length} entries: at most ${STATEMENT_ENTRIES_MAX} per import`);
-  const entries = rawEntries.map((entry): StatementEntry => {
-    const amountNode = path(entry, 'Amt');
-    const ccy = child(Array.isArray(amountNode) ? amountNode[0] : amountNode, '@Ccy');
-    const currency = typeof ccy === 'string' ? decode(ccy) : null;
-    const indicator = text(path(entry, 'CdtDbtInd'));
-    const tx = path(entry, 'NtryDtls', 'TxDtls');
-    const endToEndId = text(path(tx, 'Refs', 'EndToEndId'));
-    const returnInfo = path(tx, 'RtrInf');
-    const status = text(path(entry, 'Sts', 'Cd')) ?? text(path(entry, 'Sts'));
-    const fields = {
-      endToEndId,
-      amount: minorUnits(text(amountNode), currency),
-      currency,
-      creditDebit: indicator === 'CRDT' || indicator === 'DBIT' ? indicator : null,
-      status,
-      bookingDate: bookingTime(entry),
-      returnCode: text(path(returnInfo, 'Rsn', 'Cd')),
-      isReturn: returnInfo !== undefined,
-    } satisfies Omit<StatementEntry, 'entryRef'>;
-    const bankRef = text(path(entry, 'AcctSvcrRef')) ?? text(path(entry, 'NtryRef'));
-    // Without the bank's own reference, the entry is known by what it says.
-    const entryRef = bankRef ?? `sha256:${createHash('sha256').update(JSON.stringify(fields)).digest('hex')}`;
-    return { entryRef: entryRef.slice(0, 200), ...fields };
-  });
+  const entries = rawEntries.flatMap(transactionsOf);
+  if (entries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${entries.length} transactions: at most ${STATEMENT_ENTRIES_MAX} per import`);
   return { statementId, entries };
 }

@@ -69,4 +69,37 @@ describe('camt.053 statement parser', () => {
     expect(dateTime('2026-02-30T10:00:00Z')).toBeNull();
     expect(dateTime('2026-03-01T01:00:00+02:00')).toBe('2026-02-28T23:00:00.000Z');
   });
+
+  describe('a batch booking: one entry for several transfers', () => {
+    const batchOf = (entryAmount: string, parts: string[], { ref = '<AcctSvcrRef>B-7</AcctSvcrRef>' } = {}) =>
+      statementOf().replace(
+        /<NtryRef>REF-1<\/NtryRef>[\s\S]*<\/NtryDtls>/,
+        `${ref}<Amt Ccy="DZD">${entryAmount}</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-28</Dt></BookgDt>
+        <NtryDtls>${parts.map((part, i) => `<TxDtls><Refs><EndToEndId>po_${i + 1}</EndToEndId></Refs>${part}</TxDtls>`).join('')}</NtryDtls>`,
+      );
+
+    it('is one transaction a TxDtls, each of its own amount, known by the entry reference and its place', () => {
+      const { entries } = parseStatement(batchOf('200.00', ['<Amt Ccy="DZD">125.00</Amt>', '<AmtDtls><TxAmt><Amt Ccy="DZD">75.00</Amt></TxAmt></AmtDtls>']));
+      expect(entries).toEqual([
+        expect.objectContaining({ entryRef: 'B-7#1', endToEndId: 'po_1', amount: 12_500, currency: 'DZD', creditDebit: 'DBIT', status: 'BOOK', bookingDate: '2026-11-28T00:00:00.000Z' }),
+        expect.objectContaining({ entryRef: 'B-7#2', endToEndId: 'po_2', amount: 7_500, currency: 'DZD', creditDebit: 'DBIT', status: 'BOOK', bookingDate: '2026-11-28T00:00:00.000Z' }),
+      ]);
+    });
+
+    it('whose amounts are missing, of another currency or do not add up to the entry is read with no amount', () => {
+      for (const parts of [['<Amt Ccy="DZD">125.00</Amt>', ''], ['<Amt Ccy="DZD">125.00</Amt>', '<Amt Ccy="DZD">70.00</Amt>'], ['<Amt Ccy="DZD">125.00</Amt>', '<Amt Ccy="MAD">75.00</Amt>']]) {
+        const { entries } = parseStatement(batchOf('200.00', parts));
+        expect(entries.map((entry) => [entry.endToEndId, entry.amount])).toEqual([
+          ['po_1', null],
+          ['po_2', null],
+        ]);
+      }
+    });
+
+    it('without a bank reference, each transaction is known by its own content', () => {
+      const { entries } = parseStatement(batchOf('250.00', ['<Amt Ccy="DZD">125.00</Amt>', '<Amt Ccy="DZD">125.00</Amt>'], { ref: '' }));
+      expect(new Set(entries.map((entry) => entry.entryRef)).size).toBe(2);
+      expect(entries.every((entry) => entry.entryRef.startsWith('sha256:'))).toBe(true);
+    });
+  });
 });
