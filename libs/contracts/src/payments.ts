@@ -69,8 +69,9 @@ export interface PayoutRef {
  */
 export interface StatementEntry {
   /**
-   * What identifies the transaction across statements: the entry's `AcctSvcrRef`, else its `NtryRef`
-   * (with `#` and the transaction's place in a batch booking), else a digest of its fields.
+   * What identifies the transaction across statements: the entry's `AcctSvcrRef`, else the statement's
+   * `Id`, `/` and the entry's `NtryRef` (with `#` and the transaction's place in a batch booking), else
+   * a digest of its fields.
    */
   entryRef: string;
   endToEndId: string | null;

@@ -332,11 +332,25 @@ describe('payouts', () => {
       expect(imported.status).toBe(201);
       expect(imported.body).toMatchObject({ entries: 2, paid: 2, failed: 0, unmatched: [], duplicate: false });
       for (const id of [first, second]) expect(await retrieve(id, booker)).toMatchObject({ status: 'paid', paid_at: '2026-11-28T00:00:00.000Z' });
-      // The same booking in a later statement is the same two transactions: applied once.
+      // The same booking again (another statement): the payouts are paid already, nothing applied twice.
       const later = await importStatement(booked(`SB2-${made.body.id}`));
       expect(later.body).toMatchObject({ entries: 2, paid: 0, failed: 0, duplicate: false });
-      expect(later.body.unmatched.map((u: { reason: string }) => u.reason)).toEqual(['duplicate_entry', 'duplicate_entry']);
+      expect(later.body.unmatched.map((u: { reason: string }) => u.reason)).toEqual(['payout_not_in_transit', 'payout_not_in_transit']);
       await expectBalancedTrialBalance(service);
+    });
+
+    it("statements that number their entries 1, 2, 3 each: tomorrow's entry 1 pays its own payout", async () => {
+      const numbered = await createIntegrator(service);
+      const account = (await bankAccountOf(numbered, DZ_IBAN)).body.id;
+      await fund(numbered.merchant, 1_000_000);
+      const today = (await payout({ amount: 10_000, bank_account: account }, numbered)).body.id as string;
+      const tomorrow = (await payout({ amount: 20_000, bank_account: account }, numbered)).body.id as string;
+      const made = await batch('DZD');
+      const first = await importStatement(statement(`N1-${made.body.id}`, [{ e2e: today, amount: '100.00', currency: 'DZD', indicator: 'DBIT', ref: '1' }]));
+      expect(first.body).toMatchObject({ paid: 1, unmatched: [] });
+      const second = await importStatement(statement(`N2-${made.body.id}`, [{ e2e: tomorrow, amount: '200.00', currency: 'DZD', indicator: 'DBIT', ref: '1', bookingDate: '2026-11-29' }]));
+      expect(second.body).toMatchObject({ paid: 1, unmatched: [] });
+      expect(await retrieve(tomorrow, numbered)).toMatchObject({ status: 'paid', paid_at: '2026-11-29T00:00:00.000Z' });
     });
 
     it('hostile statements: XXE, billion laughs, a NUL or a control character refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {

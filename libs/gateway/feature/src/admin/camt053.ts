@@ -113,7 +113,7 @@ const amountOf = (node: unknown): { amount: number | null; currency: string | nu
  * own `Amt` (or `AmtDtls/TxAmt/Amt`) and known by the entry's reference and its place; when those amounts
  * are missing or do not add up to the entry's, none of them is read (amount null: `amount_mismatch`).
  */
-const transactionsOf = (entry: unknown): StatementEntry[] => {
+const transactionsOf = (entry: unknown, statementId: string): StatementEntry[] => {
   const booked = amountOf(path(entry, 'Amt'));
   const indicator = text(path(entry, 'CdtDbtInd'));
   const common = {
@@ -125,7 +125,9 @@ const transactionsOf = (entry: unknown): StatementEntry[] => {
   const transactions: unknown[] = Array.isArray(details) && details.length > 0 ? details : [undefined];
   const parts = transactions.map((tx) => (transactions.length === 1 ? booked : amountOf(child(tx, 'Amt') ?? path(tx, 'AmtDtls', 'TxAmt', 'Amt'))));
   const addsUp = parts.every((part) => part.amount !== null && part.currency === booked.currency) && parts.reduce((sum, part) => sum + part.amount!, 0) === booked.amount;
-  const bankRef = text(path(entry, 'AcctSvcrRef')) ?? text(path(entry, 'NtryRef'));
+  // The bank's reference is unique across its statements; an entry's own NtryRef, only within one.
+  const ntryRef = text(path(entry, 'NtryRef'));
+  const bankRef = text(path(entry, 'AcctSvcrRef')) ?? (ntryRef === null ? null : `${statementId}/${ntryRef}`);
   return transactions.map((tx, index): StatementEntry => {
     const returnInfo = child(tx, 'RtrInf');
     const fields = {
@@ -170,7 +172,7 @@ export function parseStatement(xml: string): ParsedStatement {
   if (statementId === null || statementId === '' || statementId.length > 35) throw invalid('Stmt/Id is missing or longer than 35 characters');
   const rawEntries = (statement['Ntry'] ?? []) as unknown[];
   if (rawEntries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${rawEntries.length} entries: at most ${STATEMENT_ENTRIES_MAX} per import`);
-  const entries = rawEntries.flatMap(transactionsOf);
+  const entries = rawEntries.flatMap((entry) => transactionsOf(entry, statementId));
   if (entries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${entries.length} transactions: at most ${STATEMENT_ENTRIES_MAX} per import`);
   return { statementId, entries };
 }

@@ -34,8 +34,17 @@ describe('camt.053 statement parser', () => {
   it('reads a statement', () => {
     expect(parseStatement(statementOf())).toEqual({
       statementId: 'STMT-1',
-      entries: [expect.objectContaining({ entryRef: 'REF-1', endToEndId: 'po_abc', amount: 12_500, currency: 'DZD', creditDebit: 'DBIT', status: 'BOOK', bookingDate: '2026-11-28T00:00:00.000Z' })],
+      entries: [expect.objectContaining({ entryRef: 'STMT-1/REF-1', endToEndId: 'po_abc', amount: 12_500, currency: 'DZD', creditDebit: 'DBIT', status: 'BOOK', bookingDate: '2026-11-28T00:00:00.000Z' })],
     });
+  });
+
+  it("an entry's NtryRef identifies it within its statement only; the bank's AcctSvcrRef across statements", () => {
+    const refOf = (xml: string) => parseStatement(xml).entries[0]!.entryRef;
+    // Banks number the entries of each statement 1, 2, 3: entry 1 of tomorrow's is another entry.
+    expect(refOf(statementOf({ id: 'STMT-2', ref: '1' }))).not.toBe(refOf(statementOf({ id: 'STMT-1', ref: '1' })));
+    const withBankRef = (id: string) => statementOf({ id, ref: '1' }).replace('<NtryRef>1</NtryRef>', '<NtryRef>1</NtryRef><AcctSvcrRef>BANK-REF-9</AcctSvcrRef>');
+    expect(refOf(withBankRef('STMT-2'))).toBe('BANK-REF-9');
+    expect(refOf(withBankRef('STMT-1'))).toBe('BANK-REF-9');
   });
 
   it('a NUL or another character XML 1.0 forbids, anywhere in the body, is 400 invalid_request before parsing', () => {
@@ -51,7 +60,7 @@ describe('camt.053 statement parser', () => {
   it('decodes the five predefined entities and numeric character references in text and attributes, once', () => {
     const parsed = parseStatement(statementOf({ id: 'Z&amp;5 &lt;&gt;&quot;&apos; &#65;&#x42;&#x1F600; &amp;lt;', ref: 'R&amp;1' }).replace('Ccy="DZD"', 'Ccy="&#x44;ZD"'));
     expect(parsed.statementId).toBe('Z&5 <>"\' AB\u{1F600} &lt;');
-    expect(parsed.entries[0]).toMatchObject({ entryRef: 'R&1', currency: 'DZD', amount: 12_500 });
+    expect(parsed.entries[0]).toMatchObject({ entryRef: `${parsed.statementId}/R&1`, currency: 'DZD', amount: 12_500 });
   });
 
   it('a character reference to a character XML 1.0 does not allow, or to no character, is 400 invalid_request', () => {
