@@ -28,9 +28,12 @@ export const jsonElement = (value: unknown): JsonElement => new JsonElement(valu
  */
 export const jsonbElements = (parameter: number): string => elementsOf('jsonb_array_elements', parameter);
 
+/** The same for `$n::json[]`: each element's text kept as sent (its keys in their order, as jsonb does not). */
+export const jsonElements = (parameter: number): string => elementsOf('json_array_elements', parameter, 'json');
+
 /** The same for `$n::text[]`, from a column of `jsonElement(string)` values (long texts: a JSON document each, say). */
 export const textElements = (parameter: number): string => elementsOf('jsonb_array_elements_text', parameter);
 
 /** The elements of the JSON array `$n`, as a PostgreSQL array in the JSON array's order. */
-const elementsOf = (unpack: 'jsonb_array_elements' | 'jsonb_array_elements_text', parameter: number): string =>
-  `ARRAY(SELECT element FROM ${unpack}($${parameter}::jsonb) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;
+const elementsOf = (unpack: 'jsonb_array_elements' | 'jsonb_array_elements_text' | 'json_array_elements', parameter: number, type: 'json' | 'jsonb' = 'jsonb'): string =>
+  `ARRAY(SELECT element FROM ${unpack}($${parameter}::${type}) WITH ORDINALITY AS elements (element, n) ORDER BY n)`;

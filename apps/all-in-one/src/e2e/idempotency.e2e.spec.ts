@@ -25,6 +25,8 @@ describe('contract section 3: idempotency of creates', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
+    // The same body, byte for byte: its fields in the order the first answer gave them.
+    expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body));
   });
 
   it('same key, other body: 409 idempotency_key_reused', async () => {

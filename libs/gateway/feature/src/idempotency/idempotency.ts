@@ -12,7 +12,7 @@ import {
   SECOND_MS,
   type IdKind,
 } from '@pay/kernel';
-import { columns, GroupCommit, jsonElement, jsonbElements, type Waiting } from '@pay/platform';
+import { columns, GroupCommit, jsonElement, jsonElements, type Waiting } from '@pay/platform';
 
 
 export interface IdempotentCall {
@@ -215,7 +215,7 @@ export class IdempotencyStore {
       // grows by thousands of keys a minute; a generic plan kept from when it was small scanned every row.
       // The = ANY finds the rows by the primary key (joined on the unnest alone, the plan may scan the table).
       text: `UPDATE gw_idempotency_keys k SET state = 'done', response_status = 201, response_body = a.body, locked_until = NULL
-             FROM unnest($1::text[], $2::text[], ${jsonbElements(3)}) AS a (scope, key, body)
+             FROM unnest($1::text[], $2::text[], ${jsonElements(3)}) AS a (scope, key, body)
              WHERE k.scope = ANY ($1::text[]) AND k.key = ANY ($2::text[]) AND k.scope = a.scope AND k.key = a.key`,
       values: columns(group, ({ item }) => [item.scope, item.key, jsonElement(item.body)]),
     });
