@@ -75,6 +75,12 @@ export const PAYOUT_ADMIN_REQUEST_TIMEOUT_MS = 2 * MINUTE_MS;
  */
 export const STATEMENT_IMPORT_WAIT_MS = MINUTE_MS;
 export const STATEMENT_IMPORT_POLL_MS = 50;
+/**
+ * How far after the service's clock a statement's booking date may be: a date alone is midnight UTC of
+ * the bank's day, which starts up to a day before UTC's east of it. A later one is no booking that
+ * happened: the entry is unmatched (`booking_date_in_future`), not a payout paid in the future.
+ */
+export const STATEMENT_BOOKING_AHEAD_MAX_MS = DAY_MS;
 /** A statement's claim that sees no row retries with a new snapshot, which sees the committed row: more than one retry means something else is wrong. */
 export const STATEMENT_CLAIM_ATTEMPTS_MAX = 3;
 /** Nesting of a JSON body: deeper is refused before it is parsed (class-transformer recurses per level). */

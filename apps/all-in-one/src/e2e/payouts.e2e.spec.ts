@@ -353,6 +353,21 @@ describe('payouts', () => {
       expect(await retrieve(tomorrow, numbered)).toMatchObject({ status: 'paid', paid_at: '2026-11-29T00:00:00.000Z' });
     });
 
+    it('a booking date more than a day ahead of the service clock pays nothing: unmatched booking_date_in_future', async () => {
+      const ahead = await createIntegrator(service);
+      const account = (await bankAccountOf(ahead, DZ_IBAN)).body.id;
+      await fund(ahead.merchant, 100_000);
+      const id = (await payout({ amount: 10_000, bank_account: account }, ahead)).body.id as string;
+      const made = await batch('DZD');
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const far = await importStatement(statement(`F1-${made.body.id}`, [{ e2e: id, amount: '100.00', currency: 'DZD', indicator: 'DBIT', ref: 'F', bookingDate: '9999-12-31' }]));
+      expect(far.body).toMatchObject({ paid: 0, unmatched: [{ end_to_end_id: id, amount: 10_000, currency: 'DZD', reason: 'booking_date_in_future' }] });
+      expect(await retrieve(id, ahead)).toMatchObject({ status: 'in_transit', paid_at: null });
+      // Tomorrow's date, from a bank east of UTC, is today there.
+      const near = await importStatement(statement(`F2-${made.body.id}`, [{ e2e: id, amount: '100.00', currency: 'DZD', indicator: 'DBIT', ref: 'F', bookingDate: tomorrow }]));
+      expect(near.body).toMatchObject({ paid: 1, unmatched: [] });
+    });
+
     it('hostile statements: XXE, billion laughs, a NUL or a control character refused with 400, not XML 400, JSON 400, over 10 MB 413; nothing applied', async () => {
       await fund(shop.merchant, 100_000);
       const target = (await payout({ amount: 100_000 })).body.id;

@@ -23,6 +23,7 @@ import {
   hasPrefix,
   PAYOUT_BATCH_MAX,
   PAYOUT_STEPS_CONCURRENCY,
+  STATEMENT_BOOKING_AHEAD_MAX_MS,
   STATEMENT_CLAIM_ATTEMPTS_MAX,
   STATEMENT_IMPORT_POLL_MS,
   STATEMENT_IMPORT_WAIT_MS,
@@ -417,6 +418,7 @@ export class PayoutsService {
       applied = 'failed';
     } else if (entry.creditDebit === 'DBIT' && entry.status === 'BOOK' && !entry.isReturn) {
       if (entry.bookingDate === null) return { unmatched: 'no_booking_date' };
+      if (Date.parse(entry.bookingDate) > this.clock.now().getTime() + STATEMENT_BOOKING_AHEAD_MAX_MS) return { unmatched: 'booking_date_in_future' };
       command = { type: 'BookPayment', payoutId, paidAt: entry.bookingDate, entryRef: entry.entryRef };
       applied = 'paid';
     } else {
