@@ -121,8 +121,9 @@ const transactionsOf = (entry: unknown, statementId: string): StatementEntry[] =
     status: text(path(entry, 'Sts', 'Cd')) ?? text(path(entry, 'Sts')),
     bookingDate: bookingTime(entry),
   } as const;
-  const details = path(entry, 'NtryDtls', 'TxDtls');
-  const transactions: unknown[] = Array.isArray(details) && details.length > 0 ? details : [undefined];
+  // NtryDtls and TxDtls are both repeatable: every TxDtls of every NtryDtls is a transaction.
+  const details = ((child(entry, 'NtryDtls') ?? []) as unknown[]).flatMap((group) => (child(group, 'TxDtls') ?? []) as unknown[]);
+  const transactions: unknown[] = details.length > 0 ? details : [undefined];
   const parts = transactions.map((tx) => (transactions.length === 1 ? booked : amountOf(child(tx, 'Amt') ?? path(tx, 'AmtDtls', 'TxAmt', 'Amt'))));
   const addsUp = parts.every((part) => part.amount !== null && part.currency === booked.currency) && parts.reduce((sum, part) => sum + part.amount!, 0) === booked.amount;
   // The bank's reference is unique across its statements; an entry's own NtryRef, only within one.
@@ -145,9 +146,10 @@ const transactionsOf = (entry: unknown, statementId: string): StatementEntry[] =
 };
 
 /**
- * Reads a camt.053.001.08 statement: its `Stmt/Id` and the transactions of each `Ntry` (amount, currency,
- * credit or debit, status, booking date, the transaction's `EndToEndId`, a return's reason). Anything that is not such
- * a statement is `400 invalid_request` naming what is wrong, before anything is applied.
+ * Reads a camt.053.001.08 statement: its `Stmt/Id` and the transactions of each `Ntry` (amount,
+ * currency, credit or debit, status, booking date, the transaction's `EndToEndId`, a return's reason).
+ * Anything that is not such a statement is `400 invalid_request` naming what is wrong, before anything
+ * is applied.
  */
 export function parseStatement(xml: string): ParsedStatement {
   const forbidden = NOT_XML_CHAR.exec(xml);

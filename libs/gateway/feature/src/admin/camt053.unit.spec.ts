@@ -95,6 +95,15 @@ describe('camt.053 statement parser', () => {
       ]);
     });
 
+    it('spread over several NtryDtls is every TxDtls of each', () => {
+      const xml = batchOf('200.00', ['<Amt Ccy="DZD">125.00</Amt>', '<Amt Ccy="DZD">75.00</Amt>']).replace('</TxDtls><TxDtls>', '</TxDtls></NtryDtls><NtryDtls><TxDtls>');
+      expect(xml.match(/<NtryDtls>/g)).toHaveLength(2);
+      expect(parseStatement(xml).entries.map((entry) => [entry.endToEndId, entry.amount])).toEqual([
+        ['po_1', 12_500],
+        ['po_2', 7_500],
+      ]);
+    });
+
     it('whose amounts are missing, of another currency or do not add up to the entry is read with no amount', () => {
       for (const parts of [['<Amt Ccy="DZD">125.00</Amt>', ''], ['<Amt Ccy="DZD">125.00</Amt>', '<Amt Ccy="DZD">70.00</Amt>'], ['<Amt Ccy="DZD">125.00</Amt>', '<Amt Ccy="MAD">75.00</Amt>']]) {
         const { entries } = parseStatement(batchOf('200.00', parts));
