@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { ensureDatabase } from '@pay/platform';
 import { runBaseline, type BaselineResult } from './baseline';
 import { allInOneGroups, cpuDelta, cpuSnapshot, describeCpu, machineGroups, type CpuSnapshot } from './cpu';
-import { distributedPhase, SHARED_TOPICS, type DistributedResult } from './distributed';
+import { distributedPhase, SHARED_TOPICS, SHARING, type DistributedResult } from './distributed';
 import { stopAllLoad, type LoadResult } from './load';
 import { RssSampler } from './memory';
 import { observabilityPhase, type ObservabilityOptions, type ObservabilityResult } from './observability';
@@ -514,9 +514,10 @@ function detailRows(r: Results): Row[] {
     }
     for (const [app, shares] of Object.entries(s.shares)) {
       const split = Object.entries(shares).map(([instance, share]) => `${instance} ${percent(share)}`).join(' / ');
-      // Shared: every instance handled some of its app's messages (with one instance, trivially 100 %).
-      const shared = Object.values(shares).every((share) => share > 0);
-      rows.push({ figure: `${name}: ${SHARED_TOPICS[app as keyof typeof SHARED_TOPICS]} handled by`, value: split, target: 'each > 0', pass: shared });
+      const sharing = SHARING[app as keyof typeof SHARING];
+      const handling = Object.values(shares).filter((share) => share > 0).length;
+      const pass = sharing === 'every instance' ? handling === Object.keys(shares).length : handling === 1;
+      rows.push({ figure: `${name}: ${SHARED_TOPICS[app as keyof typeof SHARED_TOPICS]} handled by`, value: split, target: sharing, pass });
     }
   }
   if (stored) rows.push(...stored.rows);

@@ -26,6 +26,12 @@ export interface DistributedOptions {
 
 /** The request topics whose handling the phase reports per instance: the authorization's two hops. */
 export const SHARED_TOPICS = { payments: 'payments.authorize', ledger: 'ledger.transfer' } as const satisfies Partial<Record<AppName, string>>;
+/**
+ * How each app's instances share those requests: payments' authorizations spread over every instance;
+ * the ledger's transfers of one currency (the fixture's, DZD) all go to one partition and so to one
+ * instance (LEDGER_PARTITION_FIELDS in libs/contracts), the other instance's share of them none.
+ */
+export const SHARING = { payments: 'every instance', ledger: 'one instance a currency' } as const satisfies Record<keyof typeof SHARED_TOPICS, string>;
 
 export interface DistributedResult {
   authorize: AuthorizeResult;

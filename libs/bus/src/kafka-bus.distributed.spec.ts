@@ -176,6 +176,28 @@ describe('KafkaBus over one broker', () => {
     expect(error.toBody()).toEqual({ code: 'service_unavailable', message: 'ledger does not serve ledger.transfer' });
   });
 
+  it("a ledger write goes to its currency's partition whatever its operation id; a read, by its key, anywhere", async () => {
+    const admin = new Kafka({ brokers: kafka.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const ends = async () => new Map((await admin.fetchTopicOffsets(requestTopicOf('ledger'))).map(({ partition, high }) => [partition, Number(high)]));
+      /** The partitions that received messages while `send` ran. */
+      const written = async (send: () => Promise<unknown>) => {
+        const before = await ends();
+        await send();
+        const after = await ends();
+        return [...after].filter(([partition, high]) => high > before.get(partition)!).map(([partition]) => partition);
+      };
+      // The ledger here serves no transfer: each is answered as not served, after it went through Kafka.
+      const transfers = (currency: string) => () => Promise.all(Array.from({ length: 12 }, (_, i) => rejection(gateway.request('ledger.transfer', { operationId: `op_route_${currency}_${i}`, currency } as never))));
+      expect(await written(transfers('DZD'))).toHaveLength(1);
+      expect(await written(transfers('MAD'))).toHaveLength(1);
+      expect((await written(() => Promise.all(Array.from({ length: 12 }, (_, i) => gateway.request('ledger.get-balance', { owner: `own_route_${i}` }))))).length).toBeGreaterThan(1);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('50 concurrent requests are each answered with their own reply', async () => {
     const owners = Array.from({ length: 50 }, (_, i) => `own_${i}_${'x'.repeat(i % 7)}`);
     const replies = await Promise.all(owners.map((owner) => gateway.request('ledger.get-balance', { owner }, { timeoutMs: 10_000 })));

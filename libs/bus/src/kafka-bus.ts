@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ClientKafka, KafkaContext, KafkaHeaders, KafkaRetriableException, ServerKafka, type KafkaOptions, type OutgoingResponse, type ReadPacket, type WritePacket } from '@nestjs/microservices';
-import { logLevel, Partitioners, type EachMessagePayload, type KafkaMessage } from 'kafkajs';
-import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, requestTopicOf, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
+import { logLevel, Partitioners, type EachMessagePayload, type ICustomPartitioner, type KafkaMessage } from 'kafkajs';
+import { isErrorCode, REPLY_TOPICS, replyTopicOf, REQUEST_MESSAGE_KEY, REQUEST_PARTITION_FIELD, REQUEST_TOPIC_OWNER, REQUEST_TOPICS, requestTopicOf, ServiceError, type AppName, type ErrorBody, type RequestTopic } from '@pay/contracts';
 import {
   BUS_REQUEST_TIMEOUT_MS,
   KAFKA_CLOSE_TIMEOUT_MS,
@@ -38,6 +38,8 @@ import type { BusReadiness, Handler, MessageBus, Reply, Request, RequestOptions 
 
 /** The header naming a request's topic (RequestTopic): every request to an app travels on its one Kafka topic (requestTopicOf). */
 export const REQUEST_TOPIC_HEADER = 'pay-topic';
+/** The header carrying the value that picks a request's partition, when its topic declares one (REQUEST_PARTITION_FIELD). */
+export const PARTITION_KEY_HEADER = 'pay-partition-key';
 /** The caller's deadline, epoch milliseconds: a server does not run a request found long past it. */
 export const REQUEST_DEADLINE_HEADER = 'pay-deadline';
 /** Connecting and producing: bounded retries, well inside a request's deadline (limits.ts). */
@@ -235,7 +237,10 @@ export class KafkaBus implements MessageBus {
    * subscribers, plus the take and timeout operators, in the caller's busiest path.
    */
   private send(topic: RequestTopic, message: object, timeoutMs: number, context: MessageContext): Promise<unknown> {
-    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers: { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic, [REQUEST_DEADLINE_HEADER]: String(Date.now() + timeoutMs) } };
+    const headers: Record<string, string> = { ...contextHeaders(context), [REQUEST_TOPIC_HEADER]: topic, [REQUEST_DEADLINE_HEADER]: String(Date.now() + timeoutMs) };
+    const partitionKey = partitionKeyOf(topic, message);
+    if (partitionKey !== undefined) headers[PARTITION_KEY_HEADER] = partitionKey;
+    const record = { key: messageKey(topic, message), value: JSON.stringify(message), headers };
     const kafkaTopic = this.kafkaName(requestTopicOf(REQUEST_TOPIC_OWNER[topic]));
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
@@ -361,8 +366,8 @@ export class KafkaBus implements MessageBus {
         allowAutoTopicCreation: false,
         retry: CONSUMER_RETRY,
       },
-      // kafkajs sends at once (no linger); the Java-compatible partitioner, named to silence its v2 warning.
-      producer: { allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: RETRY },
+      // kafkajs sends at once (no linger); the Java-compatible partitioner (named to silence its v2 warning) over the partition key.
+      producer: { allowAutoTopicCreation: false, createPartitioner: partitionByHeaderOrKey, retry: RETRY },
       // Each side commits its offsets itself: the server up to the oldest request not yet answered
       // (RequestServer), the client its replies read, once a second at most (ReplyClient).
       run: { partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY, autoCommit: false },
@@ -658,6 +663,22 @@ function openEnvelope(topic: RequestTopic, envelope: unknown): unknown {
  * that requests about one object stay in order on one partition; a topic about no entity, or a message
  * without its key field, gets a random key (spread over the partitions).
  */
+/** The value of the field the topic declares as its partition's (REQUEST_PARTITION_FIELD), if any. */
+export function partitionKeyOf(topic: RequestTopic, message: object): string | undefined {
+  const field = REQUEST_PARTITION_FIELD[topic];
+  const value = field ? (message as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** kafkajs' Java-compatible partitioner, hashing the partition key header when there is one, else the message key. */
+export const partitionByHeaderOrKey: ICustomPartitioner = () => {
+  const byKey = Partitioners.DefaultPartitioner();
+  return (args) => {
+    const routed = args.message.headers?.[PARTITION_KEY_HEADER];
+    return byKey(routed === undefined ? args : { ...args, message: { ...args.message, key: routed as string | Buffer } });
+  };
+};
+
 export function messageKey(topic: RequestTopic, message: object): string {
   const field = REQUEST_MESSAGE_KEY[topic];
   const value = field ? (message as Record<string, unknown>)[field] : undefined;

@@ -56,5 +56,8 @@ export type MessageKeyOf<R> = [Extract<StringField<R>, EntityIdField>] extends [
 /** Every topic of a topics map with its message key: `satisfies MessageKeys<XTopics>` lists each topic once, none missing, none extra. */
 export type MessageKeys<Topics> = { readonly [T in keyof Topics]: Topics[T] extends { request: infer R } ? MessageKeyOf<R> : never };
 
+/** Topics whose partition a string field of their request picks, rather than their message key (see LEDGER_PARTITION_FIELDS). */
+export type PartitionFields<Topics> = { readonly [T in keyof Topics]?: Topics[T] extends { request: infer R } ? StringField<R> : never };
+
 /** The topics of a message-key map, in its order. */
 export const topicsOf = <K extends object>(keys: K): (keyof K & string)[] => Object.keys(keys) as (keyof K & string)[];

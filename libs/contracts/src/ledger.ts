@@ -1,5 +1,5 @@
 import type { Currency } from '@pay/kernel';
-import { topicsOf, type MessageKeys } from './common';
+import { topicsOf, type MessageKeys, type PartitionFields } from './common';
 import type {
   BalanceResource,
   BalanceTransactionResource,
@@ -215,3 +215,14 @@ export const LEDGER_MESSAGE_KEYS = {
 } as const satisfies MessageKeys<LedgerTopics>;
 
 export const LEDGER_TOPICS = topicsOf(LEDGER_MESSAGE_KEYS);
+
+/**
+ * The field whose value picks the Kafka partition of a ledger write, instead of its message key (which
+ * still orders it): every entry of a currency moves that currency's platform accounts (fees, funding),
+ * rows each entry locks, so its writes go to one partition, one ledger instance, and a second instance
+ * takes other currencies and reads rather than waiting on those rows' locks.
+ */
+export const LEDGER_PARTITION_FIELDS = {
+  'ledger.topup': 'currency',
+  'ledger.transfer': 'currency',
+} as const satisfies PartitionFields<LedgerTopics>;

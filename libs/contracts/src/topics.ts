@@ -1,9 +1,9 @@
 import { KAFKA_REPLY_PARTITIONS } from '@pay/kernel';
 import { CASH_MESSAGE_KEYS, CASH_TOPICS, type CashTopics } from './cash';
 import { COLLECTIONS_MESSAGE_KEYS, COLLECTIONS_TOPICS, type CollectionsTopics } from './collections';
-import { APP_NAMES, type AppName, type MessageKeys } from './common';
+import { APP_NAMES, type AppName, type MessageKeys, type PartitionFields } from './common';
 import { CONSOLE_MESSAGE_KEYS, type ConsoleTopics } from './console';
-import { LEDGER_MESSAGE_KEYS, LEDGER_TOPICS, type LedgerTopics } from './ledger';
+import { LEDGER_MESSAGE_KEYS, LEDGER_PARTITION_FIELDS, LEDGER_TOPICS, type LedgerTopics } from './ledger';
 import { operationsTopicsOf, WEBHOOKS_OPERATIONS_TOPICS, type OperationsTopics } from './operations';
 import { PAYMENTS_MESSAGE_KEYS, PAYMENTS_TOPICS, type PaymentsTopics } from './payments';
 import { RECONCILIATION_MESSAGE_KEYS, type ReconciliationTopics } from './reconciliation';
@@ -76,6 +76,9 @@ export const REQUEST_MESSAGE_KEY: { readonly [T in RequestTopic]: string | null 
   ...OPERATIONS_MESSAGE_KEYS,
   ...CONSOLE_MESSAGE_KEYS,
 } satisfies MessageKeys<RequestTopics>;
+
+/** Topics whose partition is picked by a field of the request rather than by its message key (see LEDGER_PARTITION_FIELDS). */
+export const REQUEST_PARTITION_FIELD: { readonly [T in RequestTopic]?: string } = { ...LEDGER_PARTITION_FIELDS } satisfies PartitionFields<RequestTopics>;
 
 const owned = <A extends AppName, T extends RequestTopic>(app: A, topics: readonly T[]) => Object.fromEntries(topics.map((t) => [t, app])) as Record<T, A>;
 
