@@ -8,6 +8,24 @@ export class AdminClient {
     private readonly adminKey: string,
   ) {}
 
+  /**
+   * Whether the service runs with its sandbox on: its test helpers exist (asked without a key: 401),
+   * or not (404). Any other answer, or one without the service's error shape, is another server.
+   */
+  async isSandbox(): Promise<boolean> {
+    const path = '/v1/test_helpers/clock';
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS) });
+    } catch (error) {
+      throw new Error(`cannot reach the service (${(error as Error).message}): ${addressHint(this.baseUrl)}`);
+    }
+    const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+    if (response.status === 401 && answer?.error?.code === 'authentication_required') return true;
+    if (response.status === 404 && answer?.error?.code === 'resource_not_found') return false;
+    throw new Error(`GET ${path} got HTTP ${response.status}: not the payments service; ${addressHint(this.baseUrl)}`);
+  }
+
   async post<T = Record<string, unknown>>(path: string, body: object): Promise<T> {
     let response: Response;
     try {

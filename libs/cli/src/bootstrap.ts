@@ -25,6 +25,8 @@ export const BUSINESS_FUNDS = 50_000_000;
 export async function bootstrap(settings: Settings, options: BootstrapOptions): Promise<Bootstrapped> {
   if (!settings.adminKey) throw new UsageError('no admin key: set PAY_ADMIN_KEY or pass --admin-key (npm start keeps it in .data/admin-api-key)');
   const admin = new AdminClient(settings.baseUrl, settings.adminKey);
+  // Its top-ups are money: on a service with the sandbox off they would fund a live customer and business.
+  if (!(await admin.isSandbox())) throw new Error(`the service at ${settings.baseUrl} runs with the sandbox off: bootstrap creates and funds test accounts only on a sandbox (SANDBOX=true)`);
   const { currency, name } = options;
   const integrator = await admin.post<{ id: string; api_key: string }>('/admin/v1/integrators', { name });
   const connection = async (kind: string, label: string) =>

@@ -146,3 +146,21 @@ describe('the integrator kit: CLI and quick starts', () => {
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown event type payment\.shipped; one of: payment\.succeeded/) });
   }, 300_000);
 });
+
+describe('bootstrap against a service with the sandbox off', () => {
+  let live: TestService;
+  beforeAll(async () => {
+    live = await startTestService({ SANDBOX: 'false' });
+  }, 180_000);
+  afterAll(() => live?.stop());
+
+  it('refuses (exit 1, saying why) and creates nothing: its top-ups would be money on a live ledger', async () => {
+    const created = async () => ((await live.admin('GET', '/admin/v1/audit_events?limit=100')).body.data as { type: string }[]).filter((e) => e.type === 'integrator.created').length;
+    const before = await created();
+    const refused = await run(process.execPath, [join(ROOT, 'tools', 'payments.js'), 'bootstrap'], { cwd: ROOT, env: { ...process.env, PAY_BASE_URL: live.url, PAY_ADMIN_KEY: live.adminKey }, timeout: 180_000 }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/runs with the sandbox off/) });
+    expect(await created()).toBe(before);
+  }, 180_000);
+});
