@@ -233,11 +233,13 @@ export class WebhookEndpointsResource extends Resource {
   }
 }
 
-/** Sandbox only (SANDBOX=true): what the customer, the approver or the cash agent would do. */
-/** The integrator's API keys (a `["*"]` key only). Creating and rolling answer the secret once; neither is idempotent. */
+/**
+ * The integrator's API keys (a `["*"]` key only). Creating and rolling send an `Idempotency-Key` as
+ * every create does: a retry, or a repeat with the same key, answers the same key and secret.
+ */
 export class ApiKeysResource extends Resource {
   create(params: ApiKeyCreateParams, options?: RequestOptions): Promise<ApiKeyWithSecret> {
-    return this.http.request({ method: 'POST', path: '/v1/api_keys', body: params }, options);
+    return this.http.request({ method: 'POST', path: '/v1/api_keys', body: params, idempotent: true }, options);
   }
   retrieve(keyId: string, options?: RequestOptions): Promise<ApiKey> {
     return this.http.request({ method: 'GET', path: `/v1/api_keys/${id(keyId)}` }, options);
@@ -247,7 +249,7 @@ export class ApiKeysResource extends Resource {
   }
   /** A new key with the same name and scopes; the old one works `expires_in` seconds more. */
   roll(keyId: string, params: ApiKeyRollParams = {}, options?: RequestOptions): Promise<ApiKeyWithSecret> {
-    return this.http.request({ method: 'POST', path: `/v1/api_keys/${id(keyId)}/roll`, body: params }, options);
+    return this.http.request({ method: 'POST', path: `/v1/api_keys/${id(keyId)}/roll`, body: params, idempotent: true }, options);
   }
   revoke(keyId: string, options?: RequestOptions): Promise<ApiKey> {
     return this.http.request({ method: 'POST', path: `/v1/api_keys/${id(keyId)}/revoke` }, options);
@@ -261,6 +263,7 @@ export class AuditEventsResource extends Resource {
   }
 }
 
+/** Sandbox only (SANDBOX=true): what the customer, the approver or the cash agent would do. */
 export class TestHelpers extends Resource {
   readonly payments = {
     /** The customer authorizes: `succeeded`, or `declined` (insufficient_balance). */

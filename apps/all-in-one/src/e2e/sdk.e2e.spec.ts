@@ -91,6 +91,15 @@ describe('@pay/sdk against the service', () => {
     expect(unauthenticated).toMatchObject({ status: 401, code: 'authentication_required' });
   });
 
+  it("creating or rolling an API key with the caller's idempotency key replays the first answer", async () => {
+    const key = `sdk-keys-${Date.now()}`;
+    const made = await client.apiKeys.create({ name: 'reporting', scopes: ['payments:read'] }, { idempotencyKey: key });
+    expect(await client.apiKeys.create({ name: 'reporting', scopes: ['payments:read'] }, { idempotencyKey: key })).toEqual(made);
+    const rolled = await client.apiKeys.roll(made.id, {}, { idempotencyKey: `${key}-roll` });
+    expect(await client.apiKeys.roll(made.id, {}, { idempotencyKey: `${key}-roll` })).toEqual(rolled);
+    expect((await client.apiKeys.list({ limit: 100 }).toArray()).filter((k) => k.name === 'reporting')).toHaveLength(2);
+  });
+
   it('has a method for every /v1 route the gateway registers', async () => {
     const called = new Set<string>();
     const recorder = createServer((request, response) => {
