@@ -88,6 +88,16 @@ describe('webhooks.verify', () => {
     refusal(() => webhooks.verify(body, { 'webhook-id': 'evt_1' }, secret));
   });
 
+  it('refuses a signature with characters base64 does not have, as standardwebhooks does', async () => {
+    const secret = newSecret();
+    const { body, headers } = await deliver([secret]);
+    expect(webhooks.verify(body, headers, secret).id).toBe('evt_1');
+    for (const garbled of [`${headers['webhook-signature']}!!`, String(headers['webhook-signature']).replace('v1,', 'v1,.')]) {
+      expect(refusal(() => webhooks.verify(body, { ...headers, 'webhook-signature': garbled }, secret)).message).toMatch(/no signature matches/);
+      expect(() => new Webhook(secret).verify(body.toString('utf8'), { ...headers, 'webhook-signature': garbled } as unknown as Record<string, string>)).toThrow();
+    }
+  });
+
   it('refuses a stale timestamp (and one too far ahead), within toleranceSeconds', async () => {
     const secret = newSecret();
     const now = Math.floor(Date.now() / 1000);
