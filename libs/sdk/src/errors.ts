@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'invalid_amount'
   | 'unsupported_currency'
   | 'currency_mismatch'
+  | 'insufficient_balance'
   | 'authentication_required'
   | 'connection_not_authorized'
   | 'beneficiary_not_authorized'
@@ -54,7 +55,7 @@ export class PaymentsError extends Error {
   }
 }
 
-/** 400 / 413: invalid_request, invalid_amount, unsupported_currency, currency_mismatch. */
+/** 400 / 413: invalid_request, invalid_amount, unsupported_currency, currency_mismatch, insufficient_balance (a payout above the available balance). */
 export class InvalidRequestError extends PaymentsError {}
 /** 401 authentication_required. */
 export class AuthenticationError extends PaymentsError {}
