@@ -64,6 +64,14 @@ describe('the CLI names the way to point it elsewhere', () => {
     }
   }, 60_000);
 
+  it('a file it cannot read is a usage error (exit 2), for every command that reads one', async () => {
+    for (const argv of [['payouts', 'import-statement', '/nonexistent/statement.xml'], ['ledger', 'verify', '/nonexistent/export.ndjson']]) {
+      const run = io({ PAY_BASE_URL: nothing, PAY_ADMIN_KEY: 'admin_x' });
+      expect([argv.join(' '), await runCli(argv, run.io)]).toEqual([argv.join(' '), 2]);
+      expect(run.text()).toContain('cannot read /nonexistent/');
+    }
+  });
+
   it('listen polls without piling listeners on its signal', async () => {
     const stop = new AbortController();
     const run = io({ PAY_BASE_URL: eventsUrl, PAY_API_KEY: 'sk_x' }, stop.signal);

@@ -102,7 +102,10 @@ export async function payouts(what: string | undefined, args: string[], flags: P
     case 'import-statement': {
       const [file] = args;
       if (!file) throw new UsageError('payouts import-statement needs the statement file (camt.053.001.08 XML)');
-      const result = await adminClient(settings).bankStatements.import(await readFile(file, 'utf8'));
+      const xml = await readFile(file, 'utf8').catch((error: Error) => {
+        throw new UsageError(`cannot read ${file}: ${error.message}`);
+      });
+      const result = await adminClient(settings).bankStatements.import(xml);
       io.out(`${result.statement_id} entries ${result.entries} paid ${result.paid} failed ${result.failed} unmatched ${result.unmatched.length}${result.duplicate ? ' (duplicate: nothing applied)' : ''}`);
       for (const entry of result.unmatched) io.out(`  unmatched ${entry.end_to_end_id ?? '-'} ${entry.amount ?? '-'} ${entry.currency ?? '-'} ${entry.reason}`);
       return 0;
