@@ -58,7 +58,7 @@ describe('hosted pages in a browser', () => {
     await expect(page.locator('.status').innerText()).resolves.toBe('Paid');
     await screenshot(page, 'payment-3-succeeded');
 
-    const back = await page.getByRole('link', { name: 'Return to Test shop' }).getAttribute('href');
+    const back = await page.getByRole('link', { name: /^Return to \u2068?Test shop\u2069?$/ }).getAttribute('href'); // the name isolated in the sentence
     expect(back).toBe(`https://shop.example/return?payment_id=${payment.id}`);
     const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
     expect(retrieved.body.status).toBe('succeeded');
@@ -152,6 +152,26 @@ describe('hosted pages in a browser', () => {
     expect(qrLoaded).toBe(true);
     await screenshot(page, 'cash-1-instructions');
     await context.close();
+  });
+
+  it("a right-to-left override in the merchant's name stays inside the name, in French and English: title, sentences, cash instructions", async () => {
+    const name = '\u202Epohs ebuR'; // shown as "Rube shop"; without an isolate, the rest of each sentence (the amount too) would read backwards
+    const merchant = (await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'merchant', name, currency: 'DZD' } })).body.id;
+    const payment = await createPayment(service, shop, { merchant_connection: merchant });
+    const cash = await service.http('POST', '/v1/cash_payments', { key: shop.apiKey, body: { amount: 5000, currency: 'DZD', order_reference: 'bidi-1', merchant_connection: merchant } });
+    expect(cash.status).toBe(201);
+    for (const [language, title] of [['fr', 'Paiement à'], ['en', 'Payment to']] as const) {
+      const html = await (await fetch(pageOf(payment), { headers: { 'Accept-Language': language } })).text();
+      expect(html).toContain(`<title>${title} \u2068${name}\u2069 · Pay</title>`);
+      expect(html).toContain(`<h1 class="party"><bdi>${name}</bdi></h1>`);
+      const instructions = await (await fetch(`${service.url}${new URL(cash.body.instructions_url).pathname}`, { headers: { 'Accept-Language': language } })).text();
+      // Every RLO of either page sits in an isolate of its own (FSI … PDI) or a <bdi>: none reaches the sentence around it.
+      for (const page of [html, instructions]) {
+        const overrides = [...page.matchAll(/.\u202E[^\u2069<]*./gu)].map((m) => m[0]);
+        expect(overrides.length).toBeGreaterThan(0);
+        for (const found of overrides) expect(found).toMatch(/^(\u2068\u202E.*\u2069|>\u202E.*<)$/u);
+      }
+    }
   });
 
   it('security headers: no inline script (our forms script under the response nonce only), no inline style, no framing, no caching', async () => {
