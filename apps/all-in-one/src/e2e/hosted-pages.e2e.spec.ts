@@ -68,15 +68,18 @@ describe('hosted pages in a browser', () => {
     await context.close();
   });
 
-  it('a customer declines', async () => {
+  it('a customer declines, and the link back keeps the return_url byte for byte, payment_id appended before its fragment', async () => {
     await createCustomer(service, 5_000_000);
-    const payment = await createPayment(service, shop);
+    const returnUrl = 'https://shop.example/r?x=a%20b&y=%7E&z&sig=A%2BB#frag'; // a query the merchant signs
+    const payment = await createPayment(service, shop, { return_url: returnUrl });
     const { context, page } = await newPage();
     await page.goto(pageOf(payment));
     await signIn(page, '+213555000111', '1234');
     await page.getByRole('button', { name: 'Decline' }).click();
     await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('declined');
     await screenshot(page, 'payment-4-declined');
+    const back = await page.getByRole('link', { name: /^Return to / }).getAttribute('href');
+    expect(back).toBe(`https://shop.example/r?x=a%20b&y=%7E&z&sig=A%2BB&payment_id=${payment.id}#frag`);
     const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
     expect(retrieved.body).toMatchObject({ status: 'declined', decline_reason: 'customer_declined' });
     await context.close();

@@ -8,6 +8,7 @@ import { DirectoryRepository } from '../directory/directory.repository';
 import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { phoneExample, typedPhone } from './phones';
+import { returnUrlWith } from './return-url';
 import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
 import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
 import { sendSignInRefusal, PIN_LOCK_ERRORS } from './sign-in-refusals';
@@ -160,9 +161,5 @@ const outcomeOf = (payment: PaymentResource, merchant: string): GatewayViews['pa
   }
 };
 
-/** The merchant's return_url (https, validated at create) with the payment's id: the merchant must still confirm it server-side. */
-const returnUrlOf = (payment: PaymentResource): string => {
-  const back = new URL(payment.return_url);
-  back.searchParams.set('payment_id', payment.id);
-  return back.toString();
-};
+/** The merchant's return_url with the payment's id: the merchant must still confirm it server-side. */
+const returnUrlOf = (payment: PaymentResource): string => returnUrlWith(payment.return_url, payment.id);
