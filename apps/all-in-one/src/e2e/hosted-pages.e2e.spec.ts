@@ -177,6 +177,41 @@ describe('hosted pages in a browser', () => {
     }
   });
 
+  it('a customer never gets JSON: an unknown cash payment, an id pasted with a full stop or with markup, a query in Latin-1 are pages (the API keeps its JSON)', async () => {
+    const payment = await createPayment(service, shop);
+    const english = { headers: { 'Accept-Language': 'en' } };
+    const expectPage = async (path: string, status: number, init: RequestInit = english) => {
+      const response = await fetch(`${service.url}${path}`, init);
+      const body = await response.text();
+      expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({ path, status, type: 'text/html; charset=utf-8' });
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+      return body;
+    };
+    expect(await expectPage('/hosted/cash_payments/cpay_nope/instructions', 404)).toContain('Page not found');
+    const qr = await fetch(`${service.url}/hosted/cash_payments/cpay_nope/qr.png`);
+    expect(qr.status).toBe(404);
+    expect(qr.headers.get('content-type') ?? '').not.toMatch(/json/);
+    expect(await expectPage(`/hosted/payments/${payment.id}.`, 404)).toContain('Page not found'); // a link pasted into a text message
+    const markup = await expectPage('/hosted/payments/%3Cx%3E', 404);
+    expect(markup).toContain('Page not found');
+    expect(markup).not.toContain('<x>');
+    expect(await expectPage(`/hosted/supplier_payments/spay_x.`, 404)).toContain('Page not found');
+    expect(await expectPage(`/hosted/agent/collections/col_x.`, 404)).toContain('Page not found');
+    expect(await expectPage(`/hosted/payments/${payment.id}./authorize`, 404, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Accept-Language': 'en' }, body: 'csrf=x' })).toContain('Page not found');
+    const latin1 = await expectPage(`/hosted/payments/${payment.id}?utm=%E9t%E9`, 400);
+    expect(latin1).toContain('This link cannot be read');
+    expect(latin1).toContain(`href="/hosted/payments/${payment.id}"`); // the page without its query
+    expect(await expectPage(`/hosted/payments/${payment.id}?utm=%E9t%E9`, 400, { headers: { 'Accept-Language': 'fr' } })).toContain('Ce lien ne peut pas être lu');
+    // The API's answers stay JSON in the contract's shape.
+    const api = await service.http('GET', `/v1/payments/${payment.id}.`, { key: shop.apiKey });
+    expect({ status: api.status, code: api.body.error.code }).toEqual({ status: 404, code: 'resource_not_found' });
+    const query = await service.http('GET', `/v1/payments?utm=%E9t%E9`, { key: shop.apiKey });
+    expect({ status: query.status, code: query.body.error.code }).toEqual({ status: 400, code: 'invalid_request' });
+    const admin = await service.admin('GET', '/admin/v1/integrators/int_x.');
+    expect({ status: admin.status, code: admin.body.error.code }).toEqual({ status: 404, code: 'resource_not_found' });
+  });
+
   it('security headers: no inline script (our forms script under the response nonce only), no inline style, no framing, no caching', async () => {
     const payment = await createPayment(service, shop);
     const response = await fetch(pageOf(payment));

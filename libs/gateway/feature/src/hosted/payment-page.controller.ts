@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type PaymentResource } from '@pay/contracts';
@@ -15,6 +15,7 @@ import { sendSignInRefusal, PIN_LOCK_ERRORS } from './sign-in-refusals';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
+import { HostedErrorPages } from './views/hosted-error-pages';
 
 const PAGE = '/hosted/payments';
 /**
@@ -38,6 +39,7 @@ const ERRORS: Readonly<Record<string, MessageKey>> = {
  * Authorize or Decline. It runs the same commands as the sandbox helpers (payments.authorize,
  * payments.decline). The session is bound to this payment: signing in here authorizes nothing else.
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/payments')
 export class PaymentPageController {
   constructor(
