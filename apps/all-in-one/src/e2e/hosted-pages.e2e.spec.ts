@@ -177,6 +177,30 @@ describe('hosted pages in a browser', () => {
     }
   });
 
+  it("a customer whose account is in another currency: the authorize post answers 400 with the page and currency_mismatch, and the payment stays pending", async () => {
+    const phone = '+213555777001';
+    expect((await service.admin('POST', '/admin/v1/customers', { body: { name: 'Karim', phone, pin: '1357', currency: 'MAD' } })).status).toBe(201);
+    const payment = await createPayment(service, shop); // DZD
+    const { context, page } = await newPage();
+    await page.goto(pageOf(payment));
+    await signIn(page, phone, '1357');
+    const csrf = await page.locator('form[action$="/authorize"] input[name="csrf"]').getAttribute('value');
+    const posted = await context.request.post(`${pageOf(payment)}/authorize`, { form: { csrf: csrf! }, maxRedirects: 0, headers: { 'Accept-Language': 'en' } });
+    expect({ status: posted.status(), type: posted.headers()['content-type'] }).toEqual({ status: 400, type: 'text/html; charset=utf-8' });
+    expect(posted.headers()['location']).toBeUndefined();
+    expect(await posted.text()).toMatch(/<p class="alert error" role="alert" id="form-error" data-code="currency_mismatch">Your account’s currency is not the payment’s currency/);
+    // In the browser: the button's post shows the same page, the message above the form, the form still there.
+    await page.getByRole('button', { name: /Authorize/ }).click();
+    await expect(page.locator('[data-code="currency_mismatch"]').innerText()).resolves.toContain('not the payment’s currency');
+    // The page answering the post has working forms: a second tap posts to the payment again.
+    await page.getByRole('button', { name: /Authorize/ }).click();
+    await expect(page.locator('[data-code="currency_mismatch"]').innerText()).resolves.toContain('currency');
+    expect(new URL(page.url()).pathname).toBe(`/hosted/payments/${payment.id}/authorize`);
+    await screenshot(page, 'payment-6-currency-mismatch');
+    expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.status).toBe('pending');
+    await context.close();
+  });
+
   it('a customer never gets JSON: an unknown cash payment, an id pasted with a full stop or with markup, a query in Latin-1 are pages (the API keeps its JSON)', async () => {
     const payment = await createPayment(service, shop);
     const english = { headers: { 'Accept-Language': 'en' } };

@@ -34,6 +34,9 @@ const ERRORS: Readonly<Record<string, MessageKey>> = {
   failed: 'error.failed',
 };
 
+/** Refusals the page answers with itself and a 400, not a redirect: the contract's `400 currency_mismatch`. */
+const IN_PLACE_ERRORS: readonly string[] = ['currency_mismatch'];
+
 /**
  * The customer's page at authorization_url: the merchant, the amount, a sign-in (phone and PIN), then
  * Authorize or Decline. It runs the same commands as the sandbox helpers (payments.authorize,
@@ -53,6 +56,11 @@ export class PaymentPageController {
 
   @Get(':id')
   async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Query('lock') lock: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.page(request, reply, paymentId, { error, left, lock });
+  }
+
+  /** The payment's page; `error`, `left` and `lock` as in its query; answering a POST, with its status and its GET address. */
+  private async page(request: FastifyRequest, reply: FastifyReply, paymentId: string, { error, left, lock }: { error: unknown; left?: unknown; lock?: unknown }, status?: number): Promise<string> {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const merchant = (await this.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
@@ -79,7 +87,7 @@ export class PaymentPageController {
         errorFields: failed && step === 'sign_in' ? ['phone', 'pin'] : [],
         lockWarning: step === 'sign_in' ? lockWarning(error, left, lock) : null,
       },
-      { title: ['payment.title', { merchant }] },
+      { title: ['payment.title', { merchant }], ...(status ? { status, switchPath: `${PAGE}/${paymentId}` } : {}) },
     );
   }
 
@@ -132,7 +140,9 @@ export class PaymentPageController {
   /** A form post of a signed-in customer: the session must be for this payment and carry the form's CSRF token. */
   private async act(paymentId: string, body: unknown, request: FastifyRequest, reply: FastifyReply, command: (session: Session) => Promise<void>) {
     const session = await this.boundSession(request, paymentId);
-    return runPageAction(this.pages, request, reply, { session, body, page: `${PAGE}/${paymentId}`, errors: ERRORS }, command);
+    // The contract: a customer in another currency is answered 400 currency_mismatch, by the page itself.
+    const inPlace = { codes: IN_PLACE_ERRORS, render: (code: string) => this.page(request, reply, paymentId, { error: code }, 400) };
+    return runPageAction(this.pages, request, reply, { session, body, page: `${PAGE}/${paymentId}`, errors: ERRORS, inPlace }, command);
   }
 
   private async boundSession(request: FastifyRequest, paymentId: string): Promise<Session | undefined> {
