@@ -47,6 +47,10 @@ describe('message catalogues', () => {
     for (const language of LANGUAGES) expect(overrideLeaks(translator(language)('payment.title', { merchant: '\u2069\u2069\u202E\u2066x' }))).toBe(false);
   });
 
+  it('a value is one line: a paragraph separator in it, which would end the isolate and let an override after it run on, is a space', () => {
+    expect(translator('en')('payment.title', { merchant: 'a\u2029\u202Eb\nc' })).toBe('Payment to \u2068a \u202Eb c\u2069');
+  });
+
   it('a value that is itself a filled message keeps its isolates, isolated in the direction of the sentence', () => {
     const inner = translator('en')('action.authorize', { amount: 'DZD 1.00' });
     expect(translator('en')('payment.title', { merchant: inner })).toBe(`Payment to \u2066${inner}\u2069`);

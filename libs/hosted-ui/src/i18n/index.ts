@@ -13,6 +13,8 @@ export type Translate = (key: MessageKey, params?: MessageParams) => string;
 const PLACEHOLDER = /\{(\w+)\}/g;
 
 const ISOLATE_OPEN = /[\u2066-\u2068]/;
+/** Bidi paragraph separators (class B): one would end the isolate's paragraph, and an override after it would run on to the sentence's end. */
+const PARAGRAPH_SEPARATORS = /[\n\r\u001c-\u001e\u0085\u2029]/g;
 const PDI = '\u2069';
 
 /**
@@ -36,15 +38,15 @@ const balanceIsolates = (value: string): string => {
 };
 
 /**
- * A filled value is isolated (invisible marks) in every language: it keeps its own direction and
- * punctuation, and a bidi control inside it (a RIGHT-TO-LEFT OVERRIDE in a merchant's name) ends
+ * A filled value is isolated (invisible marks) in every language, as one line: it keeps its own
+ * direction and punctuation, and a bidi control inside it (a RIGHT-TO-LEFT OVERRIDE in a merchant's name) ends
  * with it rather than reversing the sentence around it, since a PDI ends every embedding and override
  * opened after its isolate. First-strong (FSI) for a name, an amount or `UTC+1`; the sentence's own
  * direction (LRI, RLI) for a value that is itself a translated message with isolates, whose direction
  * FSI cannot see.
  */
 const isolateIn = (direction: 'ltr' | 'rtl') => (value: string): string => {
-  const balanced = balanceIsolates(value);
+  const balanced = balanceIsolates(value.replace(PARAGRAPH_SEPARATORS, ' '));
   const opening = !/[\u2066-\u2069]/.test(balanced) ? '\u2068' : direction === 'rtl' ? '\u2067' : '\u2066';
   return `${opening}${balanced}${PDI}`;
 };
