@@ -21,9 +21,9 @@ describe('money and time for people', () => {
 
   it("shows an instant in the local time of the currency's country, the zone named", () => {
     const at = '2026-11-22T10:00:00.000Z';
-    expect(formatDateTime(at, 'DZD', 'fr', translator('fr'))).toBe('22 novembre 2026 à 11:00 (heure d’Alger, UTC+1)');
-    expect(formatDateTime(at, 'XOF', 'en', translator('en'))).toBe('November 22, 2026 at 10:00 (Dakar time, UTC+0)');
+    expect(plain(formatDateTime(at, 'DZD', 'fr', translator('fr')))).toBe('22 novembre 2026 à 11:00 (heure d’Alger, UTC+1)');
+    expect(plain(formatDateTime(at, 'XOF', 'en', translator('en')))).toBe('November 22, 2026 at 10:00 (Dakar time, UTC+0)');
     expect(plain(formatDateTime(at, 'TND', 'ar', translator('ar')))).toBe('22 نوفمبر 2026 في 11:00 (بتوقيت تونس، UTC+1)');
-    expect(formatDateTime(at, 'MAD', 'fr', translator('fr'))).toMatch(/^22 novembre 2026 à 11:00 \(heure de Casablanca, UTC\+1\)$/);
+    expect(plain(formatDateTime(at, 'MAD', 'fr', translator('fr')))).toMatch(/^22 novembre 2026 à 11:00 \(heure de Casablanca, UTC\+1\)$/);
   });
 });

@@ -116,25 +116,30 @@ const ID_PATTERN_BY_SEGMENT: ReadonlyMap<string, RegExp> = new Map(
   Object.entries(ID_PREFIX_BY_SEGMENT).map(([segment, prefix]) => [segment, new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`)]),
 );
 
-/** Routes that take a key (the API and the admin API): their shape errors wait until the key is checked. */
-const AUTHENTICATED_ROUTE = /^\/(v1|admin\/v1)(\/|$)/;
+/**
+ * Routes whose shape errors are raised inside the route rather than here: those that take a key (the
+ * API and the admin API), after the key is checked; the hosted pages, whose route answers an error as
+ * a page (a customer never sees JSON).
+ */
+const DEFERRED_ROUTE = /^\/(v1|admin\/v1|hosted)(\/|$)/;
 
-/** A request's shape error, held until authentication has run (section 2: authentication comes first). */
+/** A request's shape error, held until the route's guards have run (section 2: authentication comes first). */
 const deferredShapeErrors = new WeakMap<FastifyRequest, ServiceError>();
 
 /**
  * Refuses a path parameter that cannot name anything (wrong prefix for its collection, characters no
  * id has, too long) as 404, and a query that is not valid percent-encoded UTF-8 or cannot be stored as
- * 400, before the handler runs; on an authenticated route, after its key is checked (`shapeErrorOf`).
+ * 400, before the handler runs; on an authenticated route after its key is checked, and on a hosted
+ * page by its route's error pages (`shapeErrorOf`).
  */
 export async function checkRequestShape(request: FastifyRequest): Promise<void> {
   const error = shapeError(request);
   if (error === undefined) return;
-  if (!AUTHENTICATED_ROUTE.test(request.routeOptions.url ?? '')) throw error;
+  if (!DEFERRED_ROUTE.test(request.routeOptions.url ?? '')) throw error;
   deferredShapeErrors.set(request, error);
 }
 
-/** The shape error checkRequestShape held for after authentication, if any. */
+/** The shape error checkRequestShape held for the route, if any. */
 export const shapeErrorOf = (request: FastifyRequest): ServiceError | undefined => deferredShapeErrors.get(request);
 
 function shapeError(request: FastifyRequest): ServiceError | undefined {

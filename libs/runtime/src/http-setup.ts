@@ -61,7 +61,8 @@ export class ContractErrorFilter implements ExceptionFilter {
 
 /**
  * Runs after the guards: a path id that cannot exist or a bad query on an authenticated route is answered
- * once the key has been checked (authentication comes first, contract section 2).
+ * once the key has been checked (authentication comes first, contract section 2); on a hosted page, inside
+ * its route, whose error filter answers it as a page.
  */
 export class ShapeErrorAfterAuthentication implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

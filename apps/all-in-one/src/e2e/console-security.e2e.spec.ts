@@ -125,6 +125,6 @@ describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
     expect(right.headers.get('location')).toBe('/console/sign-in?error=locked');
     expect(right.headers.getSetCookie().some((c) => c.startsWith('pay_console='))).toBe(false);
     const shown = await (await fetch(`${service.url}/console/sign-in?error=locked`)).text();
-    expect(shown).toContain(fr['console.error.locked'].replace('{minutes}', '15'));
+    expect(shown).toContain(fr['console.error.locked'].replace('{minutes}', '\u206815\u2069')); // the value isolated in its sentence
   });
 });

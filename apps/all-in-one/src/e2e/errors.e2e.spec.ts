@@ -65,6 +65,17 @@ describe('contract section 2: authentication, error shape, statuses and conditio
       ['currency of the wrong type', (b) => ({ ...b, currency: 12 }), 'invalid_request', 'currency'],
       ['return_url over http', (b) => ({ ...b, return_url: 'http://shop.example/r' }), 'invalid_request', 'return_url'],
       ['return_url relative', (b) => ({ ...b, return_url: '/return' }), 'invalid_request', 'return_url'],
+      // What new URL() repairs into an https URL is not one as given.
+      ['return_url https: without slashes', (b) => ({ ...b, return_url: 'https:shop.example' }), 'invalid_request', 'return_url'],
+      ['return_url https:/ with one slash', (b) => ({ ...b, return_url: 'https:/shop.example' }), 'invalid_request', 'return_url'],
+      ['return_url https:/// with no host', (b) => ({ ...b, return_url: 'https:///shop.example' }), 'invalid_request', 'return_url'],
+      ['return_url https:\\ with backslashes', (b) => ({ ...b, return_url: 'https:\\\\shop.example' }), 'invalid_request', 'return_url'],
+      ['return_url with a newline', (b) => ({ ...b, return_url: 'https://shop.example/r\nSet-Cookie: x=1' }), 'invalid_request', 'return_url'],
+      ['return_url with a tab', (b) => ({ ...b, return_url: 'https://shop.example/\tr' }), 'invalid_request', 'return_url'],
+      ['return_url with a space', (b) => ({ ...b, return_url: 'https://shop.example/a b' }), 'invalid_request', 'return_url'],
+      ['return_url with leading whitespace', (b) => ({ ...b, return_url: ' https://shop.example/r' }), 'invalid_request', 'return_url'],
+      ['return_url with a control character', (b) => ({ ...b, return_url: 'https://shop.example/\u0001r' }), 'invalid_request', 'return_url'],
+      ['return_url with a no-break space', (b) => ({ ...b, return_url: 'https://shop.example/\u00a0r' }), 'invalid_request', 'return_url'],
       ['amount zero', (b) => ({ ...b, amount: 0 }), 'invalid_amount', 'amount'],
       ['amount negative', (b) => ({ ...b, amount: -100 }), 'invalid_amount', 'amount'],
       ['amount fractional', (b) => ({ ...b, amount: 10.5 }), 'invalid_amount', 'amount'],
@@ -81,6 +92,14 @@ describe('contract section 2: authentication, error shape, statuses and conditio
     it('amount 100000000000 and 1 are accepted', async () => {
       expect((await create({ ...base(), amount: 100_000_000_000 })).status).toBe(201);
       expect((await create({ ...base(), amount: 1 })).status).toBe(201);
+    });
+
+    it('an absolute https:// URL is accepted as return_url, the scheme in any case, with a port, a query or a fragment', async () => {
+      for (const returnUrl of ['HTTPS://Shop.example/r', 'https://shop.example:8443/r?x=a%20b&z#frag', 'https://xn--bcher-kva.example/retour', 'https://shop.example']) {
+        const created = await create({ ...base(), return_url: returnUrl });
+        expect({ returnUrl, status: created.status }).toEqual({ returnUrl, status: 201 });
+        expect(created.body.return_url).toBe(returnUrl);
+      }
     });
 
     it('Idempotency-Key missing or longer than 255 characters', async () => {

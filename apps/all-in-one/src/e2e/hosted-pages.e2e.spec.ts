@@ -58,7 +58,7 @@ describe('hosted pages in a browser', () => {
     await expect(page.locator('.status').innerText()).resolves.toBe('Paid');
     await screenshot(page, 'payment-3-succeeded');
 
-    const back = await page.getByRole('link', { name: 'Return to Test shop' }).getAttribute('href');
+    const back = await page.getByRole('link', { name: /^Return to \u2068?Test shop\u2069?$/ }).getAttribute('href'); // the name isolated in the sentence
     expect(back).toBe(`https://shop.example/return?payment_id=${payment.id}`);
     const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
     expect(retrieved.body.status).toBe('succeeded');
@@ -68,15 +68,18 @@ describe('hosted pages in a browser', () => {
     await context.close();
   });
 
-  it('a customer declines', async () => {
+  it('a customer declines, and the link back keeps the return_url byte for byte, payment_id appended before its fragment', async () => {
     await createCustomer(service, 5_000_000);
-    const payment = await createPayment(service, shop);
+    const returnUrl = 'https://shop.example/r?x=a%20b&y=%7E&z&sig=A%2BB#frag'; // a query the merchant signs
+    const payment = await createPayment(service, shop, { return_url: returnUrl });
     const { context, page } = await newPage();
     await page.goto(pageOf(payment));
     await signIn(page, '+213555000111', '1234');
     await page.getByRole('button', { name: 'Decline' }).click();
     await expect(page.locator('.status').getAttribute('data-status')).resolves.toBe('declined');
     await screenshot(page, 'payment-4-declined');
+    const back = await page.getByRole('link', { name: /^Return to / }).getAttribute('href');
+    expect(back).toBe(`https://shop.example/r?x=a%20b&y=%7E&z&sig=A%2BB&payment_id=${payment.id}#frag`);
     const retrieved = await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey });
     expect(retrieved.body).toMatchObject({ status: 'declined', decline_reason: 'customer_declined' });
     await context.close();
@@ -152,6 +155,85 @@ describe('hosted pages in a browser', () => {
     expect(qrLoaded).toBe(true);
     await screenshot(page, 'cash-1-instructions');
     await context.close();
+  });
+
+  it("a right-to-left override in the merchant's name stays inside the name, in French and English: title, sentences, cash instructions", async () => {
+    const name = '\u202Epohs ebuR'; // shown as "Rube shop"; without an isolate, the rest of each sentence (the amount too) would read backwards
+    const merchant = (await service.admin('POST', '/admin/v1/connections', { body: { integrator: shop.id, kind: 'merchant', name, currency: 'DZD' } })).body.id;
+    const payment = await createPayment(service, shop, { merchant_connection: merchant });
+    const cash = await service.http('POST', '/v1/cash_payments', { key: shop.apiKey, body: { amount: 5000, currency: 'DZD', order_reference: 'bidi-1', merchant_connection: merchant } });
+    expect(cash.status).toBe(201);
+    for (const [language, title] of [['fr', 'Paiement à'], ['en', 'Payment to']] as const) {
+      const html = await (await fetch(pageOf(payment), { headers: { 'Accept-Language': language } })).text();
+      expect(html).toContain(`<title>${title} \u2068${name}\u2069 · Pay</title>`);
+      expect(html).toContain(`<h1 class="party"><bdi>${name}</bdi></h1>`);
+      const instructions = await (await fetch(`${service.url}${new URL(cash.body.instructions_url).pathname}`, { headers: { 'Accept-Language': language } })).text();
+      // Every RLO of either page sits in an isolate of its own (FSI … PDI) or a <bdi>: none reaches the sentence around it.
+      for (const page of [html, instructions]) {
+        const overrides = [...page.matchAll(/.\u202E[^\u2069<]*./gu)].map((m) => m[0]);
+        expect(overrides.length).toBeGreaterThan(0);
+        for (const found of overrides) expect(found).toMatch(/^(\u2068\u202E.*\u2069|>\u202E.*<)$/u);
+      }
+    }
+  });
+
+  it("a customer whose account is in another currency: the authorize post answers 400 with the page and currency_mismatch, and the payment stays pending", async () => {
+    const phone = '+213555777001';
+    expect((await service.admin('POST', '/admin/v1/customers', { body: { name: 'Karim', phone, pin: '1357', currency: 'MAD' } })).status).toBe(201);
+    const payment = await createPayment(service, shop); // DZD
+    const { context, page } = await newPage();
+    await page.goto(pageOf(payment));
+    await signIn(page, phone, '1357');
+    const csrf = await page.locator('form[action$="/authorize"] input[name="csrf"]').getAttribute('value');
+    const posted = await context.request.post(`${pageOf(payment)}/authorize`, { form: { csrf: csrf! }, maxRedirects: 0, headers: { 'Accept-Language': 'en' } });
+    expect({ status: posted.status(), type: posted.headers()['content-type'] }).toEqual({ status: 400, type: 'text/html; charset=utf-8' });
+    expect(posted.headers()['location']).toBeUndefined();
+    expect(await posted.text()).toMatch(/<p class="alert error" role="alert" id="form-error" data-code="currency_mismatch">Your account’s currency is not the payment’s currency/);
+    // In the browser: the button's post shows the same page, the message above the form, the form still there.
+    await page.getByRole('button', { name: /Authorize/ }).click();
+    await expect(page.locator('[data-code="currency_mismatch"]').innerText()).resolves.toContain('not the payment’s currency');
+    // The page answering the post has working forms: a second tap posts to the payment again.
+    await page.getByRole('button', { name: /Authorize/ }).click();
+    await expect(page.locator('[data-code="currency_mismatch"]').innerText()).resolves.toContain('currency');
+    expect(new URL(page.url()).pathname).toBe(`/hosted/payments/${payment.id}/authorize`);
+    await screenshot(page, 'payment-6-currency-mismatch');
+    expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.status).toBe('pending');
+    await context.close();
+  });
+
+  it('a customer never gets JSON: an unknown cash payment, an id pasted with a full stop or with markup, a query in Latin-1 are pages (the API keeps its JSON)', async () => {
+    const payment = await createPayment(service, shop);
+    const english = { headers: { 'Accept-Language': 'en' } };
+    const expectPage = async (path: string, status: number, init: RequestInit = english) => {
+      const response = await fetch(`${service.url}${path}`, init);
+      const body = await response.text();
+      expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({ path, status, type: 'text/html; charset=utf-8' });
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+      return body;
+    };
+    expect(await expectPage('/hosted/cash_payments/cpay_nope/instructions', 404)).toContain('Page not found');
+    const qr = await fetch(`${service.url}/hosted/cash_payments/cpay_nope/qr.png`);
+    expect(qr.status).toBe(404);
+    expect(qr.headers.get('content-type') ?? '').not.toMatch(/json/);
+    expect(await expectPage(`/hosted/payments/${payment.id}.`, 404)).toContain('Page not found'); // a link pasted into a text message
+    const markup = await expectPage('/hosted/payments/%3Cx%3E', 404);
+    expect(markup).toContain('Page not found');
+    expect(markup).not.toContain('<x>');
+    expect(await expectPage(`/hosted/supplier_payments/spay_x.`, 404)).toContain('Page not found');
+    expect(await expectPage(`/hosted/agent/collections/col_x.`, 404)).toContain('Page not found');
+    expect(await expectPage(`/hosted/payments/${payment.id}./authorize`, 404, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Accept-Language': 'en' }, body: 'csrf=x' })).toContain('Page not found');
+    const latin1 = await expectPage(`/hosted/payments/${payment.id}?utm=%E9t%E9`, 400);
+    expect(latin1).toContain('This link cannot be read');
+    expect(latin1).toContain(`href="/hosted/payments/${payment.id}"`); // the page without its query
+    expect(await expectPage(`/hosted/payments/${payment.id}?utm=%E9t%E9`, 400, { headers: { 'Accept-Language': 'fr' } })).toContain('Ce lien ne peut pas être lu');
+    // The API's answers stay JSON in the contract's shape.
+    const api = await service.http('GET', `/v1/payments/${payment.id}.`, { key: shop.apiKey });
+    expect({ status: api.status, code: api.body.error.code }).toEqual({ status: 404, code: 'resource_not_found' });
+    const query = await service.http('GET', `/v1/payments?utm=%E9t%E9`, { key: shop.apiKey });
+    expect({ status: query.status, code: query.body.error.code }).toEqual({ status: 400, code: 'invalid_request' });
+    const admin = await service.admin('GET', '/admin/v1/integrators/int_x.');
+    expect({ status: admin.status, code: admin.body.error.code }).toEqual({ status: 404, code: 'resource_not_found' });
   });
 
   it('security headers: no inline script (our forms script under the response nonce only), no inline style, no framing, no caching', async () => {

@@ -229,7 +229,7 @@ export function sampleFromSchema(schema: any): unknown {
   if (schema.type === 'object') return {};
   if (schema.format === 'date-time') return new Date(Date.now() - 3_600_000).toISOString();
   if (schema.format === 'date') return new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  if (schema.pattern === '^https://') return 'https://shop.example/return';
+  if (schema.format === 'uri') return 'https://shop.example/return'; // return_url: an absolute https:// URL
   if (typeof schema.pattern === 'string' && /\[0-9\]\{4,6\}/.test(schema.pattern)) return '1234';
   if (typeof schema.pattern === 'string' && /0-9 \]\{4,20\}/.test(schema.pattern)) return '+213555000111';
   if (typeof schema.minLength === 'number' && schema.minLength > 1) return 'x'.repeat(schema.minLength);

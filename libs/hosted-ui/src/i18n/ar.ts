@@ -94,6 +94,7 @@ export const ar: Catalogue = {
   'action.confirm_handover': 'تأكيد التسليم',
   'action.sign_out': 'تسجيل الخروج',
   'action.back_to_form': 'العودة إلى النموذج',
+  'action.open_page': 'فتح الصفحة',
   'action.confirm_amount': 'تأكيد {amount}',
   'action.retype_amount': 'تصحيح المبلغ',
   'action.scan': 'مسح رمز QR',
@@ -101,6 +102,10 @@ export const ar: Catalogue = {
 
   'page.not_found': 'الصفحة غير موجودة',
   'page.not_found_text': 'هذا الرابط غير موجود أو لم يعد صالحًا. تحقق من العنوان أو عد إلى التاجر.',
+  'page.bad_request': 'تعذّرت قراءة هذا الرابط',
+  'page.bad_request_text': 'جزء من هذا العنوان تالف. افتح الصفحة من دونه، أو افتح الرابط من التاجر مرة أخرى.',
+  'page.unavailable': 'الخدمة غير متاحة مؤقتًا',
+  'page.unavailable_text': 'تعذّر عرض الصفحة. لم يُقتطع أي مبلغ؛ حاول مرة أخرى بعد قليل.',
   'page.sign_in_first': 'سجّل الدخول أولًا',
   'page.sign_in_first_text': 'سجّل الدخول في صفحة هذه الدفعة للمتابعة.',
   'page.form_expired': 'انتهت صلاحية هذا النموذج',

@@ -93,6 +93,7 @@ export const en: Catalogue = {
   'action.confirm_handover': 'Confirm the handover',
   'action.sign_out': 'Sign out',
   'action.back_to_form': 'Back to the form',
+  'action.open_page': 'Open the page',
   'action.confirm_amount': 'Confirm {amount}',
   'action.retype_amount': 'Correct the amount',
   'action.scan': 'Scan the QR code',
@@ -100,6 +101,10 @@ export const en: Catalogue = {
 
   'page.not_found': 'Page not found',
   'page.not_found_text': 'This link does not exist, or no longer does. Check the address or go back to the merchant.',
+  'page.bad_request': 'This link cannot be read',
+  'page.bad_request_text': 'Part of this address is damaged. Open the page without it, or open the link from the merchant again.',
+  'page.unavailable': 'Service unavailable for a moment',
+  'page.unavailable_text': 'The page could not be shown. Nothing was debited; try again in a moment.',
   'page.sign_in_first': 'Sign in first',
   'page.sign_in_first_text': 'Sign in on this payment’s page to continue.',
   'page.form_expired': 'This form has expired',

@@ -101,6 +101,7 @@ export const fr = {
   'action.confirm_handover': 'Confirmer la remise',
   'action.sign_out': 'Se déconnecter',
   'action.back_to_form': 'Revenir au formulaire',
+  'action.open_page': 'Ouvrir la page',
   'action.confirm_amount': 'Confirmer {amount}',
   'action.retype_amount': 'Corriger le montant',
   'action.scan': 'Scanner le QR code',
@@ -109,6 +110,10 @@ export const fr = {
   // Pages shared by every flow
   'page.not_found': 'Page introuvable',
   'page.not_found_text': 'Ce lien n’existe pas ou plus. Vérifiez l’adresse ou revenez chez le marchand.',
+  'page.bad_request': 'Ce lien ne peut pas être lu',
+  'page.bad_request_text': 'Une partie de cette adresse est abîmée. Ouvrez la page sans elle, ou rouvrez le lien depuis le marchand.',
+  'page.unavailable': 'Service momentanément indisponible',
+  'page.unavailable_text': 'La page n’a pas pu être affichée. Rien n’a été débité ; réessayez dans un instant.',
   'page.sign_in_first': 'Connectez-vous d’abord',
   'page.sign_in_first_text': 'Connectez-vous sur la page de ce paiement pour continuer.',
   'page.form_expired': 'Ce formulaire a expiré',

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { SupplierPaymentResource } from '@pay/contracts';
@@ -14,6 +14,7 @@ import { PASSWORD_LOCK_ERRORS, sendSignInRefusal } from './sign-in-refusals';
 import { businessUserSignInLogin, SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
+import { HostedErrorPages } from './views/hosted-error-pages';
 
 const PAGE = '/hosted/supplier_payments';
 
@@ -32,6 +33,7 @@ const ERRORS: Readonly<Record<string, MessageKey>> = {
  * commands as the sandbox helpers (supplier-payments.approve / reject). The session is bound to this
  * payment and to a user of its payer business.
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/supplier_payments')
 export class ApprovalPageController {
   constructor(

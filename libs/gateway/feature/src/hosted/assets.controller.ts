@@ -1,7 +1,8 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Res, UseFilters } from '@nestjs/common';
 import { HOSTED_ASSET_CACHE_SECONDS } from '@pay/kernel';
 import type { FastifyReply } from 'fastify';
 import { HostedPages } from './views/hosted-pages';
+import { HostedErrorPages } from './views/hosted-error-pages';
 
 /** Cached briefly: the brand changes only with a restart. */
 const ASSET_CACHE = `public, max-age=${HOSTED_ASSET_CACHE_SECONDS}`;
@@ -10,6 +11,7 @@ const ASSET_CACHE = `public, max-age=${HOSTED_ASSET_CACHE_SECONDS}`;
  * The hosted pages' own assets, from this origin (their CSP allows nothing else): the stylesheet and
  * the icon, in the brand's colours, the forms' pending state and the agents' QR scanner scripts.
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/assets')
 export class HostedAssetsController {
   constructor(private readonly pages: HostedPages) {}

@@ -1,16 +1,19 @@
-import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { HOSTED_ASSET_CACHE_SECONDS } from '@pay/kernel';
 import { DirectoryRepository } from '../directory/directory.repository';
 import { sendPage } from './views/headers';
+import { notFoundAsUndefined } from './forms';
 import { HostedPages } from './views/hosted-pages';
+import { HostedErrorPages } from './views/hosted-error-pages';
 
 /**
  * The hosted pages of a cash payment, reached by its unguessable id: instructions (HTML, rendered by
  * the cash app in the customer's language, with the merchant's name looked up here) and the QR code
- * (PNG). Their headers are set once the content exists, so that a 404 stays a JSON error.
+ * (PNG). Their headers are set once the content exists; an unknown id is the Not found page (404).
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/cash_payments')
 export class CashPaymentsHostedController {
   constructor(
@@ -21,7 +24,8 @@ export class CashPaymentsHostedController {
 
   @Get(':id/instructions')
   async instructions(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') cashPaymentId: string): Promise<string> {
-    const payment = await this.bus.request('cash.cash-payments.retrieve', { integratorId: null, cashPaymentId });
+    const payment = await notFoundAsUndefined(() => this.bus.request('cash.cash-payments.retrieve', { integratorId: null, cashPaymentId }));
+    if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const merchant = await this.directory.findConnection(payment.merchant_connection);
     const language = this.pages.language(request, reply);
     const page = { language, brandName: this.pages.brandName, merchantName: merchant?.name ?? payment.merchant_connection };

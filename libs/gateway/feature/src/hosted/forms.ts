@@ -37,11 +37,13 @@ export const notFoundAsUndefined = async <T>(read: () => Promise<T>): Promise<T 
 export interface ErrorMessage {
   key: MessageKey;
   params?: MessageParams;
+  /** The refusal's code (`currency_mismatch`), shown to machines as the message's `data-code`. */
+  code?: string;
 }
 
 /** The message of a page's `?error=` code; unknown codes (anyone can type a URL) show nothing. */
 export const errorMessage = (messages: Readonly<Record<string, MessageKey>>, code: unknown, params?: MessageParams): ErrorMessage | null =>
-  typeof code === 'string' && Object.hasOwn(messages, code) ? { key: messages[code]!, ...(params ? { params } : {}) } : null;
+  typeof code === 'string' && Object.hasOwn(messages, code) ? { key: messages[code]!, code, ...(params ? { params } : {}) } : null;
 
 /** The `?error=` code of a refused command: the ServiceError's code when the page has a message for it. */
 export const refusalCode = (error: unknown, messages: Readonly<Record<string, MessageKey>>): string =>

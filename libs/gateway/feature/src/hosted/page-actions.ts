@@ -12,6 +12,11 @@ export interface PageAction {
   /** The page to go back to (303), with `?error=` on a refusal it has a message for. */
   page: string;
   errors: Readonly<Record<string, MessageKey>>;
+  /**
+   * Refusals answered with the page itself, with its status, rather than a redirect to `?error=` (the
+   * contract's `400 currency_mismatch`): their codes, and the page showing the code's message.
+   */
+  inPlace?: { codes: readonly string[]; render: (code: string) => Promise<string> };
 }
 
 /**
@@ -28,6 +33,10 @@ export const runPageAction = async (pages: HostedPages, request: FastifyRequest,
   } catch (error) {
     // Done already (a second post of a double tap) or closed meanwhile: the page's status says which.
     if (error instanceof ServiceError && error.code === 'invalid_status') return redirect(reply, page);
+    if (error instanceof ServiceError && action.inPlace?.codes.includes(error.code)) {
+      void reply.send(await action.inPlace.render(error.code));
+      return;
+    }
     return redirect(reply, `${page}?error=${refusalCode(error, action.errors)}`);
   }
   return redirect(reply, page);

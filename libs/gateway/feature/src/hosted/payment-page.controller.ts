@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, type PaymentResource } from '@pay/contracts';
@@ -8,12 +8,14 @@ import { DirectoryRepository } from '../directory/directory.repository';
 import { errorMessage, notFoundAsUndefined, redirect } from './forms';
 import { runPageAction } from './page-actions';
 import { phoneExample, typedPhone } from './phones';
+import { returnUrlWith } from './return-url';
 import { readCookie, SessionStore, setCookie, signInCsrfToken, signInFormOf, type Session } from './stores/sessions';
 import { attemptsLeftParam, lockWarning, SignInAttempts } from './stores/sign-in-attempts';
 import { sendSignInRefusal, PIN_LOCK_ERRORS } from './sign-in-refusals';
 import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
+import { HostedErrorPages } from './views/hosted-error-pages';
 
 const PAGE = '/hosted/payments';
 /**
@@ -32,11 +34,15 @@ const ERRORS: Readonly<Record<string, MessageKey>> = {
   failed: 'error.failed',
 };
 
+/** Refusals the page answers with itself and a 400, not a redirect: the contract's `400 currency_mismatch`. */
+const IN_PLACE_ERRORS: readonly string[] = ['currency_mismatch'];
+
 /**
  * The customer's page at authorization_url: the merchant, the amount, a sign-in (phone and PIN), then
  * Authorize or Decline. It runs the same commands as the sandbox helpers (payments.authorize,
  * payments.decline). The session is bound to this payment: signing in here authorizes nothing else.
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/payments')
 export class PaymentPageController {
   constructor(
@@ -50,6 +56,11 @@ export class PaymentPageController {
 
   @Get(':id')
   async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Query('lock') lock: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.page(request, reply, paymentId, { error, left, lock });
+  }
+
+  /** The payment's page; `error`, `left` and `lock` as in its query; answering a POST, with its status and its GET address. */
+  private async page(request: FastifyRequest, reply: FastifyReply, paymentId: string, { error, left, lock }: { error: unknown; left?: unknown; lock?: unknown }, status?: number): Promise<string> {
     const payment = await this.find(paymentId);
     if (!payment) return this.pages.message(request, reply, 404, { heading: 'page.not_found', text: 'page.not_found_text' });
     const merchant = (await this.directory.findConnection(payment.merchant_connection))?.name ?? payment.merchant_connection;
@@ -76,7 +87,7 @@ export class PaymentPageController {
         errorFields: failed && step === 'sign_in' ? ['phone', 'pin'] : [],
         lockWarning: step === 'sign_in' ? lockWarning(error, left, lock) : null,
       },
-      { title: ['payment.title', { merchant }] },
+      { title: ['payment.title', { merchant }], ...(status ? { status, switchPath: `${PAGE}/${paymentId}` } : {}) },
     );
   }
 
@@ -129,7 +140,9 @@ export class PaymentPageController {
   /** A form post of a signed-in customer: the session must be for this payment and carry the form's CSRF token. */
   private async act(paymentId: string, body: unknown, request: FastifyRequest, reply: FastifyReply, command: (session: Session) => Promise<void>) {
     const session = await this.boundSession(request, paymentId);
-    return runPageAction(this.pages, request, reply, { session, body, page: `${PAGE}/${paymentId}`, errors: ERRORS }, command);
+    // The contract: a customer in another currency is answered 400 currency_mismatch, by the page itself.
+    const inPlace = { codes: IN_PLACE_ERRORS, render: (code: string) => this.page(request, reply, paymentId, { error: code }, 400) };
+    return runPageAction(this.pages, request, reply, { session, body, page: `${PAGE}/${paymentId}`, errors: ERRORS, inPlace }, command);
   }
 
   private async boundSession(request: FastifyRequest, paymentId: string): Promise<Session | undefined> {
@@ -160,9 +173,5 @@ const outcomeOf = (payment: PaymentResource, merchant: string): GatewayViews['pa
   }
 };
 
-/** The merchant's return_url (https, validated at create) with the payment's id: the merchant must still confirm it server-side. */
-const returnUrlOf = (payment: PaymentResource): string => {
-  const back = new URL(payment.return_url);
-  back.searchParams.set('payment_id', payment.id);
-  return back.toString();
-};
+/** The merchant's return_url with the payment's id: the merchant must still confirm it server-side. */
+const returnUrlOf = (payment: PaymentResource): string => returnUrlWith(payment.return_url, payment.id);

@@ -102,10 +102,19 @@ const decorator =
 
 export const IsAmount = decorator('isAmount', isValidAmount, `$property must be an integer from ${AMOUNT_MIN_MINOR} to ${AMOUNT_MAX_MINOR} (minor units)`, 'invalid_amount');
 export const IsSupportedCurrency = decorator('isSupportedCurrency', isCurrency, '$property must be one of DZD, MAD, TND, XOF', 'unsupported_currency');
+/**
+ * An absolute https URL as given: `https://` (the scheme in any case), then a host, and no control
+ * character or whitespace anywhere. The raw string is checked, not only what `new URL()` makes of it:
+ * it repairs `https:shop.example`, `https:/shop.example` and `https:///shop.example` into
+ * `https://shop.example/` and drops a tab or newline, none of which is the URL the merchant gave.
+ */
+export const HTTPS_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://[^/?#\\\\\\s\\x00-\\x1f\\x7f-\\x9f][^\\s\\x00-\\x1f\\x7f-\\x9f]*$';
+const HTTPS_URL = new RegExp(HTTPS_URL_PATTERN);
+
 export const IsHttpsUrl = decorator(
   'isHttpsUrl',
   (value) => {
-    if (typeof value !== 'string') return false;
+    if (typeof value !== 'string' || !HTTPS_URL.test(value)) return false;
     try {
       const url = new URL(value);
       return url.protocol === 'https:' && url.hostname !== '';

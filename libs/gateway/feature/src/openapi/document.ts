@@ -4,6 +4,7 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ErrorResource, EVENT_SCHEMAS, nameOf, type JsonSchema } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, IDEMPOTENCY_KEY_LENGTH_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, PATH_PARAM_LENGTH_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { REQUIRED_SCOPE, scopeFor, type RouteScope } from '../auth/scopes';
+import { HTTPS_URL_PATTERN } from '../http/validation';
 import { BODY_DTO, BODY_MEDIA, IDEMPOTENT_CREATE, QUERY_PARAMS, RETURNS, type BodyMediaMetadata, type QueryParam, type ReturnsMetadata } from './describe';
 
 export interface DescribedRoute {
@@ -60,7 +61,7 @@ export function describeRoutes(controllers: readonly Type[]): DescribedRoute[] {
 const CUSTOM_CONSTRAINTS: Record<string, object> = {
   isAmount: { type: 'integer', minimum: AMOUNT_MIN_MINOR, maximum: AMOUNT_MAX_MINOR, description: 'Minor units of the currency.' },
   isSupportedCurrency: { type: 'string', enum: ['DZD', 'MAD', 'TND', 'XOF'] },
-  isHttpsUrl: { type: 'string', format: 'uri', pattern: '^https://' },
+  isHttpsUrl: { type: 'string', format: 'uri', pattern: HTTPS_URL_PATTERN, description: 'An absolute `https://` URL (the scheme in any case) with a host, without whitespace or control characters.' },
 };
 
 /** The tags of the document, in its order: a route's tag is its resource (`/v1/<tag>/…`) or its admin area. */

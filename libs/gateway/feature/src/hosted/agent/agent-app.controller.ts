@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { CollectionResource } from '@pay/contracts';
 import { SIGN_IN_FIELD_LENGTH_MAX } from '@pay/kernel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +11,7 @@ import { agentSignInLogin, SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
 import { AGENT_APP, AgentViews, collectionPath, type AgentListItem } from './agent-views';
+import { HostedErrorPages } from '../views/hosted-error-pages';
 
 /**
  * The cash agents' application at /hosted/agent: its home, sign-in and sign-out. An agent signs in
@@ -18,6 +19,7 @@ import { AGENT_APP, AgentViews, collectionPath, type AgentListItem } from './age
  * cash point. A cashier works on cash payments (AgentCashPaymentsController) and deposits, a carrier
  * on handovers (AgentCollectionsController).
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/agent')
 export class AgentAppController {
   constructor(

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError } from '@pay/contracts';
@@ -9,12 +9,14 @@ import { seeOther } from '../forms';
 import { AgentReads, runCommand } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
 import { AGENT_APP, AgentViews, cashPaymentPath } from './agent-views';
+import { HostedErrorPages } from '../views/hosted-error-pages';
 
 /**
  * A cashier finds a cash payment by its reference (typed, or scanned where the browser can: the form
  * works without script), validates the exact cash (cash.cash-payments.pay, the sandbox helper's
  * command) and reads the receipt number.
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/agent')
 export class AgentCashPaymentsController {
   constructor(

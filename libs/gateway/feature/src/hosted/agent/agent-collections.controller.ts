@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
@@ -12,12 +12,14 @@ import { SignInLimiter } from '../stores/sign-in-limiter';
 import { AgentReads, depositRefusal, runCommand } from './agent-reads';
 import { AgentSessions } from './agent-sessions';
 import { AGENT_APP, AgentViews, collectionPath } from './agent-views';
+import { HostedErrorPages } from '../views/hosted-error-pages';
 
 /**
  * Collections in the agents' application: a cashier validates the deposit of a collection whose
  * deposit point is their cash point (collections.validate-deposit); a carrier confirms a collection's
  * handover with the code the recipient gives them (collections.confirm-handover).
  */
+@UseFilters(HostedErrorPages)
 @Controller('hosted/agent')
 export class AgentCollectionsController {
   constructor(
