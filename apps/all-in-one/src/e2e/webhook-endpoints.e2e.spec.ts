@@ -172,6 +172,28 @@ describe('webhook endpoints lifecycle', () => {
     expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: {} })).body.error).toMatchObject({ code: 'invalid_request', param: 'since' });
   });
 
+  it.each([
+    ['year 0000, which PostgreSQL does not hold', '0000-01-01T00:00:00Z'],
+    ['year 0001 whose zone takes it into year 0000', '0001-01-01T00:30:00+01:00'],
+    ['a date without a time', '2026-11-22'],
+    ['a time without a zone', '2026-11-22T10:00:00'],
+    ['a day the calendar lacks', '2026-02-30T00:00:00Z'],
+  ])('recover refuses a since of %s with 400 invalid_request', async (_case, since) => {
+    const shop = await createIntegrator(service);
+    const endpoint = await register(shop, 'https://1.1.1.1/hooks');
+    const response = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since } });
+    expect({ status: response.status, error: response.body.error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'since' }) });
+  });
+
+  it('recover takes a since in year 0001 and one in year 0099 as themselves', async () => {
+    const shop = await createIntegrator(service);
+    const endpoint = await register(shop, 'https://1.1.1.1/hooks');
+    for (const since of ['0001-01-01T00:00:00Z', '0099-12-31T23:59:59+01:00']) {
+      const response = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since } });
+      expect(response.body).toEqual({ object: 'recovery', endpoint: endpoint.id, redelivered: 0 });
+    }
+  });
+
   it('an endpoint whose every attempt failed for 5 days is disabled, and the integrator is told on its other endpoints', async () => {
     const shop = await createIntegrator(service);
     const dead = await receiver();

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { DeletedWebhookEndpointResource, DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
 import { URL_LENGTH_MAX } from '@pay/kernel';
@@ -7,12 +7,12 @@ import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
 import { sha256, type ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { requireEmptyBody, validateBody } from '../http/validation';
+import { IsIsoTime, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { secretSeal } from '../idempotency/secret-seal';
 import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { NO_STORE } from '../http/headers';
-import { parseListQuery } from './list-query';
+import { parseIsoInstant, parseListQuery } from './list-query';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
 
 class CreateEndpointBody {
@@ -27,7 +27,7 @@ class UpdateEndpointBody {
 }
 
 class RecoverBody {
-  @IsDefined() @IsString() @IsISO8601({ strict: true }) since!: string;
+  @IsDefined() @IsString() @IsIsoTime() since!: string;
 }
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -131,7 +131,7 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   async recover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown) {
     const { since } = validateBody(RecoverBody, body);
-    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(since).toISOString() });
+    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(parseIsoInstant(since)!).toISOString() });
   }
 
   @Returns(DeletedWebhookEndpointResource, 'Delete a webhook endpoint', { operationId: 'webhookEndpoints.delete' })
