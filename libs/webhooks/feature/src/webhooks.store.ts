@@ -278,24 +278,25 @@ export class WebhooksStore {
 
   /**
    * Sends again every failed delivery of the endpoint whose event was created at or after `since`: one
-   * new delivery per event, none for an event that already has one pending, so a repeat adds nothing.
+   * new delivery per event, none for an event already delivered to the endpoint (a later delivery of it
+   * succeeded) or with a delivery pending, so a repeat adds nothing. Concurrent calls queue an event
+   * once: the unique index wh_deliveries_one_open refuses a second open delivery, and the insert skips it.
    */
   async recover(endpointId: string, since: Date, now: Date): Promise<number> {
-    return this.transaction(async (tx) => {
-      const { rows } = await tx.query<{ event_id: string }>(
-        `SELECT DISTINCT d.event_id FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id
-         WHERE d.endpoint_id = $1 AND d.status = 'failed' AND ev.created_at >= $2
-           AND NOT EXISTS (SELECT 1 FROM wh_deliveries p WHERE p.endpoint_id = $1 AND p.event_id = d.event_id AND p.status IN ('pending', 'delivering'))`,
-        [endpointId, since],
-      );
-      if (rows.length === 0) return 0;
-      await tx.query(
-        `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
-         SELECT d.id, d.event_id, $1, 'redeliver', 'pending', $2, $2 FROM unnest($3::text[], $4::text[]) AS d (id, event_id)`,
-        [endpointId, now, rows.map(() => newId('webhookDelivery')), rows.map((r) => r.event_id)],
-      );
-      return rows.length;
-    });
+    const { rows } = await this.pool.query<{ event_id: string }>(
+      `SELECT DISTINCT d.event_id FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id
+       WHERE d.endpoint_id = $1 AND d.status = 'failed' AND ev.created_at >= $2
+         AND NOT EXISTS (SELECT 1 FROM wh_deliveries o WHERE o.event_id = d.event_id AND o.endpoint_id = $1 AND o.status IN ('pending', 'delivering', 'succeeded'))`,
+      [endpointId, since],
+    );
+    if (rows.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
+       SELECT d.id, d.event_id, $1, 'redeliver', 'pending', $2, $2 FROM unnest($3::text[], $4::text[]) AS d (id, event_id)
+       ON CONFLICT DO NOTHING`,
+      [endpointId, now, rows.map(() => newId('webhookDelivery')), rows.map((r) => r.event_id)],
+    );
+    return rowCount ?? 0;
   }
 
   // ---- events ----
