@@ -84,6 +84,13 @@ describe('events and signed webhooks (contract section 6)', () => {
       ['link-local (cloud metadata)', 'https://169.254.169.254/latest'],
       ['a unique-local IPv6 address', 'https://[fd00::1]/hooks'],
       ['not a URL', 'hooks'],
+      // In sandbox only http(s)://127.0.0.1, localhost and [::1], written so, may be loopback.
+      ['another loopback address in sandbox', 'https://127.0.0.2/'],
+      ['an IPv4-mapped loopback in sandbox', 'https://[::ffff:127.0.0.1]/'],
+      ['loopback as a decimal number in sandbox', 'https://2130706433/'],
+      ['loopback in hexadecimal in sandbox', 'https://0x7f000001/'],
+      ['loopback shortened to 127.1 in sandbox', 'https://127.1/'],
+      ['loopback shortened to 127.1 over http in sandbox', 'http://127.1/'],
     ])('refuses %s: 400 invalid_request (param url), no traffic sent', async (_case, url) => {
       const shop = await createIntegrator(service);
       const response = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url, enabled_events: ['*'] } });

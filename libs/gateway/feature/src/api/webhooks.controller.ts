@@ -42,7 +42,7 @@ export class WebhookEndpointsController {
     private readonly idempotency: IdempotencyStore,
   ) {}
 
-  @Returns(WebhookEndpointResource, 'Create a webhook endpoint', { description: 'Answers the endpoint with its `secret` (shown only here and by rotate_secret). `url` must be https:// and must not resolve to a private address (in sandbox, http://localhost is accepted).' })
+  @Returns(WebhookEndpointResource, 'Create a webhook endpoint', { description: 'Answers the endpoint with its `secret` (shown only here and by rotate_secret). `url` must be https:// and must not resolve to a private address (in sandbox, http:// or https:// to 127.0.0.1, localhost or [::1], written so, is accepted).' })
   @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
