@@ -91,6 +91,8 @@ describe('events and signed webhooks (contract section 6)', () => {
       ['loopback in hexadecimal in sandbox', 'https://0x7f000001/'],
       ['loopback shortened to 127.1 in sandbox', 'https://127.1/'],
       ['loopback shortened to 127.1 over http in sandbox', 'http://127.1/'],
+      ['port 0 on loopback in sandbox', 'http://127.0.0.1:0/x'],
+      ['port 0 on a public address', 'https://1.1.1.1:0/'],
     ])('refuses %s: 400 invalid_request (param url), no traffic sent', async (_case, url) => {
       const shop = await createIntegrator(service);
       const response = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url, enabled_events: ['*'] } });

@@ -51,6 +51,8 @@ export const checkUrlShape = (raw: string, { sandbox }: { sandbox: boolean }): E
     return { ok: false, message: 'url is not a valid absolute URL' };
   }
   if (url.username !== '' || url.password !== '') return { ok: false, message: 'url must not contain credentials' };
+  // Nothing listens on port 0: a connection to it fails at every attempt.
+  if (url.port === '0') return { ok: false, message: 'url must not use port 0' };
   const loopback = mayBeLoopback(raw, sandbox);
   if (url.protocol === 'https:') return { ok: true, url, loopback };
   if (url.protocol === 'http:' && loopback) return { ok: true, url, loopback };

@@ -81,6 +81,15 @@ describe('checkEndpointUrl: url must be https:// and must not resolve to a loopb
     expect(await refusal('http://93.184.216.34/hook', true)).toMatch(/must use https:\/\//);
   });
 
+  it.each([
+    ['https://1.1.1.1:0/', false],
+    ['https://1.1.1.1:00/', false],
+    ['http://127.0.0.1:0/x', true],
+    ['https://localhost:0/', true],
+  ])('refuses port 0 (%s, sandbox %s): no connection can be made to it', async (url, sandbox) => {
+    expect(await refusal(url, sandbox)).toContain('port 0');
+  });
+
   it('refuses credentials in the url', async () => {
     expect(await refusal('https://user:pass@93.184.216.34/hook', false)).toBe('url must not contain credentials');
     expect(await refusal('https://user@93.184.216.34/hook', false)).toBe('url must not contain credentials');
