@@ -129,10 +129,16 @@ describe('webhook endpoints lifecycle', () => {
         last_attempt_at: expect.any(String),
         next_attempt_at: expect.any(String),
         last_response_status: 500,
+        created_at: expect.any(String),
+        attempt_history: [{ attempted_at: expect.any(String), status_code: 500, latency_ms: expect.any(Number), error: expect.any(String) }],
       },
     ]);
+    expect(pending.body.data[0].last_attempt_at).toBe(pending.body.data[0].attempt_history[0].attempted_at);
     const event = await service.http('GET', `/v1/events/${pending.body.data[0].event}`, { key: shop.apiKey });
     expect(event.body.data.id).toBe(payment.id);
+    // One shape of webhook_delivery wherever it is answered: the event's deliveries answer the same object.
+    const ofEvent = await service.http('GET', `/v1/events/${pending.body.data[0].event}/deliveries`, { key: shop.apiKey });
+    expect(ofEvent.body).toEqual({ object: 'list', data: pending.body.data, has_more: false });
     await advance(shop, 10);
     await hook.waitFor(2);
     await sleep(500);

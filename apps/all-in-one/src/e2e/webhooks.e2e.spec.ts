@@ -175,7 +175,7 @@ describe('events and signed webhooks (contract section 6)', () => {
       const eventId = JSON.parse(first!.body).id;
       const deliveries = await service.http('GET', `/v1/events/${eventId}/deliveries`, { key: shop.apiKey });
       expect(deliveries.body.data).toHaveLength(1);
-      expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: [{ status_code: 500 }, { status_code: 200, error: null }] });
+      expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 2, last_response_status: 200, attempt_history: [{ status_code: 500 }, { status_code: 200, error: null }] });
     });
 
     it('after the last retry (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) the delivery is failed and stays listed', async () => {
@@ -199,7 +199,8 @@ describe('events and signed webhooks (contract section 6)', () => {
       const eventId = JSON.parse(hook.received[0]!.body).id;
       const deliveries = await service.http('GET', `/v1/events/${eventId}/deliveries`, { key: shop.apiKey });
       expect(deliveries.body.data[0]).toMatchObject({ status: 'failed', next_attempt_at: null });
-      expect(deliveries.body.data[0].attempts).toHaveLength(8);
+      expect(deliveries.body.data[0]).toMatchObject({ attempts: 8, last_response_status: 503 });
+      expect(deliveries.body.data[0].attempt_history).toHaveLength(8);
       expect((await service.http('GET', `/v1/events/${eventId}`, { key: shop.apiKey })).status).toBe(200);
     });
 
