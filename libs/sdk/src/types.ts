@@ -420,7 +420,7 @@ export interface EndpointDelivery {
 }
 
 export interface EndpointDeliveryListParams extends ListParams {
-  status?: 'pending' | 'succeeded' | 'failed';
+  status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
 }
 
 export interface WebhookEndpointRecoverParams {

@@ -149,6 +149,20 @@ describe('webhook endpoints lifecycle', () => {
     expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=lost`, { key: shop.apiKey })).status).toBe(400);
   });
 
+  it('filters an endpoint’s deliveries by status canceled: the retries a disable canceled', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    hook.reply({ status: 500 });
+    const endpoint = await register(shop, hook.url, ['payment.succeeded']);
+    await pay(shop);
+    await attemptsRecorded(shop, endpoint.id, 1);
+    expect((await update(shop, endpoint.id, { status: 'disabled' })).status).toBe(200);
+    const canceled = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=canceled`, { key: shop.apiKey });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.data).toEqual([expect.objectContaining({ endpoint: endpoint.id, status: 'canceled', attempts: 1, next_attempt_at: null })]);
+    expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=pending`, { key: shop.apiKey })).body.data).toEqual([]);
+  });
+
   it('recover sends again the failed deliveries of events created since a time, once', async () => {
     const shop = await createIntegrator(service);
     const hook = await receiver();

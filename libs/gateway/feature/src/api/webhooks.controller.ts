@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { DeletedWebhookEndpointResource, type DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
+import { DeletedWebhookEndpointResource, DELIVERY_STATUSES, type DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -29,8 +29,6 @@ class UpdateEndpointBody {
 class RecoverBody {
   @IsDefined() @IsString() @IsIsoTime() since!: string;
 }
-
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /** A delivery record as the API answers it: the one shape of webhook_delivery. */
 const toWebhookDelivery = (record: DeliveryResource): EndpointDeliveryResource => {
