@@ -251,8 +251,18 @@ export type RecoveryResource = Static<typeof RecoveryResource>;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
 
+export const DeliveryAttemptResource = named(
+  'DeliveryAttempt',
+  object({ attempted_at: time(), status_code: nullable(integer()), latency_ms: integer({ minimum: 0 }), error: nullable(string()) }),
+);
+export type DeliveryAttemptResource = Static<typeof DeliveryAttemptResource>;
+
+/**
+ * A webhook_delivery, one shape wherever it is answered (an endpoint's deliveries, an event's): the
+ * contract's fields, then `created_at` and every attempt in `attempt_history`.
+ */
 export const EndpointDeliveryResource = named(
-  'EndpointDelivery',
+  'WebhookDelivery',
   object(
     {
       id: id('whd_'),
@@ -260,24 +270,24 @@ export const EndpointDeliveryResource = named(
       event: id('evt_'),
       endpoint: id('we_'),
       status: oneOfValues(DELIVERY_STATUSES),
-      attempts: integer({ minimum: 0 }),
+      attempts: integer({ minimum: 0, description: 'How many attempts were made.' }),
       last_attempt_at: nullable(time()),
       next_attempt_at: nullable(time()),
-      last_response_status: nullable(integer()),
+      last_response_status: nullable(integer({ description: 'The HTTP status of the last attempt; null before any, or when it got no answer.' })),
+      created_at: time(),
+      attempt_history: array(DeliveryAttemptResource, { description: 'Every attempt, oldest first.' }),
     },
-    { description: 'One delivery of an event to one endpoint, as the endpoint’s deliveries list shows it.' },
+    { description: 'One delivery of an event to one endpoint.' },
   ),
 );
 export type EndpointDeliveryResource = Static<typeof EndpointDeliveryResource>;
 
-export const DeliveryAttemptResource = named(
-  'DeliveryAttempt',
-  object({ attempted_at: time(), status_code: nullable(integer()), latency_ms: integer({ minimum: 0 }), error: nullable(string()) }),
-);
-export type DeliveryAttemptResource = Static<typeof DeliveryAttemptResource>;
-
+/**
+ * The webhooks app's record of a delivery with its attempts (bus reply of `webhooks.events.deliveries`,
+ * read by the console's timeline); the API answers it as an EndpointDeliveryResource.
+ */
 export const DeliveryResource = named(
-  'Delivery',
+  'DeliveryRecord',
   object({
     id: id('whd_'),
     object: literal('webhook_delivery'),

@@ -30,7 +30,7 @@ export interface ListEndpointDeliveries {
   id: string;
   limit: number;
   startingAfter?: string;
-  status?: 'pending' | 'succeeded' | 'failed';
+  status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
 }
 
 export interface RecoverDeliveries {

@@ -23,7 +23,7 @@ export const RESOURCES = [
   same<Sdk.WebhookEndpoint, Contract.WebhookEndpointResource>(true),
   same<Sdk.DeletedWebhookEndpoint, Contract.DeletedWebhookEndpointResource>(true),
   same<Sdk.EndpointDelivery, Contract.EndpointDeliveryResource>(true),
-  same<Sdk.EventDelivery, Contract.DeliveryResource>(true),
+  same<Sdk.EventDelivery, Contract.EndpointDeliveryResource>(true),
   same<Sdk.Recovery, Contract.RecoveryResource>(true),
   same<Sdk.Event, Contract.EventResource>(true),
   same<Sdk.BankAccount, Contract.BankAccountResource>(true),

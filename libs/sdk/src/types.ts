@@ -370,16 +370,8 @@ export interface EventListParams extends ListParams, CreatedRange {
   object_id?: string;
 }
 
-export interface EventDelivery {
-  id: string;
-  object: 'webhook_delivery';
-  event: string;
-  webhook_endpoint: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
-  attempts: { attempted_at: string; status_code: number | null; latency_ms: number; error: string | null }[];
-  next_attempt_at: string | null;
-  created_at: string;
-}
+/** An event's delivery: the same webhook_delivery as an endpoint's deliveries list (EndpointDelivery). */
+export type EventDelivery = EndpointDelivery;
 
 export interface WebhookEndpoint {
   id: string;
@@ -417,14 +409,18 @@ export interface EndpointDelivery {
   event: string;
   endpoint: string;
   status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  /** How many attempts were made. */
   attempts: number;
   last_attempt_at: string | null;
   next_attempt_at: string | null;
   last_response_status: number | null;
+  created_at: string;
+  /** Every attempt, oldest first. */
+  attempt_history: { attempted_at: string; status_code: number | null; latency_ms: number; error: string | null }[];
 }
 
 export interface EndpointDeliveryListParams extends ListParams {
-  status?: 'pending' | 'succeeded' | 'failed';
+  status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
 }
 
 export interface WebhookEndpointRecoverParams {

@@ -164,4 +164,33 @@ describe('lists', () => {
       expect((await list(`/v1/events?created_lt=${future}&limit=100`)).body.data).toHaveLength(all.length);
     });
   });
+
+  describe('created_gte and created_lt outside years 0001 to 9999', () => {
+    const lists = (integrator: Integrator): Array<[string, (query: string) => Promise<{ status: number; body: any }>]> =>
+      ['/v1/events', '/v1/payments', '/v1/cash_payments', '/v1/collections', '/v1/payouts', '/v1/audit_events', `/v1/balance_transactions?connection=${integrator.merchant}&`]
+        .map((path): [string, (query: string) => Promise<{ status: number; body: any }>] => [path, (query) => list(`${path}${path.endsWith('&') ? '' : '?'}${query}`)])
+        .concat([['/admin/v1/audit_events', (query) => service.admin('GET', `/admin/v1/audit_events?${query}`)]]);
+
+    it.each([
+      ['year 0000', 'created_lt', '0000-01-01T00:00:00Z'],
+      ['year 0000 on February 29', 'created_gte', '0000-02-29T00:00:00Z'],
+      ['year 0001 whose zone takes it into year 0000', 'created_gte', '0001-01-01T00:30:00%2B01:00'],
+      ['year 9999 whose zone takes it into year 10000', 'created_lt', '9999-12-31T23:30:00-01:00'],
+    ])('%s is 400 invalid_request naming the parameter on every list', async (_case, param, value) => {
+      for (const [path, get] of lists(shop)) {
+        const response = await get(`${param}=${value}`);
+        expect({ path, status: response.status, error: response.body.error }).toEqual({ path, status: 400, error: expect.objectContaining({ code: 'invalid_request', param }) });
+      }
+    });
+
+    it('years 0001 and 0099 to 9999 are times like any other', async () => {
+      for (const [path, get] of lists(shop)) {
+        for (const query of ['created_gte=0001-01-01T00:00:00Z', 'created_lt=0099-03-01T00:00:00Z', 'created_gte=0004-02-29T00:00:00Z', 'created_lt=9999-12-31T23:59:59.999Z']) {
+          const response = await get(query);
+          expect({ path, query, status: response.status }).toEqual({ path, query, status: 200 });
+        }
+      }
+      expect((await list('/v1/payments?created_lt=0099-12-31T23:59:59Z')).body.data).toEqual([]);
+    });
+  });
 });

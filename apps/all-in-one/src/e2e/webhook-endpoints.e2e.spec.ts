@@ -129,10 +129,16 @@ describe('webhook endpoints lifecycle', () => {
         last_attempt_at: expect.any(String),
         next_attempt_at: expect.any(String),
         last_response_status: 500,
+        created_at: expect.any(String),
+        attempt_history: [{ attempted_at: expect.any(String), status_code: 500, latency_ms: expect.any(Number), error: expect.any(String) }],
       },
     ]);
+    expect(pending.body.data[0].last_attempt_at).toBe(pending.body.data[0].attempt_history[0].attempted_at);
     const event = await service.http('GET', `/v1/events/${pending.body.data[0].event}`, { key: shop.apiKey });
     expect(event.body.data.id).toBe(payment.id);
+    // One shape of webhook_delivery wherever it is answered: the event's deliveries answer the same object.
+    const ofEvent = await service.http('GET', `/v1/events/${pending.body.data[0].event}/deliveries`, { key: shop.apiKey });
+    expect(ofEvent.body).toEqual({ object: 'list', data: pending.body.data, has_more: false });
     await advance(shop, 10);
     await hook.waitFor(2);
     await sleep(500);
@@ -141,6 +147,20 @@ describe('webhook endpoints lifecycle', () => {
     expect(succeeded.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 2, last_response_status: 200, next_attempt_at: null });
     expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=pending`, { key: shop.apiKey })).body.data).toEqual([]);
     expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=lost`, { key: shop.apiKey })).status).toBe(400);
+  });
+
+  it('filters an endpoint’s deliveries by status canceled: the retries a disable canceled', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    hook.reply({ status: 500 });
+    const endpoint = await register(shop, hook.url, ['payment.succeeded']);
+    await pay(shop);
+    await attemptsRecorded(shop, endpoint.id, 1);
+    expect((await update(shop, endpoint.id, { status: 'disabled' })).status).toBe(200);
+    const canceled = await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=canceled`, { key: shop.apiKey });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.data).toEqual([expect.objectContaining({ endpoint: endpoint.id, status: 'canceled', attempts: 1, next_attempt_at: null })]);
+    expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=pending`, { key: shop.apiKey })).body.data).toEqual([]);
   });
 
   it('recover sends again the failed deliveries of events created since a time, once', async () => {
@@ -170,6 +190,28 @@ describe('webhook endpoints lifecycle', () => {
     await hook.waitFor(9);
     expect(hook.events()[8]!.id).toBe(failed.body.data[0].event);
     expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: {} })).body.error).toMatchObject({ code: 'invalid_request', param: 'since' });
+  });
+
+  it.each([
+    ['year 0000, which PostgreSQL does not hold', '0000-01-01T00:00:00Z'],
+    ['year 0001 whose zone takes it into year 0000', '0001-01-01T00:30:00+01:00'],
+    ['a date without a time', '2026-11-22'],
+    ['a time without a zone', '2026-11-22T10:00:00'],
+    ['a day the calendar lacks', '2026-02-30T00:00:00Z'],
+  ])('recover refuses a since of %s with 400 invalid_request', async (_case, since) => {
+    const shop = await createIntegrator(service);
+    const endpoint = await register(shop, 'https://1.1.1.1/hooks');
+    const response = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since } });
+    expect({ status: response.status, error: response.body.error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'since' }) });
+  });
+
+  it('recover takes a since in year 0001 and one in year 0099 as themselves', async () => {
+    const shop = await createIntegrator(service);
+    const endpoint = await register(shop, 'https://1.1.1.1/hooks');
+    for (const since of ['0001-01-01T00:00:00Z', '0099-12-31T23:59:59+01:00']) {
+      const response = await service.http('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { key: shop.apiKey, body: { since } });
+      expect(response.body).toEqual({ object: 'recovery', endpoint: endpoint.id, redelivered: 0 });
+    }
   });
 
   it('an endpoint whose every attempt failed for 5 days is disabled, and the integrator is told on its other endpoints', async () => {

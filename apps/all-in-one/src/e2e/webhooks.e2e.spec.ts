@@ -84,6 +84,15 @@ describe('events and signed webhooks (contract section 6)', () => {
       ['link-local (cloud metadata)', 'https://169.254.169.254/latest'],
       ['a unique-local IPv6 address', 'https://[fd00::1]/hooks'],
       ['not a URL', 'hooks'],
+      // In sandbox only http(s)://127.0.0.1, localhost and [::1], written so, may be loopback.
+      ['another loopback address in sandbox', 'https://127.0.0.2/'],
+      ['an IPv4-mapped loopback in sandbox', 'https://[::ffff:127.0.0.1]/'],
+      ['loopback as a decimal number in sandbox', 'https://2130706433/'],
+      ['loopback in hexadecimal in sandbox', 'https://0x7f000001/'],
+      ['loopback shortened to 127.1 in sandbox', 'https://127.1/'],
+      ['loopback shortened to 127.1 over http in sandbox', 'http://127.1/'],
+      ['port 0 on loopback in sandbox', 'http://127.0.0.1:0/x'],
+      ['port 0 on a public address', 'https://1.1.1.1:0/'],
     ])('refuses %s: 400 invalid_request (param url), no traffic sent', async (_case, url) => {
       const shop = await createIntegrator(service);
       const response = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url, enabled_events: ['*'] } });
@@ -166,7 +175,7 @@ describe('events and signed webhooks (contract section 6)', () => {
       const eventId = JSON.parse(first!.body).id;
       const deliveries = await service.http('GET', `/v1/events/${eventId}/deliveries`, { key: shop.apiKey });
       expect(deliveries.body.data).toHaveLength(1);
-      expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: [{ status_code: 500 }, { status_code: 200, error: null }] });
+      expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 2, last_response_status: 200, attempt_history: [{ status_code: 500 }, { status_code: 200, error: null }] });
     });
 
     it('after the last retry (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) the delivery is failed and stays listed', async () => {
@@ -190,7 +199,8 @@ describe('events and signed webhooks (contract section 6)', () => {
       const eventId = JSON.parse(hook.received[0]!.body).id;
       const deliveries = await service.http('GET', `/v1/events/${eventId}/deliveries`, { key: shop.apiKey });
       expect(deliveries.body.data[0]).toMatchObject({ status: 'failed', next_attempt_at: null });
-      expect(deliveries.body.data[0].attempts).toHaveLength(8);
+      expect(deliveries.body.data[0]).toMatchObject({ attempts: 8, last_response_status: 503 });
+      expect(deliveries.body.data[0].attempt_history).toHaveLength(8);
       expect((await service.http('GET', `/v1/events/${eventId}`, { key: shop.apiKey })).status).toBe(200);
     });
 

@@ -5,11 +5,17 @@ import { notInList, toPage } from './pagination';
 
 /**
  * Deliveries the operator looks at: given up (`failed`), or attempted and failed at least once and
- * still scheduled (`pending`, or `delivering` while a retry is in flight). Only deliveries of live,
+ * still scheduled (`pending`, or `delivering` while a retry is in flight), of an event no later
+ * delivery has delivered to the endpoint. Only deliveries of live,
  * enabled endpoints: a disabled endpoint's deliveries are not sent, so listing them as actionable
  * would mislead (the integrator enables it again and uses `recover`).
  */
 const FAILING = `d.attempts > 0 AND d.status IN ('pending', 'delivering', 'failed')`;
+/** The event has reached the endpoint since (a later delivery of it succeeded): nothing to act on. */
+const DELIVERED_SINCE = `EXISTS (SELECT 1 FROM wh_deliveries s WHERE s.event_id = d.event_id AND s.endpoint_id = d.endpoint_id AND s.status = 'succeeded')`;
+/** A redelivery that met another's open delivery of the same event and endpoint (wh_deliveries_one_open) is tried again this many times. */
+const REDELIVER_CONFLICT_TRIES_MAX = 5;
+const UNIQUE_VIOLATION = '23505';
 const LIVE_ENDPOINT = `e.id = d.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL`;
 
 /** Whether an endpoint failing since `failingSince` has failed for long enough that an operator should look. */
@@ -40,7 +46,7 @@ export class WebhookOperations {
        JOIN wh_endpoints e ON ${LIVE_ENDPOINT}
        JOIN wh_events ev ON ev.id = d.event_id
        LEFT JOIN LATERAL (SELECT a.error, a.attempted_at FROM wh_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) last ON true
-       WHERE ${FAILING}${where}
+       WHERE ${FAILING}${where} AND NOT ${DELIVERED_SINCE}
        ORDER BY d.created_at DESC, d.id DESC LIMIT $1`,
       values,
     );
@@ -51,18 +57,31 @@ export class WebhookOperations {
    * Every `failed` delivery (of one endpoint, or all) due again now, in one UPDATE: the same delivery
    * row goes back to `pending` (same event id and body), so nothing is duplicated, and a repeat finds
    * nothing failed. Per event and endpoint only the newest failed delivery is rescheduled, and none
-   * when one is already pending or in flight. It gets one attempt: its retry schedule is spent, so a
-   * failure makes it `failed` again. Deliveries of disabled or deleted endpoints are left alone.
+   * when one is already pending or in flight, or when a later delivery of the event succeeded. It gets
+   * one attempt: its retry schedule is spent, so a failure makes it `failed` again. Deliveries of
+   * disabled or deleted endpoints are left alone.
    */
   async redeliverFailed(endpointId: string | undefined, now: Date): Promise<number> {
     if (endpointId !== undefined) await this.requireEndpoint(endpointId);
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.rescheduleFailed(endpointId, now);
+      } catch (error) {
+        // A recover or redelivery committed an open delivery of one of the events meanwhile: the statement
+        // is rolled back whole, and run again it sees that delivery and leaves the event alone.
+        if ((error as { code?: string }).code !== UNIQUE_VIOLATION || tries >= REDELIVER_CONFLICT_TRIES_MAX) throw error;
+      }
+    }
+  }
+
+  private async rescheduleFailed(endpointId: string | undefined, now: Date): Promise<number> {
     const { rowCount } = await this.pool.query({
       name: 'wh-ops-redeliver-failed',
       text: `WITH chosen AS (
                SELECT DISTINCT ON (d.event_id, d.endpoint_id) d.id
                FROM wh_deliveries d JOIN wh_endpoints e ON ${LIVE_ENDPOINT}
                WHERE ${FAILING} AND d.status = 'failed' AND ($1::text IS NULL OR d.endpoint_id = $1)
-                 AND NOT EXISTS (SELECT 1 FROM wh_deliveries o WHERE o.event_id = d.event_id AND o.endpoint_id = d.endpoint_id AND o.status IN ('pending', 'delivering'))
+                 AND NOT EXISTS (SELECT 1 FROM wh_deliveries o WHERE o.event_id = d.event_id AND o.endpoint_id = d.endpoint_id AND o.status IN ('pending', 'delivering', 'succeeded'))
                ORDER BY d.event_id, d.endpoint_id, d.created_at DESC, d.id DESC
                LIMIT $3)
              -- Rechecked on the locked row: a concurrent call that took it first leaves it pending.

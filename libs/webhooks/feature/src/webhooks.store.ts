@@ -83,6 +83,10 @@ export interface FinishedAttempt {
 const endpointWants = (integrator: string, type: string): string =>
   `e.integrator_id = ${integrator} AND e.deleted_at IS NULL AND e.status = 'enabled' AND ('*' = ANY (e.enabled_events) OR ${type} = ANY (e.enabled_events))`;
 
+/** A delivery's (`d`) attempts, oldest first, as a JSON array. */
+const ATTEMPT_LIST = `(SELECT COALESCE(json_agg(json_build_object('attempted_at', a.attempted_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id), '[]')
+   FROM wh_attempts a WHERE a.delivery_id = d.id)`;
+
 /** Deliveries that match an event: $1 integrator, $2 type. */
 const MATCHING_ENDPOINTS = `FROM wh_endpoints e WHERE ${endpointWants('$1', '$2')}`;
 
@@ -265,37 +269,37 @@ export class WebhooksStore {
     // 'delivering' is an attempt in flight: still pending to the integrator.
     const statuses = query.status === undefined ? null : query.status === 'pending' ? ['pending', 'delivering'] : [query.status];
     values.push(statuses, query.limit + 1);
-    const { rows } = await this.pool.query<EndpointDeliveryDbRow>(
-      `SELECT d.id, d.event_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, last.attempted_at AS last_attempt_at, last.status_code AS last_response_status
+    const { rows } = await this.pool.query<DeliveryDbRow>(
+      `SELECT d.id, d.event_id, d.endpoint_id, d.status, d.next_attempt_at, d.created_at, ${ATTEMPT_LIST} AS attempt_list
        FROM wh_deliveries d
-       LEFT JOIN LATERAL (SELECT a.attempted_at, a.status_code FROM wh_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) last ON true
        WHERE d.endpoint_id = $1 ${cursor} AND ($${values.length - 1}::text[] IS NULL OR d.status = ANY ($${values.length - 1}::text[]))
        ORDER BY d.created_at DESC, d.id DESC LIMIT $${values.length}`,
       values,
     );
-    return toPage(rows.map(toEndpointDeliveryResource), query.limit);
+    return toPage(rows.map((row) => toEndpointDeliveryResource(row)), query.limit);
   }
 
   /**
    * Sends again every failed delivery of the endpoint whose event was created at or after `since`: one
-   * new delivery per event, none for an event that already has one pending, so a repeat adds nothing.
+   * new delivery per event, none for an event already delivered to the endpoint (a later delivery of it
+   * succeeded) or with a delivery pending, so a repeat adds nothing. Concurrent calls queue an event
+   * once: the unique index wh_deliveries_one_open refuses a second open delivery, and the insert skips it.
    */
   async recover(endpointId: string, since: Date, now: Date): Promise<number> {
-    return this.transaction(async (tx) => {
-      const { rows } = await tx.query<{ event_id: string }>(
-        `SELECT DISTINCT d.event_id FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id
-         WHERE d.endpoint_id = $1 AND d.status = 'failed' AND ev.created_at >= $2
-           AND NOT EXISTS (SELECT 1 FROM wh_deliveries p WHERE p.endpoint_id = $1 AND p.event_id = d.event_id AND p.status IN ('pending', 'delivering'))`,
-        [endpointId, since],
-      );
-      if (rows.length === 0) return 0;
-      await tx.query(
-        `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
-         SELECT d.id, d.event_id, $1, 'redeliver', 'pending', $2, $2 FROM unnest($3::text[], $4::text[]) AS d (id, event_id)`,
-        [endpointId, now, rows.map(() => newId('webhookDelivery')), rows.map((r) => r.event_id)],
-      );
-      return rows.length;
-    });
+    const { rows } = await this.pool.query<{ event_id: string }>(
+      `SELECT DISTINCT d.event_id FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id
+       WHERE d.endpoint_id = $1 AND d.status = 'failed' AND ev.created_at >= $2
+         AND NOT EXISTS (SELECT 1 FROM wh_deliveries o WHERE o.event_id = d.event_id AND o.endpoint_id = $1 AND o.status IN ('pending', 'delivering', 'succeeded'))`,
+      [endpointId, since],
+    );
+    if (rows.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO wh_deliveries (id, event_id, endpoint_id, origin, status, next_attempt_at, created_at)
+       SELECT d.id, d.event_id, $1, 'redeliver', 'pending', $2, $2 FROM unnest($3::text[], $4::text[]) AS d (id, event_id)
+       ON CONFLICT DO NOTHING`,
+      [endpointId, now, rows.map(() => newId('webhookDelivery')), rows.map((r) => r.event_id)],
+    );
+    return rowCount ?? 0;
   }
 
   // ---- events ----
@@ -414,11 +418,9 @@ export class WebhooksStore {
 
   async deliveriesOf(integratorId: string, eventId: string): Promise<ListResource<DeliveryResource>> {
     const { rows } = await this.pool.query<DeliveryDbRow>(
-      `SELECT d.*, COALESCE(json_agg(json_build_object('attempted_at', a.attempted_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id)
-                FILTER (WHERE a.id IS NOT NULL), '[]') AS attempt_list
+      `SELECT d.id, d.event_id, d.endpoint_id, d.status, d.next_attempt_at, d.created_at, ${ATTEMPT_LIST} AS attempt_list
        FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id AND ev.integrator_id = $2
-       LEFT JOIN wh_attempts a ON a.delivery_id = d.id
-       WHERE d.event_id = $1 GROUP BY d.id ORDER BY d.created_at, d.id LIMIT $3`,
+       WHERE d.event_id = $1 ORDER BY d.created_at, d.id LIMIT $3`,
       [eventId, integratorId, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX],
     );
     return { object: 'list', data: rows.map(toDeliveryResource), has_more: false };
@@ -665,16 +667,6 @@ interface EndpointDbRow {
   created_at: Date;
 }
 
-interface EndpointDeliveryDbRow {
-  id: string;
-  event_id: string;
-  endpoint_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: Date | null;
-  last_attempt_at: Date | null;
-  last_response_status: number | null;
-}
 
 /** A disabled or deleted endpoint is sent nothing more. */
 const cancelPending = async (tx: PoolClient, endpointId: string): Promise<void> => {
@@ -745,25 +737,36 @@ export const toEndpointResource = (endpoint: EndpointRow, { withSecret = false }
   created_at: endpoint.createdAt.toISOString(),
 });
 
-const toEndpointDeliveryResource = (row: EndpointDeliveryDbRow): EndpointDeliveryResource => ({
-  id: row.id,
-  object: 'webhook_delivery',
-  event: row.event_id,
-  endpoint: row.endpoint_id,
-  status: row.status === 'delivering' ? 'pending' : (row.status as EndpointDeliveryResource['status']),
-  attempts: row.attempts,
-  last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
-  next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-  last_response_status: row.last_response_status,
-});
+const attemptsOf = (row: DeliveryDbRow): DeliveryResource['attempts'] => row.attempt_list.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() }));
+// 'delivering' is an attempt in flight: still pending to the integrator.
+const statusOf = (row: DeliveryDbRow): DeliveryResource['status'] => (row.status === 'delivering' ? 'pending' : (row.status as DeliveryResource['status']));
+
+/** The webhook_delivery the API answers (the same shape the gateway makes of a DeliveryResource). */
+const toEndpointDeliveryResource = (row: DeliveryDbRow): EndpointDeliveryResource => {
+  const history = attemptsOf(row);
+  const last = history[history.length - 1];
+  return {
+    id: row.id,
+    object: 'webhook_delivery',
+    event: row.event_id,
+    endpoint: row.endpoint_id,
+    status: statusOf(row),
+    attempts: history.length,
+    last_attempt_at: last?.attempted_at ?? null,
+    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+    last_response_status: last?.status_code ?? null,
+    created_at: row.created_at.toISOString(),
+    attempt_history: history,
+  };
+};
 
 const toDeliveryResource = (row: DeliveryDbRow): DeliveryResource => ({
   id: row.id,
   object: 'webhook_delivery',
   event: row.event_id,
   webhook_endpoint: row.endpoint_id,
-  status: row.status === 'delivering' ? 'pending' : (row.status as DeliveryResource['status']),
-  attempts: row.attempt_list.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })),
+  status: statusOf(row),
+  attempts: attemptsOf(row),
   next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
   created_at: row.created_at.toISOString(),
 });

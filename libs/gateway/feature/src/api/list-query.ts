@@ -65,23 +65,37 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
 
 const ISO_8601_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
-/** The instant of an ISO 8601 time with a zone, or undefined (malformed, or a calendar date that does not exist). */
+/** The first and last instants an API time may name: years 0001 to 9999 (PostgreSQL has no year 0000). */
+const INSTANT_MIN_MS = Date.parse('0001-01-01T00:00:00.000Z');
+const INSTANT_MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** True when year, month and day name a day of the proleptic Gregorian calendar, years 0–99 included. */
+const isCalendarDay = (year: number, month: number, day: number): boolean => {
+  const date = new Date(0);
+  // setUTCFullYear takes years 0–99 as they are, where Date.UTC maps them to 1900–1999.
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+};
+
+/**
+ * The instant of an ISO 8601 time with a zone, or undefined: malformed, a calendar date that does not
+ * exist, or an instant outside years 0001 to 9999 UTC.
+ */
 export const parseIsoInstant = (value: string): number | undefined => {
   const match = ISO_8601_WITH_ZONE.exec(value);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second = '0', zoneHours = '0', zoneMinutes = '0'] = match.map((part) => part ?? undefined);
-  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return undefined;
+  if (!isCalendarDay(Number(year), Number(month), Number(day))) return undefined;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(zoneHours) > 23 || Number(zoneMinutes) > 59) return undefined;
   const instant = Date.parse(value);
-  return Number.isNaN(instant) ? undefined : instant;
+  return Number.isNaN(instant) || instant < INSTANT_MIN_MS || instant > INSTANT_MAX_MS ? undefined : instant;
 };
 
-/** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`) that exists on the calendar, normalised to UTC. */
+/** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`) that exists on the calendar, in years 0001 to 9999 UTC, normalised to UTC. */
 export function isoTime(params: Record<string, unknown>, name: string): string | undefined {
   const value = params[name] as string | undefined;
   if (value === undefined) return undefined;
   const instant = parseIsoInstant(value);
-  if (instant === undefined) throw new ServiceError('invalid_request', `${name} must be an ISO 8601 time that exists, e.g. 2026-11-22T10:00:00.000Z`, name);
+  if (instant === undefined) throw new ServiceError('invalid_request', `${name} must be an ISO 8601 time that exists, in years 0001 to 9999 UTC, e.g. 2026-11-22T10:00:00.000Z`, name);
   return new Date(instant).toISOString();
 }

@@ -1,18 +1,18 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { DeletedWebhookEndpointResource, DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
+import { DeletedWebhookEndpointResource, DELIVERY_STATUSES, type DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
 import { sha256, type ApiKeyRecord } from '../directory/directory.repository';
 import { checkIdempotencyKey, Creation, type CreateRequest } from '../http/idempotency-key';
-import { requireEmptyBody, validateBody } from '../http/validation';
+import { IsIsoTime, requireEmptyBody, validateBody } from '../http/validation';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { secretSeal } from '../idempotency/secret-seal';
 import { JsonBody, CREATED_RANGE, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
 import { NO_STORE } from '../http/headers';
-import { parseListQuery } from './list-query';
+import { parseIsoInstant, parseListQuery } from './list-query';
 import { Audit, Audited, type AuditTrail } from '../audit/audited';
 
 class CreateEndpointBody {
@@ -27,10 +27,26 @@ class UpdateEndpointBody {
 }
 
 class RecoverBody {
-  @IsDefined() @IsString() @IsISO8601({ strict: true }) since!: string;
+  @IsDefined() @IsString() @IsIsoTime() since!: string;
 }
 
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** A delivery record as the API answers it: the one shape of webhook_delivery. */
+const toWebhookDelivery = (record: DeliveryResource): EndpointDeliveryResource => {
+  const last = record.attempts[record.attempts.length - 1];
+  return {
+    id: record.id,
+    object: 'webhook_delivery',
+    event: record.event,
+    endpoint: record.webhook_endpoint,
+    status: record.status,
+    attempts: record.attempts.length,
+    last_attempt_at: last?.attempted_at ?? null,
+    next_attempt_at: record.next_attempt_at,
+    last_response_status: last?.status_code ?? null,
+    created_at: record.created_at,
+    attempt_history: record.attempts,
+  };
+};
 
 /** Webhook endpoints: created, listed, updated, disabled, given a new secret, deleted; their deliveries. The URL is checked against SSRF by the webhooks app. */
 @Controller('v1/webhook_endpoints')
@@ -42,7 +58,7 @@ export class WebhookEndpointsController {
     private readonly idempotency: IdempotencyStore,
   ) {}
 
-  @Returns(WebhookEndpointResource, 'Create a webhook endpoint', { description: 'Answers the endpoint with its `secret` (shown only here and by rotate_secret). `url` must be https:// and must not resolve to a private address (in sandbox, http://localhost is accepted).' })
+  @Returns(WebhookEndpointResource, 'Create a webhook endpoint', { description: 'Answers the endpoint with its `secret` (shown only here and by rotate_secret). `url` must be https:// and must not resolve to a private address (in sandbox, http:// or https:// to 127.0.0.1, localhost or [::1], written so, is accepted).' })
   @JsonBody(CreateEndpointBody)
   @Post()
   @HttpCode(201)
@@ -131,7 +147,7 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   async recover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown) {
     const { since } = validateBody(RecoverBody, body);
-    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(since).toISOString() });
+    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(parseIsoInstant(since)!).toISOString() });
   }
 
   @Returns(DeletedWebhookEndpointResource, 'Delete a webhook endpoint', { operationId: 'webhookEndpoints.delete' })
@@ -173,9 +189,10 @@ export class EventsController {
     return this.bus.request('webhooks.events.redeliver', { integratorId, id });
   }
 
-  @Returns(listOf(DeliveryResource), 'List an event’s deliveries', { description: 'Every delivery of the event, with its attempts.' })
+  @Returns(listOf(EndpointDeliveryResource), 'List an event’s deliveries', { description: 'Every delivery of the event, oldest first, each with its attempts in `attempt_history`.' })
   @Get(':id/deliveries')
-  async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ListResource<DeliveryResource>> {
-    return this.bus.request('webhooks.events.deliveries', { integratorId, id });
+  async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ListResource<EndpointDeliveryResource>> {
+    const records = await this.bus.request('webhooks.events.deliveries', { integratorId, id });
+    return { ...records, data: records.data.map(toWebhookDelivery) };
   }
 }

@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { registerDecorator, useContainer, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
 import { ServiceError, type ErrorCode } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, AMOUNT_MIN_MINOR, isCurrency, isValidAmount } from '@pay/kernel';
+import { parseIsoInstant } from '../api/list-query';
 
 /** Maps class-validator failures to the contract's codes; a decorator names its code in `context`. */
 export const code = (errorCode: ErrorCode): ValidationOptions => ({ context: { code: errorCode } });
@@ -111,6 +112,12 @@ export const IsSupportedCurrency = decorator('isSupportedCurrency', isCurrency, 
 export const HTTPS_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://[^/?#\\\\\\s\\x00-\\x1f\\x7f-\\x9f][^\\s\\x00-\\x1f\\x7f-\\x9f]*$';
 const HTTPS_URL = new RegExp(HTTPS_URL_PATTERN);
 
+export const IsIsoTime = decorator(
+  'isIsoTime',
+  (value) => typeof value === 'string' && parseIsoInstant(value) !== undefined,
+  '$property must be an ISO 8601 time with a zone that exists, in years 0001 to 9999 UTC, e.g. 2026-11-22T10:00:00.000Z',
+  'invalid_request',
+);
 export const IsHttpsUrl = decorator(
   'isHttpsUrl',
   (value) => {

@@ -62,6 +62,7 @@ const CUSTOM_CONSTRAINTS: Record<string, object> = {
   isAmount: { type: 'integer', minimum: AMOUNT_MIN_MINOR, maximum: AMOUNT_MAX_MINOR, description: 'Minor units of the currency.' },
   isSupportedCurrency: { type: 'string', enum: ['DZD', 'MAD', 'TND', 'XOF'] },
   isHttpsUrl: { type: 'string', format: 'uri', pattern: HTTPS_URL_PATTERN, description: 'An absolute `https://` URL (the scheme in any case) with a host, without whitespace or control characters.' },
+  isIsoTime: { type: 'string', format: 'date-time' },
 };
 
 /** The tags of the document, in its order: a route's tag is its resource (`/v1/<tag>/…`) or its admin area. */

@@ -5,25 +5,37 @@ import { describeAddress, type AddressClass } from './address-class';
 
 export { classifyAddress, describeAddress, type AddressClass, type AddressDescription } from './address-class';
 
-/** The only plain-http hosts, and only in sandbox (contract section 6). */
-const SANDBOX_HTTP_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/**
+ * The only loopback hosts, and only in sandbox (contract section 6), over http or https, as the URL
+ * writes them: WHATWG URL reads 127.1, 2130706433 and 0x7f000001 as 127.0.0.1, so the check reads the
+ * host as written, and every other spelling of a loopback address is refused.
+ */
+const SANDBOX_LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-export type EndpointUrlCheck = { ok: true; url: URL } | { ok: false; message: string };
+/** The host of an absolute URL as written (lowercase, without port), before URL normalises it; null when it has none. */
+const writtenHost = (raw: string): string | null => /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#\\]*@)?(\[[^\]/?#\\]*\]|[^:/?#\\]*)/i.exec(raw)?.[1]?.toLowerCase() ?? null;
+
+/** Whether a URL may reach a loopback address: in sandbox, and to one of the three hosts as written. */
+const mayBeLoopback = (raw: string, sandbox: boolean): boolean => sandbox && SANDBOX_LOOPBACK_HOSTS.has(writtenHost(raw) ?? '');
+
+/** `loopback`: whether the URL may reach a loopback address (see mayBeLoopback). */
+export type EndpointUrlCheck = { ok: true; url: URL; loopback: boolean } | { ok: false; message: string };
 
 /** A connect-time refusal, raised from the lookup so that http.request fails before any byte is sent. */
 export class AddressRefusedError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
 }
 
-const isAllowedClass = (addressClass: AddressClass, sandbox: boolean): boolean =>
-  addressClass === 'public' || (sandbox && addressClass === 'loopback');
+const isAllowedClass = (addressClass: AddressClass, loopback: boolean): boolean =>
+  addressClass === 'public' || (loopback && addressClass === 'loopback');
 
-/** Why a webhook may not go to `address`, or null when it may. */
-export const addressRefusal = (host: string, address: string, sandbox: boolean): string | null => {
+/** Why a webhook may not go to `address`, or null when it may; `loopback`: whether this URL may reach a loopback address. */
+export const addressRefusal = (host: string, address: string, loopback: boolean): string | null => {
   const { addressClass, range } = describeAddress(address);
-  if (isAllowedClass(addressClass, sandbox)) return null;
+  if (isAllowedClass(addressClass, loopback)) return null;
   const where = host === address ? `url host ${host} is` : `url host ${host} resolves to ${address},`;
-  return `${where} a ${addressClass} address (${range}); webhooks may only target public addresses`;
+  const sandboxHint = addressClass === 'loopback' ? ' (in sandbox, also 127.0.0.1, localhost and [::1], written so)' : '';
+  return `${where} a ${addressClass} address (${range}); webhooks may only target public addresses${sandboxHint}`;
 };
 
 /** URL.hostname keeps the brackets of an IPv6 literal; DNS and classification want them off. */
@@ -39,8 +51,11 @@ export const checkUrlShape = (raw: string, { sandbox }: { sandbox: boolean }): E
     return { ok: false, message: 'url is not a valid absolute URL' };
   }
   if (url.username !== '' || url.password !== '') return { ok: false, message: 'url must not contain credentials' };
-  if (url.protocol === 'https:') return { ok: true, url };
-  if (url.protocol === 'http:' && sandbox && SANDBOX_HTTP_HOSTS.has(url.hostname)) return { ok: true, url };
+  // Nothing listens on port 0: a connection to it fails at every attempt.
+  if (url.port === '0') return { ok: false, message: 'url must not use port 0' };
+  const loopback = mayBeLoopback(raw, sandbox);
+  if (url.protocol === 'https:') return { ok: true, url, loopback };
+  if (url.protocol === 'http:' && loopback) return { ok: true, url, loopback };
   const allowed = sandbox ? 'https://, or http:// to 127.0.0.1, localhost or [::1] in sandbox' : 'https://';
   return { ok: false, message: `url must use ${allowed}, got ${url.protocol}//${url.host}` };
 };
@@ -60,8 +75,8 @@ const lookupAll = async (host: string, family: number): Promise<LookupAddress[]>
   }
 };
 
-const firstRefusal = (host: string, addresses: LookupAddress[], sandbox: boolean): string | null =>
-  addresses.map(({ address }) => addressRefusal(host, address, sandbox)).find((refusal) => refusal !== null) ?? null;
+const firstRefusal = (host: string, addresses: LookupAddress[], loopback: boolean): string | null =>
+  addresses.map(({ address }) => addressRefusal(host, address, loopback)).find((refusal) => refusal !== null) ?? null;
 
 /**
  * Registration check: shape, then every address the host resolves to (or the IP literal) must be
@@ -81,7 +96,7 @@ export const checkEndpointUrl = async (raw: string, { sandbox }: { sandbox: bool
       return { ok: false, message: `url host ${host} does not resolve (${(error as Error).message})` };
     }
   }
-  const refusal = firstRefusal(host, addresses, sandbox);
+  const refusal = firstRefusal(host, addresses, shape.loopback);
   return refusal ? { ok: false, message: refusal } : shape;
 };
 
@@ -98,7 +113,8 @@ export const guardedLookup =
   (hostname, options, callback) => {
     lookupAll(hostname, familyNumber(options.family)).then(
       (addresses) => {
-        const refusal = firstRefusal(hostname, addresses, sandbox);
+        // Of the host names, only localhost may resolve to loopback, and only in sandbox.
+        const refusal = firstRefusal(hostname, addresses, sandbox && hostname.toLowerCase() === 'localhost');
         // nextTick: a throw in net's callback must not become a rejection of this promise.
         process.nextTick(() => {
           if (refusal) callback(new AddressRefusedError(refusal), '');

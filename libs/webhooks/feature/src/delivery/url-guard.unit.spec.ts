@@ -20,7 +20,7 @@ const refusal = async (url: string, sandbox: boolean): Promise<string> => {
 describe('checkEndpointUrl: url must be https:// and must not resolve to a loopback, private or link-local address', () => {
   it('accepts https to a public IP literal', async () => {
     const check = await checkEndpointUrl('https://93.184.216.34/hook', { sandbox: false });
-    expect(check).toEqual({ ok: true, url: new URL('https://93.184.216.34/hook') });
+    expect(check).toEqual({ ok: true, url: new URL('https://93.184.216.34/hook'), loopback: false });
   });
 
   it('refuses http outside sandbox', async () => {
@@ -62,11 +62,32 @@ describe('checkEndpointUrl: url must be https:// and must not resolve to a loopb
     expect(await checkEndpointUrl('https://localhost:4443/hook', { sandbox: true })).toMatchObject({ ok: true });
   });
 
+  it.each(['https://127.0.0.2/', 'https://[::ffff:127.0.0.1]/', 'https://2130706433/', 'https://0x7f000001/', 'https://127.1/', 'http://127.1/', 'http://0x7f000001/', 'https://[0:0:0:0:0:0:0:1]/'])(
+    'in sandbox refuses %s: loopback, but not one of the three hosts as the contract writes them',
+    async (url) => {
+      expect(await refusal(url, true)).toMatch(/loopback|must use https:\/\//);
+    },
+  );
+
+  it('in sandbox refuses a name other than localhost that resolves to loopback', async () => {
+    stubDns(async () => [{ address: '127.0.0.1', family: 4 }]);
+    expect(await refusal('https://loopback.example.com/hook', true)).toContain('a loopback address');
+  });
+
   it('in sandbox still refuses private addresses, and http to any other host', async () => {
     expect(await refusal('https://10.0.0.1/hook', true)).toContain('a private address');
     expect(await refusal('http://10.0.0.1/hook', true)).toMatch(/must use https:\/\//);
     expect(await refusal('http://127.0.0.2/hook', true)).toMatch(/must use https:\/\//);
     expect(await refusal('http://93.184.216.34/hook', true)).toMatch(/must use https:\/\//);
+  });
+
+  it.each([
+    ['https://1.1.1.1:0/', false],
+    ['https://1.1.1.1:00/', false],
+    ['http://127.0.0.1:0/x', true],
+    ['https://localhost:0/', true],
+  ])('refuses port 0 (%s, sandbox %s): no connection can be made to it', async (url, sandbox) => {
+    expect(await refusal(url, sandbox)).toContain('port 0');
   });
 
   it('refuses credentials in the url', async () => {
@@ -116,9 +137,9 @@ describe('checkEndpointUrl: url must be https:// and must not resolve to a loopb
 });
 
 describe('guardedLookup: the connection goes only to a checked address', () => {
-  const lookup = (sandbox: boolean, all: boolean) =>
+  const lookup = (sandbox: boolean, all: boolean, hostname = 'hooks.example.com') =>
     new Promise<{ error: Error | null; address: unknown; family?: number }>((resolve) =>
-      guardedLookup(sandbox)('hooks.example.com', { all }, (error, address, family) => resolve({ error, address, family })),
+      guardedLookup(sandbox)(hostname, { all }, (error, address, family) => resolve({ error, address, family })),
     );
 
   it('refuses at connect time a name that now resolves to a forbidden address', async () => {
@@ -138,10 +159,11 @@ describe('guardedLookup: the connection goes only to a checked address', () => {
     expect(await lookup(false, true)).toEqual({ error: null, address: addresses, family: undefined });
   });
 
-  it('allows loopback in sandbox only', async () => {
+  it('allows loopback in sandbox only, and only for localhost', async () => {
     stubDns(async () => [{ address: '127.0.0.1', family: 4 }]);
-    expect((await lookup(true, false)).error).toBeNull();
-    expect((await lookup(false, false)).error).toBeInstanceOf(AddressRefusedError);
+    expect((await lookup(true, false, 'localhost')).error).toBeNull();
+    expect((await lookup(false, false, 'localhost')).error).toBeInstanceOf(AddressRefusedError);
+    expect((await lookup(true, false)).error).toBeInstanceOf(AddressRefusedError);
   });
 
   it('passes a DNS failure through', async () => {

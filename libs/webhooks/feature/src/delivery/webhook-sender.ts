@@ -106,7 +106,7 @@ const checkTarget = (raw: string, sandbox: boolean): { ok: true; url: URL } | { 
   if (!shape.ok) return shape;
   const host = hostOf(shape.url);
   // Host names are checked at connect time by guardedLookup; Node never calls lookup for IP literals.
-  const refusal = isIP(host) ? addressRefusal(host, host, sandbox) : null;
+  const refusal = isIP(host) ? addressRefusal(host, host, shape.loopback) : null;
   return refusal ? { ok: false, message: refusal } : shape;
 };
 
