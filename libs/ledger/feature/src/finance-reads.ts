@@ -33,10 +33,13 @@ export class FinanceReads {
     const values: unknown[] = [query.kind ?? null, query.currency ?? null];
     let cursor = '';
     if (query.startingAfter !== undefined) {
-      const { rows } = await this.pool.query<{ created_at: Date }>('SELECT created_at FROM ledger_accounts WHERE id = $1', [query.startingAfter]);
+      const { rows } = await this.pool.query('SELECT 1 FROM ledger_accounts WHERE id = $1', [query.startingAfter]);
       if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
-      values.push(rows[0].created_at, query.startingAfter);
-      cursor = 'AND (created_at, id) < ($3, $4)';
+      values.push(query.startingAfter);
+      // The cursor's time is compared as stored (microseconds: the platform's accounts take a migration's
+      // now()), never through a JS Date (milliseconds), which would pass over the rest of its millisecond.
+      // A row of a scalar sub-select and the id (not a row sub-select): a row comparison the index serves.
+      cursor = 'AND (created_at, id) < ((SELECT created_at FROM ledger_accounts WHERE id = $3), $3)';
     }
     values.push(query.limit + 1);
     const { rows } = await this.pool.query<{ id: string; kind: string; currency: Currency; balance: string; created_at: Date }>(
