@@ -22,7 +22,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [ConsoleSignInController, ConsoleAsse
 export const consoleProviders: Provider[] = [
   {
     provide: ConsoleSessionStore,
-    useFactory: (pool: Pool, config: GatewayConfig, asyncCommit: Pool) => new ConsoleSessionStore(pool, !config.sandbox, asyncCommit),
+    useFactory: (pool: Pool, config: GatewayConfig, asyncCommit: Pool) => new ConsoleSessionStore(pool, !config.sandbox, config.adminApiKey, asyncCommit),
     inject: [PG_POOL, GATEWAY_CONFIG, PG_POOL_ASYNC_COMMIT],
   },
   ConsolePages,
