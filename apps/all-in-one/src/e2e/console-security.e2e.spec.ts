@@ -134,6 +134,22 @@ describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
     expect(noToken.headers.get('location')).toBe('/console/sign-in?error=expired');
   });
 
+  it('a crafted next (a header injection attempt) falls back to the console’s home, in a page or a redirect, never an error', async () => {
+    for (const next of ['/console?a\r\nSet-Cookie: evil=1', '/console/search?q=a\nb', '/console?a\u0000b', '/console?q=é']) {
+      const signedIn = await postSignIn(service.url, service.adminKey, undefined, { next });
+      expect({ next, status: signedIn.status, location: signedIn.headers.get('location') }).toEqual({ next, status: 303, location: '/console/search' });
+      expect(signedIn.headers.getSetCookie().some((c) => c.startsWith('evil'))).toBe(false);
+      const wrong = await postSignIn(service.url, 'wrong-key-for-next', undefined, { next });
+      expect({ next, status: wrong.status, location: wrong.headers.get('location') }).toEqual({ next, status: 303, location: '/console/sign-in?error=sign_in' });
+      if (next.includes('\u0000')) continue;
+      const form = await fetch(`${service.url}/console/sign-in?next=${encodeURIComponent(next)}`);
+      expect({ next, status: form.status, type: form.headers.get('content-type') }).toEqual({ next, status: 200, type: expect.stringMatching(/^text\/html/) });
+      expect(await form.text()).toMatch(/name="next" value=""/);
+    }
+    // A right key starts the address's count of wrong ones again (the lockout below counts from zero).
+    expect((await postSignIn(service.url, service.adminKey)).status).toBe(303);
+  });
+
   it('lockout: of 30 parallel wrong keys from one address exactly 5 are checked, the rest refused, then even the right key', async () => {
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => postSignIn(service.url, i % 2 ? `fk_wrong${i}` : `wrong-admin-key-${i}`)));
     const codes = answers.map((r) => new URL(r.headers.get('location')!, service.url).searchParams.get('error'));
