@@ -50,6 +50,9 @@ export const ID_PREFIXES = {
   payout: 'po',
   payoutBatch: 'pob',
   bankStatementImport: 'bsi',
+  /** A console run of a reconciliation, or of the ledger chain's verification (their audit events' targets). */
+  reconciliation: 'rec',
+  chainVerification: 'chv',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   businessUser: 'usr',
