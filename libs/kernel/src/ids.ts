@@ -53,6 +53,8 @@ export const ID_PREFIXES = {
   /** A console run of a reconciliation, or of the ledger chain's verification (their audit events' targets). */
   reconciliation: 'rec',
   chainVerification: 'chv',
+  /** A console operation over many objects (every failed delivery redelivered, every parked event replayed). */
+  operation: 'opr',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   businessUser: 'usr',

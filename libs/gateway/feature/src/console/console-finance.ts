@@ -22,6 +22,7 @@ import { runReconciliation } from '../admin/run-reconciliation';
 import { AUDIT_FAILPOINT, AuditTrail, onceKey } from '../audit/audited';
 import { AuditLog } from '../directory/audit-log';
 import { localInstant } from './charts';
+import { CONSOLE_ACTOR } from './console-audit';
 
 export type FinanceRunKind = 'reconciliation' | 'chain_verification';
 export interface FinanceRun<Result> {
@@ -38,7 +39,6 @@ export interface MonthRevenue {
 }
 
 /** Who acts in the console: the admin role, the only one that may. */
-const CONSOLE_ACTOR = { type: 'admin', id: null } as const;
 
 /** The zone whose calendar makes the fee revenue's months: the platform's. */
 export const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
