@@ -116,8 +116,11 @@ const ID_PATTERN_BY_SEGMENT: ReadonlyMap<string, RegExp> = new Map(
   Object.entries(ID_PREFIX_BY_SEGMENT).map(([segment, prefix]) => [segment, new RegExp(`^${prefix}_[A-Za-z0-9]{1,${PATH_PARAM_LENGTH_MAX - prefix.length - 1}}$`)]),
 );
 
-/** Routes that take a key (the API and the admin API): their shape errors wait until the key is checked. */
-const AUTHENTICATED_ROUTE = /^\/(v1|admin\/v1)(\/|$)/;
+/**
+ * Routes that take a key (the API and the admin API) or a session (the console): their shape errors
+ * wait until the key or session is checked; the console's are then its own pages.
+ */
+const AUTHENTICATED_ROUTE = /^\/(v1|admin\/v1|console)(\/|$)/;
 
 /** A request's shape error, held until authentication has run (section 2: authentication comes first). */
 const deferredShapeErrors = new WeakMap<FastifyRequest, ServiceError>();

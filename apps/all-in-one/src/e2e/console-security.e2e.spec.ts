@@ -141,13 +141,33 @@ describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
       expect(signedIn.headers.getSetCookie().some((c) => c.startsWith('evil'))).toBe(false);
       const wrong = await postSignIn(service.url, 'wrong-key-for-next', undefined, { next });
       expect({ next, status: wrong.status, location: wrong.headers.get('location') }).toEqual({ next, status: 303, location: '/console/sign-in?error=sign_in' });
-      if (next.includes('\u0000')) continue;
+      // A query that cannot be stored (NUL) is a console page too: 400.
       const form = await fetch(`${service.url}/console/sign-in?next=${encodeURIComponent(next)}`);
-      expect({ next, status: form.status, type: form.headers.get('content-type') }).toEqual({ next, status: 200, type: expect.stringMatching(/^text\/html/) });
-      expect(await form.text()).toMatch(/name="next" value=""/);
+      const status = next.includes('\u0000') ? 400 : 200;
+      expect({ next, status: form.status, type: form.headers.get('content-type') }).toEqual({ next, status, type: expect.stringMatching(/^text\/html/) });
+      if (status === 200) expect(await form.text()).toMatch(/name="next" value=""/);
     }
     // A right key starts the address's count of wrong ones again (the lockout below counts from zero).
     expect((await postSignIn(service.url, service.adminKey)).status).toBe(303);
+  });
+
+  it('console URLs a handler never sees (a query that cannot be stored or decoded, an id that cannot exist, a trailing slash) answer console pages', async () => {
+    const admin = await consoleSession(service.url, service.adminKey);
+    for (const [path, status] of [
+      ['/console/search?q=%00', 400],
+      ['/console/search?q=%ZZ', 400],
+      ['/console/accounts/%3Cx%3E', 404],
+      ['/console/finance/', 404],
+      ['/console/no-such-page', 404],
+    ] as const) {
+      const answer = await page(admin.cookie, path, service.url);
+      expect({ path, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ path, status, type: expect.stringMatching(/^text\/html/) });
+    }
+    // Without a session, the sign-in first (and back after it), as for any console page.
+    for (const path of ['/console/accounts/%3Cx%3E', '/console/search?q=%00']) {
+      const answer = await page(undefined, path, service.url);
+      expect({ path, status: answer.status, location: answer.headers.get('location') }).toEqual({ path, status: 303, location: expect.stringMatching(/^\/console\/sign-in/) });
+    }
   });
 
   it('lockout: of 30 parallel wrong keys from one address exactly 5 are checked, the rest refused, then even the right key', async () => {
