@@ -145,6 +145,9 @@ export interface BalanceSeries {
   /** The balance just before `from`, and at `to` (the last point's, or the opening one). */
   opening: number;
   closing: number;
+  /** The period's movements: the sums of its debits and of its credits (a statement's, over all its pages). */
+  totalDebits: number;
+  totalCredits: number;
   /** Each movement's time and the balance after it; or, `sampled`, the balance at evenly spaced instants ending at `to`. */
   points: BalancePoint[];
   sampled: boolean;

@@ -50,6 +50,11 @@ export const ID_PREFIXES = {
   payout: 'po',
   payoutBatch: 'pob',
   bankStatementImport: 'bsi',
+  /** A console run of a reconciliation, or of the ledger chain's verification (their audit events' targets). */
+  reconciliation: 'rec',
+  chainVerification: 'chv',
+  /** A console operation over many objects (every failed delivery redelivered, every parked event replayed). */
+  operation: 'opr',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',
   businessUser: 'usr',

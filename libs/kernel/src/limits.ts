@@ -51,6 +51,13 @@ export const PASSWORD_LENGTH_MAX = 200;
 /** A JSON body; a form posted by a hosted page is far smaller. */
 export const BODY_LIMIT_BYTES = 1_048_576;
 export const FORM_BODY_LIMIT_BYTES = 16_384;
+/** A statement pasted in the console's form (camt.053 XML); a larger one goes through the admin API. */
+export const CONSOLE_STATEMENT_XML_MAX_BYTES = 16_384;
+/**
+ * The console's statement form, URL-encoded: each byte of the XML takes up to three (`%3C`), and the
+ * form's other fields fit in a form's own limit.
+ */
+export const CONSOLE_STATEMENT_FORM_BODY_LIMIT_BYTES = 3 * CONSOLE_STATEMENT_XML_MAX_BYTES + FORM_BODY_LIMIT_BYTES;
 /** A bank statement (camt.053, XML) posted to the admin API: the one body allowed above BODY_LIMIT_BYTES. */
 export const STATEMENT_BODY_LIMIT_BYTES = 10 * 1_048_576;
 /**
@@ -623,6 +630,7 @@ check(ID_RANDOM_LENGTH < ID_LENGTH_MAX && ID_LENGTH_MAX <= PATH_PARAM_LENGTH_MAX
 check('cp_'.length + ID_LENGTH_MAX + ':DZD'.length <= LEDGER_ACCOUNT_ID_LENGTH_MAX, "a cash point's account id must fit an account id");
 check(LEDGER_ACCOUNT_ID_LENGTH_MAX <= STRING_LENGTH_MAX, 'an account id must fit a query parameter');
 check(FORM_BODY_LIMIT_BYTES <= BODY_LIMIT_BYTES, 'a form body cannot be allowed more than a JSON body');
+check(CONSOLE_STATEMENT_FORM_BODY_LIMIT_BYTES <= BODY_LIMIT_BYTES, 'the statement form cannot be allowed more than a JSON body');
 check(PHONE_LENGTH_MIN <= PHONE_LENGTH_MAX && PIN_LENGTH_MIN <= PIN_LENGTH_MAX, 'phone or PIN bounds inverted');
 check(LOGIN_LENGTH_MIN <= LOGIN_LENGTH_MAX && PASSWORD_LENGTH_MIN <= PASSWORD_LENGTH_MAX, 'login or password bounds inverted');
 check(SIGN_IN_LOCKS_MS[0] === SIGN_IN_LOCK_MS && SIGN_IN_LOCKS_MS.every((ms, i) => i === 0 || ms > SIGN_IN_LOCKS_MS[i - 1]!), 'each sign-in lock must be longer than the one before');

@@ -118,10 +118,11 @@ const ID_PATTERN_BY_SEGMENT: ReadonlyMap<string, RegExp> = new Map(
 
 /**
  * Routes whose shape errors are raised inside the route rather than here: those that take a key (the
- * API and the admin API), after the key is checked; the hosted pages, whose route answers an error as
- * a page (a customer never sees JSON).
+ * API and the admin API) or a session (the console), after the key or session is checked, the
+ * console's then its own pages; the hosted pages, whose route answers an error as a page (a customer
+ * never sees JSON).
  */
-const DEFERRED_ROUTE = /^\/(v1|admin\/v1|hosted)(\/|$)/;
+const DEFERRED_ROUTE = /^\/(v1|admin\/v1|console|hosted)(\/|$)/;
 
 /** A request's shape error, held until the route's guards have run (section 2: authentication comes first). */
 const deferredShapeErrors = new WeakMap<FastifyRequest, ServiceError>();

@@ -7,6 +7,7 @@ import secureJson from 'secure-json-parse';
 import { ServiceError } from '@pay/contracts';
 import {
   BODY_LIMIT_BYTES,
+  CONSOLE_STATEMENT_FORM_BODY_LIMIT_BYTES,
   FORM_BODY_LIMIT_BYTES,
   STATEMENT_BODY_LIMIT_BYTES,
   HTTP_KEEP_ALIVE_TIMEOUT_MS,
@@ -93,11 +94,15 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
   });
   // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
   fastify.removeAllContentTypeParsers();
-  // HTML forms of the hosted pages. Parsed as URLSearchParams, never a plain object, so the JSON API
-  // still refuses such a body as "not a JSON object".
-  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) =>
-    done(null, new URLSearchParams(String(body))),
-  );
+  // HTML forms of the hosted pages and the console. Parsed as URLSearchParams, never a plain object, so
+  // the JSON API still refuses such a body as "not a JSON object".
+  limitForms(fastify);
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: CONSOLE_STATEMENT_FORM_BODY_LIMIT_BYTES }, (request, body, done) => {
+    const text = String(body);
+    const limit = formLimitOf(request);
+    if (Buffer.byteLength(text) > limit) return done(formTooLarge(limit), undefined);
+    done(null, new URLSearchParams(text));
+  });
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
@@ -133,6 +138,27 @@ function acceptXmlOnStatementRoute(fastify: FastifyInstance): void {
     if (Number(request.headers['content-length'] ?? 0) > STATEMENT_BODY_LIMIT_BYTES) throw statementTooLarge();
   });
   fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: STATEMENT_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, String(body)));
+}
+
+/** The one form allowed above FORM_BODY_LIMIT_BYTES: the console's statement, pasted as XML. */
+export const LARGE_FORM_ROUTE = { method: 'POST', url: '/console/finance/payouts/statements' } as const;
+const FORM_MEDIA_TYPE = /^\s*application\/x-www-form-urlencoded\s*(;|$)/i;
+
+const formLimitOf = (request: FastifyRequest): number =>
+  request.method === LARGE_FORM_ROUTE.method && request.routeOptions.url === LARGE_FORM_ROUTE.url ? CONSOLE_STATEMENT_FORM_BODY_LIMIT_BYTES : FORM_BODY_LIMIT_BYTES;
+const formTooLarge = (bytes: number): ServiceError =>
+  new ServiceError('invalid_request', `the form is larger than ${bytes / 1024} KB (${bytes.toLocaleString('en-US')} bytes)`, undefined, 413);
+
+/**
+ * A form is refused past its route's limit before its body is read, when it says its length (the
+ * parser, whose own bound is the largest form's, checks the others once read).
+ */
+function limitForms(fastify: FastifyInstance): void {
+  fastify.addHook('preParsing', async (request: FastifyRequest) => {
+    if (!FORM_MEDIA_TYPE.test(String(request.headers['content-type'] ?? ''))) return;
+    const limit = formLimitOf(request);
+    if (Number(request.headers['content-length'] ?? 0) > limit) throw formTooLarge(limit);
+  });
 }
 
 const statementTooLarge = (): ServiceError => new ServiceError('invalid_request', 'the statement is larger than 10 MB (10,485,760 bytes)', undefined, 413);

@@ -200,6 +200,10 @@ describe('console: Accounts and Finance', () => {
       const audit = (await service.admin('GET', '/admin/v1/audit_events?action=reconciliation.created')).body.data;
       expect(audit).toHaveLength(1);
       expect(audit[0].actor).toEqual({ type: 'admin', id: null });
+      // A run's id is its kind's prefix and random base62 characters, like every id: not sequential.
+      expect(audit[0].target).toEqual({ object: 'reconciliation', id: expect.stringMatching(/^rec_[0-9A-Za-z]{20,}$/) });
+      const verifications = (await service.admin('GET', '/admin/v1/audit_events?action=chain_verification.created')).body.data;
+      expect(verifications.map((e: { target: unknown }) => e.target)).toEqual([{ object: 'chain_verification', id: expect.stringMatching(/^chv_[0-9A-Za-z]{20,}$/) }]);
     } finally {
       await admin.context.close();
     }

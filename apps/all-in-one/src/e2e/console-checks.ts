@@ -65,13 +65,13 @@ export async function signInForm(baseUrl: string): Promise<{ cookie: string; csr
 }
 
 /** Posts the sign-in form with `key`; the raw answer (303 to the search, or back to the sign-in with `?error=`). */
-export async function postSignIn(baseUrl: string, key: string, form?: { cookie: string; csrf: string }): Promise<globalThis.Response> {
+export async function postSignIn(baseUrl: string, key: string, form?: { cookie: string; csrf: string }, fields: Record<string, string> = {}): Promise<globalThis.Response> {
   const { cookie, csrf } = form ?? (await signInForm(baseUrl));
   return fetch(`${baseUrl}/console/sign-in`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
-    body: new URLSearchParams({ csrf, key }).toString(),
+    body: new URLSearchParams({ csrf, key, ...fields }).toString(),
   });
 }
 

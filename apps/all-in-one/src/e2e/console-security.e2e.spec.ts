@@ -1,8 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { CATALOGUES } from '@pay/hosted-ui';
-import { CONSOLE_SIGN_IN_FAILURES_MAX } from '@pay/kernel';
+import { CONSOLE_SIGN_IN_FAILURES_MAX, randomBase62 } from '@pay/kernel';
 import { consolePost, consoleSession, postSignIn, signInForm } from './console-checks';
-import { startTestService, type TestService } from './harness';
+import { DISTRIBUTED, startTestService, type TestService } from './harness';
 
 // A service on a busy machine: generous bounds.
 jest.setTimeout(300_000);
@@ -74,6 +77,22 @@ describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
     for (const session of [idle, ended]) expect((await page(session.cookie, '/console/search', service.url)).status).toBe(303);
   });
 
+  it('a finance session ends when its key is revoked or expires', async () => {
+    const keys = await Promise.all(['Revoked', 'Expired'].map((name) => service.admin('POST', '/admin/v1/finance_keys', { body: { name } })));
+    const [revoked, expired] = keys.map((k) => k.body as { id: string; api_key: string });
+    const sessions = await Promise.all([revoked!, expired!].map((k) => consoleSession(service.url, k.api_key)));
+    for (const session of sessions) expect((await page(session.cookie, '/console/search', service.url)).status).toBe(200);
+    expect((await service.admin('POST', `/admin/v1/api_keys/${revoked!.id}/revoke`)).status).toBe(200);
+    await gatewayDb((db) => db.query(`UPDATE gw_api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired!.id]));
+    for (const session of sessions) {
+      const refused = await page(session.cookie, '/console/search', service.url);
+      expect({ status: refused.status, location: refused.headers.get('location') }).toEqual({ status: 303, location: '/console/sign-in?next=%2Fconsole%2Fsearch' });
+    }
+    // Another finance key's session goes on.
+    const other = await consoleSession(service.url, financeKey);
+    expect((await page(other.cookie, '/console/search', service.url)).status).toBe(200);
+  });
+
   it('finance sees no action, and a crafted POST with a valid finance session and its CSRF token is refused', async () => {
     const finance = await consoleSession(service.url, financeKey);
     const search = await (await page(finance.cookie, '/console/search', service.url)).text();
@@ -115,6 +134,42 @@ describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
     expect(noToken.headers.get('location')).toBe('/console/sign-in?error=expired');
   });
 
+  it('a crafted next (a header injection attempt) falls back to the console’s home, in a page or a redirect, never an error', async () => {
+    for (const next of ['/console?a\r\nSet-Cookie: evil=1', '/console/search?q=a\nb', '/console?a\u0000b', '/console?q=é']) {
+      const signedIn = await postSignIn(service.url, service.adminKey, undefined, { next });
+      expect({ next, status: signedIn.status, location: signedIn.headers.get('location') }).toEqual({ next, status: 303, location: '/console/search' });
+      expect(signedIn.headers.getSetCookie().some((c) => c.startsWith('evil'))).toBe(false);
+      const wrong = await postSignIn(service.url, 'wrong-key-for-next', undefined, { next });
+      expect({ next, status: wrong.status, location: wrong.headers.get('location') }).toEqual({ next, status: 303, location: '/console/sign-in?error=sign_in' });
+      // A query that cannot be stored (NUL) is a console page too: 400.
+      const form = await fetch(`${service.url}/console/sign-in?next=${encodeURIComponent(next)}`);
+      const status = next.includes('\u0000') ? 400 : 200;
+      expect({ next, status: form.status, type: form.headers.get('content-type') }).toEqual({ next, status, type: expect.stringMatching(/^text\/html/) });
+      if (status === 200) expect(await form.text()).toMatch(/name="next" value=""/);
+    }
+    // A right key starts the address's count of wrong ones again (the lockout below counts from zero).
+    expect((await postSignIn(service.url, service.adminKey)).status).toBe(303);
+  });
+
+  it('console URLs a handler never sees (a query that cannot be stored or decoded, an id that cannot exist, a trailing slash) answer console pages', async () => {
+    const admin = await consoleSession(service.url, service.adminKey);
+    for (const [path, status] of [
+      ['/console/search?q=%00', 400],
+      ['/console/search?q=%ZZ', 400],
+      ['/console/accounts/%3Cx%3E', 404],
+      ['/console/finance/', 404],
+      ['/console/no-such-page', 404],
+    ] as const) {
+      const answer = await page(admin.cookie, path, service.url);
+      expect({ path, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ path, status, type: expect.stringMatching(/^text\/html/) });
+    }
+    // Without a session, the sign-in first (and back after it), as for any console page.
+    for (const path of ['/console/accounts/%3Cx%3E', '/console/search?q=%00']) {
+      const answer = await page(undefined, path, service.url);
+      expect({ path, status: answer.status, location: answer.headers.get('location') }).toEqual({ path, status: 303, location: expect.stringMatching(/^\/console\/sign-in/) });
+    }
+  });
+
   it('lockout: of 30 parallel wrong keys from one address exactly 5 are checked, the rest refused, then even the right key', async () => {
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => postSignIn(service.url, i % 2 ? `fk_wrong${i}` : `wrong-admin-key-${i}`)));
     const codes = answers.map((r) => new URL(r.headers.get('location')!, service.url).searchParams.get('error'));
@@ -126,5 +181,49 @@ describe('console: sessions, roles, CSRF and the sign-in lockout', () => {
     expect(right.headers.getSetCookie().some((c) => c.startsWith('pay_console='))).toBe(false);
     const shown = await (await fetch(`${service.url}/console/sign-in?error=locked`)).text();
     expect(shown).toContain(fr['console.error.locked'].replace('{minutes}', '\u206815\u2069')); // the value isolated in its sentence
+  });
+});
+
+/** The admin key is the service's configuration: a restart with another one ends the sessions opened with the old one. */
+(DISTRIBUTED ? describe.skip : describe)('console: an admin session ends when its key is no longer the admin key', () => {
+  let dataDir: string;
+  let running: TestService | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'pay-console-admin-key-'));
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a restart with the same key keeps the session; with another key it is refused, and the new key signs in', async () => {
+    const first = `admin_${randomBase62(32)}`;
+    running = await startTestService({ DATA_DIR: dataDir, ADMIN_API_KEY: first });
+    const databaseUrl = running.databaseUrls!['all-in-one']!;
+    const session = await consoleSession(running.url, first);
+    expect((await page(session.cookie, '/console/search', running.url)).status).toBe(200);
+    const stored = await (async () => {
+      const db = new PgClient({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        return JSON.stringify((await db.query('SELECT * FROM gw_console_sessions')).rows);
+      } finally {
+        await db.end();
+      }
+    })();
+    expect(stored).not.toContain(first);
+
+    await running.stop();
+    running = await startTestService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ADMIN_API_KEY: first });
+    expect((await page(session.cookie, '/console/search', running.url)).status).toBe(200);
+
+    await running.stop();
+    const second = `admin_${randomBase62(32)}`;
+    running = await startTestService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ADMIN_API_KEY: second });
+    const refused = await page(session.cookie, '/console/search', running.url);
+    expect({ status: refused.status, location: refused.headers.get('location') }).toEqual({ status: 303, location: '/console/sign-in?next=%2Fconsole%2Fsearch' });
+    const fresh = await consoleSession(running.url, second);
+    expect((await page(fresh.cookie, '/console/search', running.url)).status).toBe(200);
   });
 });

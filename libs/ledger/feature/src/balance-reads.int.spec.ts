@@ -124,6 +124,8 @@ describe("a balance series (the console's chart) reads a bounded part of the acc
       currency: 'DZD',
       opening: creditedThrough(99),
       closing: creditedThrough(104),
+      totalDebits: 0,
+      totalCredits: creditedThrough(104) - creditedThrough(99),
       points: [100, 101, 102, 103, 104].map((n) => ({ at: instantOf(n), balance: creditedThrough(n) })),
       sampled: false,
     });

@@ -33,10 +33,13 @@ export class FinanceReads {
     const values: unknown[] = [query.kind ?? null, query.currency ?? null];
     let cursor = '';
     if (query.startingAfter !== undefined) {
-      const { rows } = await this.pool.query<{ created_at: Date }>('SELECT created_at FROM ledger_accounts WHERE id = $1', [query.startingAfter]);
+      const { rows } = await this.pool.query('SELECT 1 FROM ledger_accounts WHERE id = $1', [query.startingAfter]);
       if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
-      values.push(rows[0].created_at, query.startingAfter);
-      cursor = 'AND (created_at, id) < ($3, $4)';
+      values.push(query.startingAfter);
+      // The cursor's time is compared as stored (microseconds: the platform's accounts take a migration's
+      // now()), never through a JS Date (milliseconds), which would pass over the rest of its millisecond.
+      // A row of a scalar sub-select and the id (not a row sub-select): a row comparison the index serves.
+      cursor = 'AND (created_at, id) < ((SELECT created_at FROM ledger_accounts WHERE id = $3), $3)';
     }
     values.push(query.limit + 1);
     const { rows } = await this.pool.query<{ id: string; kind: string; currency: Currency; balance: string; created_at: Date }>(
@@ -131,7 +134,7 @@ export class FinanceReads {
     const { currency } = await this.account(request.account);
     const samples = Math.min(Math.max(1, Math.trunc(request.samples)), BALANCE_SERIES_SAMPLES_MAX);
     // Counted from the index alone (it covers the period's bounds), so a busy period reads no posting's row.
-    const [opening, counted] = await Promise.all([
+    const [opening, counted, totals] = await Promise.all([
       this.balanceBefore(request.account, request.from),
       this.pool.query<{ movements: number }>({
         name: 'finance-balance-series-count',
@@ -139,7 +142,16 @@ export class FinanceReads {
                  SELECT 1 FROM ledger_postings WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3 LIMIT $4) AS period`,
         values: [request.account, request.from, request.to, BALANCE_SERIES_MOVEMENTS_MAX + 1],
       }),
+      // Summed from the index alone too (it includes direction and amount).
+      this.pool.query<{ total_debits: string; total_credits: string }>({
+        name: 'finance-period-totals',
+        text: `SELECT coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS total_debits,
+                      coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS total_credits
+               FROM ledger_postings WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3`,
+        values: [request.account, request.from, request.to],
+      }),
     ]);
+    const period = { totalDebits: Number(totals.rows[0]!.total_debits), totalCredits: Number(totals.rows[0]!.total_credits) };
     if (counted.rows[0]!.movements <= BALANCE_SERIES_MOVEMENTS_MAX) {
       const { rows } = await this.pool.query<{ created_at: Date; balance_after: string }>({
         name: 'finance-balance-series-movements',
@@ -150,14 +162,14 @@ export class FinanceReads {
       // Movements committed since the count may take the period past the bound: then it is sampled.
       if (rows.length <= BALANCE_SERIES_MOVEMENTS_MAX) {
         const points = rows.map((r) => ({ at: iso(r.created_at), balance: Number(r.balance_after) }));
-        return { currency, opening, closing: points.at(-1)?.balance ?? opening, points, sampled: false };
+        return { currency, opening, closing: points.at(-1)?.balance ?? opening, ...period, points, sampled: false };
       }
     }
     const [start, end] = [Date.parse(request.from), Date.parse(request.to)];
     const instants = Array.from({ length: samples }, (_, i) => new Date(start + ((end - start) * (i + 1)) / samples).toISOString());
     const { rows } = await this.pool.query<{ balance: string }>({ name: 'finance-balances-at', text: BALANCES_AT_SQL, values: [request.account, instants] });
     const points = instants.map((at, i) => ({ at, balance: Number(rows[i]!.balance) }));
-    return { currency, opening, closing: points.at(-1)!.balance, points, sampled: true };
+    return { currency, opening, closing: points.at(-1)!.balance, ...period, points, sampled: true };
   }
 
   /** Entries that moved the account in [from, to], oldest first, each with all its postings. */

@@ -17,6 +17,9 @@ const RECORDED_IN_TRANSACTION = [
   'agent.password_reset',
 ];
 
+/** The console's actions that another app carries out (audited by its handlers, not by a route's decorator). */
+const CONSOLE_DISPATCHED = ['event.redelivered', 'failed_deliveries.redelivered', 'parked_events.replayed'];
+
 describe('audit sweeper', () => {
   it('can read back every audited change that another app makes (a new audited route needs its way here)', () => {
     const controllers = GatewayModule.forRoot({ sandbox: true } as GatewayConfig).controllers ?? [];
@@ -29,7 +32,7 @@ describe('audit sweeper', () => {
       }
     }
     expect(actions.size).toBeGreaterThan(15);
-    const dispatched = [...actions].filter((action) => !RECORDED_IN_TRANSACTION.includes(action)).sort();
+    const dispatched = [...[...actions].filter((action) => !RECORDED_IN_TRANSACTION.includes(action)), ...CONSOLE_DISPATCHED].sort();
     expect(dispatched).toEqual(Object.keys(OUTCOMES).sort());
   });
 });

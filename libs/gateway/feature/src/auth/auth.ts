@@ -154,10 +154,11 @@ export class AdminAuthenticator {
     throw unauthenticated('the admin API key or a finance key is required');
   }
 
-  /** The role a key signs in to the console with: the admin key, an active finance key, or neither. */
-  async roleOfKey(token: string): Promise<'admin' | 'finance' | undefined> {
-    if (isAdminKey(token, this.adminApiKey)) return 'admin';
-    return (await this.isFinanceKey(token)) ? 'finance' : undefined;
+  /** What a key signs in to the console as: the admin key, an active finance key (by its id), or neither. */
+  async consoleCredentialOf(token: string): Promise<{ role: 'admin' } | { role: 'finance'; keyId: string } | undefined> {
+    if (isAdminKey(token, this.adminApiKey)) return { role: 'admin' };
+    const keyId = token.startsWith(FINANCE_KEY_PREFIX) ? await this.directory.activeFinanceKeyId(token) : undefined;
+    return keyId === undefined ? undefined : { role: 'finance', keyId };
   }
 
   private isFinanceKey(token: string): Promise<boolean> {

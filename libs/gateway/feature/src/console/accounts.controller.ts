@@ -92,11 +92,13 @@ export class ConsoleAccountsController {
         rtl,
       }),
       sampled: series.sampled,
+      // The summary is the period's (the series reads it), not the shown page's: a page's own figures
+      // are its lines' running balances.
       statement: {
-        opening: statement.opening_balance,
-        closing: statement.closing_balance,
-        totalDebits: statement.total_debits,
-        totalCredits: statement.total_credits,
+        opening: series.opening,
+        closing: series.closing,
+        totalDebits: series.totalDebits,
+        totalCredits: series.totalCredits,
         hasMore: statement.has_more,
         lines: statement.lines.map((l) => ({
           entry: l.entry,

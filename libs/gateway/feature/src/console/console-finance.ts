@@ -22,6 +22,7 @@ import { runReconciliation } from '../admin/run-reconciliation';
 import { AUDIT_FAILPOINT, AuditTrail, onceKey } from '../audit/audited';
 import { AuditLog } from '../directory/audit-log';
 import { localInstant } from './charts';
+import { CONSOLE_ACTOR } from './console-audit';
 
 export type FinanceRunKind = 'reconciliation' | 'chain_verification';
 export interface FinanceRun<Result> {
@@ -38,7 +39,6 @@ export interface MonthRevenue {
 }
 
 /** Who acts in the console: the admin role, the only one that may. */
-const CONSOLE_ACTOR = { type: 'admin', id: null } as const;
 
 /** The zone whose calendar makes the fee revenue's months: the platform's. */
 export const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
@@ -188,13 +188,14 @@ export class ConsoleFinance {
   /** The run's result, kept in the gateway, and its audit event, in one transaction: both or neither. */
   private async recordRun(kind: FinanceRunKind, result: object, startedAt: Date, requestId: string): Promise<void> {
     await inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ id: string }>({
+      const runId = newId(kind === 'reconciliation' ? 'reconciliation' : 'chainVerification');
+      await client.query({
         name: 'gw-console-finance-runs-record',
-        text: 'INSERT INTO gw_console_finance_runs (kind, result, started_at, finished_at) VALUES ($1, $2, $3, $4) RETURNING id',
-        values: [kind, JSON.stringify(result), startedAt, this.clock.now()],
+        text: 'INSERT INTO gw_console_finance_runs (kind, result, started_at, finished_at, run_id) VALUES ($1, $2, $3, $4, $5)',
+        values: [kind, JSON.stringify(result), startedAt, this.clock.now(), runId],
       });
       const action = `${kind}.created`;
-      const target = { object: kind, id: `run_${rows[0]!.id}` };
+      const target = { object: kind, id: runId };
       await this.audit.record({ action, actor: CONSOLE_ACTOR, integrator: null, target, requestId, at: this.clock.now(), operationKey: onceKey(action, target.id) }, client);
     });
   }

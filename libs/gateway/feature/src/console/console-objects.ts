@@ -7,6 +7,7 @@ import { CLOCK } from '@pay/platform';
 import { ApiKeysRepository } from '../directory/api-keys.repository';
 import { AuditLog } from '../directory/audit-log';
 import { DirectoryRepository } from '../directory/directory.repository';
+import { auditedAction } from './console-audit';
 import { kindOfId, type SearchableKind } from './console-paths';
 
 /** What the console shows of one object: the object itself, its integrator, and everything that happened to it. */
@@ -91,11 +92,14 @@ export class ConsoleObjects {
     };
   }
 
-  /** Sends an event's webhooks again to its integrator's matching endpoints (the integrator API's redeliver). */
-  async redeliver(objectId: string, eventId: string): Promise<void> {
+  /** Sends an event's webhooks again to its integrator's matching endpoints (the integrator API's redeliver); audited. */
+  async redeliver(objectId: string, eventId: string, requestId: string): Promise<void> {
     const object = await this.load(objectId);
-    if (!object.integratorId || !object.events.some((e) => e.event.id === eventId)) throw notFound('event', eventId);
-    await this.bus.request('webhooks.events.redeliver', { integratorId: object.integratorId, id: eventId });
+    const integratorId = object.integratorId;
+    if (!integratorId || !object.events.some((e) => e.event.id === eventId)) throw notFound('event', eventId);
+    await auditedAction(this.auditLog, this.clock, { action: 'event.redelivered', target: { object: 'event', id: eventId }, integrator: integratorId, requestId }, () =>
+      this.bus.request('webhooks.events.redeliver', { integratorId, id: eventId }),
+    );
   }
 
   /** The object; `integratorId` when the read itself tells it. */

@@ -20,4 +20,11 @@ describe('console paths', () => {
       expect({ url, ok: isConsolePage(url) }).toEqual({ url, ok: false });
     }
   });
+
+  it('a place to go back to is a plain path and query: no control character, space or non-ASCII (it goes into Location as it is)', () => {
+    expect(isConsolePage('/console/search?q=a%20b&x=%C3%A9')).toBe(true);
+    for (const url of ['/console?a\r\nSet-Cookie: evil=1', '/console?a\nb', '/console?a\rb', '/console?a\tb', '/console?a\u0000b', '/console?a\u007fb', '/console?a b', '/console?q=é', '/console/search\n']) {
+      expect({ url, ok: isConsolePage(url) }).toEqual({ url, ok: false });
+    }
+  });
 });

@@ -107,8 +107,13 @@ export class ConsoleErrorPages implements ExceptionFilter {
 /** The sign-in page, coming back to `url` after it when that is a console page. */
 export const signInPath = (url: string): string => `${CONSOLE_PATH}/sign-in${isConsolePage(url) ? `?next=${encodeURIComponent(url)}` : ''}`;
 
-/** A path of ours to go back to after sign-in: under /console, never another origin (`//evil`, `/\evil`). */
-export const isConsolePage = (url: string): boolean => /^\/console(\/[A-Za-z0-9_\-./]*)?(\?[^\\]*)?$/.test(url) && !url.includes('//') && !url.startsWith(`${CONSOLE_PATH}/sign-`);
+/**
+ * A path of ours to go back to after sign-in: under /console, never another origin (`//evil`, `/\evil`).
+ * Its query is visible ASCII only (no control character, space, backslash or non-ASCII): it goes into
+ * a Location header as it is, where a CR or LF would be a header of its own.
+ */
+export const isConsolePage = (url: string): boolean =>
+  /^\/console(\/[A-Za-z0-9_\-./]*)?(\?[\x21-\x5b\x5d-\x7e]*)?$/.test(url) && !url.includes('//') && !url.startsWith(`${CONSOLE_PATH}/sign-`);
 
 /** Where a refused form came from, when it is a console page; else the search. */
 const refererPath = (request: FastifyRequest): string => {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import { CONSOLE_SESSION_ABSOLUTE_MS, CONSOLE_SESSION_IDLE_MS, SECOND_MS } from '@pay/kernel';
@@ -6,6 +6,9 @@ import { readCookie } from '../hosted/stores/sessions';
 
 /** Who signed in: the admin key (every page and action) or a finance key (reads only). */
 export type ConsoleRoleName = 'admin' | 'finance';
+
+/** The key a session is opened with: the admin key, or a finance key by its id (never the key itself). */
+export type ConsoleCredential = { role: 'admin' } | { role: 'finance'; keyId: string };
 
 export interface ConsoleSession {
   role: ConsoleRoleName;
@@ -30,18 +33,26 @@ export const attachSession = (request: FastifyRequest, session: ConsoleSession):
 
 const randomToken = (): string => randomBytes(32).toString('base64url');
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+/**
+ * The admin key's fingerprint for one session: an HMAC keyed with the session's own id, which only the
+ * browser holds, so the table holds nothing to test a guessed key against.
+ */
+const adminKeyMac = (sessionId: string, adminApiKey: string): string => createHmac('sha256', sessionId).update(adminApiKey).digest('hex');
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Console sessions in PostgreSQL (gw_console_sessions); the browser holds only a random id in an
  * HTTP-only, SameSite=Strict cookie. A session ends at sign-out, after CONSOLE_SESSION_IDLE_MS without a
- * request, and CONSOLE_SESSION_ABSOLUTE_MS after sign-in.
+ * request, CONSOLE_SESSION_ABSOLUTE_MS after sign-in, and when its key no longer signs in: a finance
+ * key revoked or expired, an admin key that is no longer this gateway's ADMIN_API_KEY.
  */
 export class ConsoleSessionStore {
   constructor(
     private readonly pool: Pool,
     /** Secure cookies outside the sandbox (a sandbox may be served over plain HTTP on a LAN). */
     private readonly secure: boolean,
+    /** The admin key sessions of the admin role must have been opened with. */
+    private readonly adminApiKey: string,
     /**
      * Restarts a session's idle clock at every page without waiting for the WAL flush (a flush per page
      * view, slow on a busy database): a crash loses at most the last restarts, so a session ends a
@@ -51,31 +62,45 @@ export class ConsoleSessionStore {
   ) {}
 
   /** A new session (the previous one of this browser, if any, closed): the cookie set, its CSRF token returned. */
-  async open(request: FastifyRequest, reply: FastifyReply, role: ConsoleRoleName): Promise<ConsoleSession> {
+  async open(request: FastifyRequest, reply: FastifyReply, credential: ConsoleCredential): Promise<ConsoleSession> {
     await this.forget(request);
     const id = randomToken();
     const csrfToken = randomToken();
     await this.pool.query(
-      `INSERT INTO gw_console_sessions (id_sha256, role, csrf_token, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [sha256(id), role, csrfToken, CONSOLE_SESSION_ABSOLUTE_MS / SECOND_MS],
+      `INSERT INTO gw_console_sessions (id_sha256, role, csrf_token, expires_at, finance_key_id, admin_key_mac)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6)`,
+      [
+        sha256(id),
+        credential.role,
+        csrfToken,
+        CONSOLE_SESSION_ABSOLUTE_MS / SECOND_MS,
+        credential.role === 'finance' ? credential.keyId : null,
+        credential.role === 'admin' ? adminKeyMac(id, this.adminApiKey) : null,
+      ],
     );
     this.setCookie(reply, CONSOLE_SESSION_COOKIE, id, CONSOLE_SESSION_ABSOLUTE_MS);
-    return { role, csrfToken };
+    return { role: credential.role, csrfToken };
   }
 
   /**
    * The request's live session, its idle clock restarted in the same statement; undefined for no
-   * cookie, an unknown id, or a session past either of its ends.
+   * cookie, an unknown id, a session past either of its ends, or one whose key no longer signs in
+   * (checked at every request, as the admin API checks a key at every call).
    */
   async current(request: FastifyRequest): Promise<ConsoleSession | undefined> {
     const id = readCookie(request, CONSOLE_SESSION_COOKIE);
     if (!id || !TOKEN.test(id)) return undefined;
     const { rows } = await this.touchPool.query<{ role: ConsoleRoleName; csrf_token: string }>({
       name: 'gw-console-session',
-      text: `UPDATE gw_console_sessions SET last_seen_at = now()
-             WHERE id_sha256 = $1 AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
-             RETURNING role, csrf_token`,
-      values: [sha256(id), CONSOLE_SESSION_IDLE_MS / SECOND_MS],
+      text: `UPDATE gw_console_sessions s SET last_seen_at = now()
+             WHERE s.id_sha256 = $1 AND s.expires_at > now() AND s.last_seen_at > now() - make_interval(secs => $2)
+               AND CASE s.role
+                 WHEN 'admin' THEN s.admin_key_mac = $3
+                 ELSE EXISTS (SELECT 1 FROM gw_api_keys k WHERE k.id = s.finance_key_id AND k.role = 'finance' AND k.status = 'active'
+                                AND (k.expires_at IS NULL OR k.expires_at > now()))
+               END
+             RETURNING s.role, s.csrf_token`,
+      values: [sha256(id), CONSOLE_SESSION_IDLE_MS / SECOND_MS, adminKeyMac(id, this.adminApiKey)],
     });
     const row = rows[0];
     return row && { role: row.role, csrfToken: row.csrf_token };

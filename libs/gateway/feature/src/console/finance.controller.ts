@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/com
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ChainVerificationResource, type ReconciliationResource } from '@pay/contracts';
 import { directionOf, localeOf, translator, type MessageKey } from '@pay/hosted-ui';
-import { CONSOLE_FEE_MONTHS_DEFAULT, CONSOLE_FEE_MONTHS_MAX, FORM_BODY_LIMIT_BYTES, ID_LENGTH_MAX, type Currency } from '@pay/kernel';
+import { CONSOLE_FEE_MONTHS_DEFAULT, CONSOLE_FEE_MONTHS_MAX, CONSOLE_STATEMENT_XML_MAX_BYTES, ID_LENGTH_MAX, type Currency } from '@pay/kernel';
 import { parseStatement } from '../admin/camt053';
 import { formOf, redirect } from '../hosted/forms';
 import type { AccountsFinanceViews, Link } from './accounts-finance';
@@ -175,6 +175,9 @@ export class ConsoleFinanceController {
     };
     if (xml === '') return send({ review: null, imported: null, notice: { kind: 'error', key: 'console.finance.import_empty' } }, 400);
     try {
+      if (Buffer.byteLength(xml) > CONSOLE_STATEMENT_XML_MAX_BYTES) {
+        throw new ServiceError('invalid_request', `the statement is larger than ${CONSOLE_STATEMENT_XML_MAX_BYTES.toLocaleString('en-US')} bytes: import it with POST /admin/v1/bank_statements`);
+      }
       if (step !== 'apply') {
         const parsed = parseStatement(xml);
         return send({ review: { statementId: parsed.statementId, entries: parsed.entries.length, xml }, imported: null, notice: null });
@@ -202,7 +205,7 @@ export class ConsoleFinanceController {
         imports,
         review: state.review,
         imported: state.imported,
-        xmlMax: FORM_BODY_LIMIT_BYTES,
+        xmlMax: CONSOLE_STATEMENT_XML_MAX_BYTES,
       },
       undefined,
       state.notice,

@@ -8,7 +8,9 @@ export type { Fact };
 
 
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const MONEY_FIELD = /(^|_)(amount|fee|balance|total)(_|$)|_amount$|^amount_/;
+/** Tested on a field's own name, the last part of a nested one (`deposit.amount_expected`). */
+const MONEY_FIELD = /(^|_)(amount|fee|balance|total)(_|$)/;
+const isMoneyField = (name: string): boolean => MONEY_FIELD.test(name.slice(name.lastIndexOf('.') + 1));
 
 /** The field's label in the console's catalogues (`console.label.<name>`), or null: then its API name is shown. */
 const labelOf = (name: string): MessageKey | null => {
@@ -19,7 +21,7 @@ const labelOf = (name: string): MessageKey | null => {
 /** A value as the page shows it: amounts in the object's currency, times in local time, ids as links to their pages. */
 const factOf = (name: string, value: unknown, currency: Currency | null, names: Record<string, string>): Fact => {
   const base = { name, labelKey: labelOf(name), text: '', amount: 0, href: null, note: null };
-  if (typeof value === 'number' && currency && MONEY_FIELD.test(name)) return { ...base, kind: 'money', amount: value };
+  if (typeof value === 'number' && currency && isMoneyField(name)) return { ...base, kind: 'money', amount: value };
   if (typeof value === 'string' && TIME.test(value)) return { ...base, kind: 'time', text: value };
   if (typeof value === 'string' && kindOfId(value) && name !== 'id') return { ...base, kind: 'link', text: value, href: objectPath(value), note: names[value] ?? null };
   if (value === null || value === undefined) return { ...base, kind: 'text', text: '—' };

@@ -79,11 +79,11 @@ export class ConsoleObjectsController {
 
   @Post(':id/redeliver')
   @ConsoleRole('admin')
-  async redeliver(@Param('id') id: string, @Body() body: unknown, @Res() reply: FastifyReply): Promise<void> {
+  async redeliver(@Param('id') id: string, @Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const event = formOf(body)?.get('event') ?? '';
     if (!EVENT_ID.test(event)) throw new ServiceError('invalid_request', 'event must be an event id');
     try {
-      await this.objects.redeliver(id, event);
+      await this.objects.redeliver(id, event, String(request.id));
       return redirect(reply, `${objectPath(id)}?done=redelivered#webhooks`);
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'rate_limited') return redirect(reply, `${objectPath(id)}?error=rate_limited#webhooks`);

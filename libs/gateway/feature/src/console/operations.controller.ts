@@ -2,8 +2,11 @@ import { Body, Controller, Get, Inject, Post, Query, Req, Res } from '@nestjs/co
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { ServiceError, SUBSCRIBING_APPS, type SubscribingApp } from '@pay/contracts';
-import { CONSOLE_LIST_MAX, OPERATIONS_APP_TIMEOUT_MS, OPERATIONS_REPLAY_TIMEOUT_MS } from '@pay/kernel';
+import { CONSOLE_LIST_MAX, newId, OPERATIONS_APP_TIMEOUT_MS, OPERATIONS_REPLAY_TIMEOUT_MS, type Clock } from '@pay/kernel';
+import { CLOCK } from '@pay/platform';
+import { AuditLog } from '../directory/audit-log';
 import { formOf, redirect } from '../hosted/forms';
+import { auditedAction } from './console-audit';
 import { ConsolePages } from './console-pages';
 import { operationsPath } from './console-paths';
 import { ConsoleRole } from './console-role';
@@ -28,6 +31,8 @@ export class ConsoleOperationsController {
   constructor(
     private readonly pages: ConsolePages,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly auditLog: AuditLog,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get()
@@ -80,11 +85,14 @@ export class ConsoleOperationsController {
   }
 
   @Post('replay')
-  async replay(@Body() body: unknown, @Res() reply: FastifyReply): Promise<void> {
+  async replay(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = formOf(body)!;
     const one = this.replayTarget(form.get('subscription') ?? undefined, form.get('event') ?? undefined);
     const ask = (app: SubscribingApp) => this.bus.request(`${app}.operations.replay-parked`, one ?? {}, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
-    const answers = one ? [await ask(appOf(one.subscriptionId))] : (await this.everyApp(ask)).answers;
+    const target = one ? { object: 'parked_event', id: one.eventId } : { object: 'operation', id: newId('operation') };
+    const answers = await auditedAction(this.auditLog, this.clock, { action: 'parked_events.replayed', target, integrator: null, requestId: String(request.id) }, async () =>
+      one ? [await ask(appOf(one.subscriptionId))] : (await this.everyApp(ask)).answers,
+    );
     const replayed = answers.reduce((sum, a) => sum + a.replayed, 0);
     const failed = answers.reduce((sum, a) => sum + a.failed.length, 0);
     return redirect(reply, `${operationsPath()}?done=replayed&replayed=${replayed}&failed=${failed}#parked`);
@@ -112,9 +120,12 @@ export class ConsoleOperationsController {
   }
 
   @Post('redeliver')
-  async redeliver(@Body() body: unknown, @Res() reply: FastifyReply): Promise<void> {
+  async redeliver(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const endpointId = this.endpointOf(formOf(body)!.get('endpoint') ?? undefined);
-    const { redelivered } = await this.bus.request('webhooks.operations.redeliver-failed', endpointId ? { endpointId } : {}, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
+    const target = endpointId ? { object: 'webhook_endpoint', id: endpointId } : { object: 'operation', id: newId('operation') };
+    const { redelivered } = await auditedAction(this.auditLog, this.clock, { action: 'failed_deliveries.redelivered', target, integrator: null, requestId: String(request.id) }, () =>
+      this.bus.request('webhooks.operations.redeliver-failed', endpointId ? { endpointId } : {}, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS }),
+    );
     return redirect(reply, `${operationsPath()}?done=redelivered&count=${redelivered}#failed`);
   }
 

@@ -66,14 +66,14 @@ export class ConsoleSignInController {
     const key = (form.get('key') ?? '').trim();
     const login = consoleLogin(request.ip);
     if (!(await this.limiter.attempt(login, CONSOLE_SIGN_IN_POLICY))) return redirect(reply, back('locked'));
-    const role = key && key.length <= API_KEY_LENGTH_MAX ? await this.authenticator.roleOfKey(key) : undefined;
-    if (role === undefined) {
+    const credential = key && key.length <= API_KEY_LENGTH_MAX ? await this.authenticator.consoleCredentialOf(key) : undefined;
+    if (credential === undefined) {
       // A key checked and wrong says so, even the one that locks: the lock refuses the attempts after it.
       await this.limiter.failed(login, CONSOLE_SIGN_IN_POLICY);
       return redirect(reply, back('sign_in'));
     }
     await this.limiter.succeeded(login);
-    await this.sessions.open(request, reply, role);
+    await this.sessions.open(request, reply, credential);
     return redirect(reply, next && isConsolePage(next) ? next : HOME);
   }
 

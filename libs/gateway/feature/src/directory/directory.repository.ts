@@ -122,12 +122,17 @@ export class DirectoryRepository {
   }
 
   async isActiveFinanceKey(secret: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query({
+    return (await this.activeFinanceKeyId(secret)) !== undefined;
+  }
+
+  /** The id of the active finance key with this secret, if any (a console session follows its key by id). */
+  async activeFinanceKeyId(secret: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ id: string }>({
       name: 'gw-find-finance-key',
-      text: `SELECT 1 FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active' AND role = 'finance'`,
+      text: `SELECT id FROM gw_api_keys WHERE secret_sha256 = $1 AND status = 'active' AND role = 'finance'`,
       values: [sha256(secret)],
     });
-    return (rowCount ?? 0) > 0;
+    return rows[0]?.id;
   }
 
   async createConnection(input: Omit<Connection, 'createdAt'>, now: Date, audit?: AuditWriter): Promise<ConnectionResource> {
