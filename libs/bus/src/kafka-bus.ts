@@ -658,17 +658,23 @@ function openEnvelope(topic: RequestTopic, envelope: unknown): unknown {
   throw new ServiceError('internal_error', `${topic} answered with a malformed reply`);
 }
 
+/** A message's non-empty string value of `field`, if it has one. */
+const stringField = (message: object, field: string | null | undefined): string | undefined => {
+  const value = field ? (message as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+};
+
 /**
  * The value of the field the topic declares as its message key (libs/contracts, REQUEST_MESSAGE_KEY), so
  * that requests about one object stay in order on one partition; a topic about no entity, or a message
  * without its key field, gets a random key (spread over the partitions).
  */
-/** The value of the field the topic declares as its partition's (REQUEST_PARTITION_FIELD), if any. */
-export function partitionKeyOf(topic: RequestTopic, message: object): string | undefined {
-  const field = REQUEST_PARTITION_FIELD[topic];
-  const value = field ? (message as Record<string, unknown>)[field] : undefined;
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
+export function messageKey(topic: RequestTopic, message: object): string {
+  return stringField(message, REQUEST_MESSAGE_KEY[topic]) ?? randomUUID();
 }
+
+/** The value of the field the topic declares as its partition's (REQUEST_PARTITION_FIELD), if any. */
+export const partitionKeyOf = (topic: RequestTopic, message: object): string | undefined => stringField(message, REQUEST_PARTITION_FIELD[topic]);
 
 /** kafkajs' Java-compatible partitioner, hashing the partition key header when there is one, else the message key. */
 export const partitionByHeaderOrKey: ICustomPartitioner = () => {
@@ -678,12 +684,6 @@ export const partitionByHeaderOrKey: ICustomPartitioner = () => {
     return byKey(routed === undefined ? args : { ...args, message: { ...args.message, key: routed as string | Buffer } });
   };
 };
-
-export function messageKey(topic: RequestTopic, message: object): string {
-  const field = REQUEST_MESSAGE_KEY[topic];
-  const value = field ? (message as Record<string, unknown>)[field] : undefined;
-  return typeof value === 'string' && value.length > 0 ? value : randomUUID();
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -282,25 +282,6 @@ export const EndpointDeliveryResource = named(
 );
 export type EndpointDeliveryResource = Static<typeof EndpointDeliveryResource>;
 
-/**
- * The webhooks app's record of a delivery with its attempts (bus reply of `webhooks.events.deliveries`,
- * read by the console's timeline); the API answers it as an EndpointDeliveryResource.
- */
-export const DeliveryResource = named(
-  'DeliveryRecord',
-  object({
-    id: id('whd_'),
-    object: literal('webhook_delivery'),
-    event: id('evt_'),
-    webhook_endpoint: id('we_'),
-    status: oneOfValues(DELIVERY_STATUSES),
-    attempts: array(DeliveryAttemptResource),
-    next_attempt_at: nullable(time()),
-    created_at: time(),
-  }),
-);
-export type DeliveryResource = Static<typeof DeliveryResource>;
-
 // ---- finance (read-only ledger access) ----
 export const LedgerAccountResource = named(
   'LedgerAccount',

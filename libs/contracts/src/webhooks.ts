@@ -1,6 +1,6 @@
 import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type IntegratorObjectRef, type ListObjects, type MessageKeys } from './common';
 import type { EventResource, IntegrationEvent } from './events';
-import type { DeliveryResource, EndpointDeliveryResource, ListResource, WebhookEndpointResource } from './resources';
+import type { EndpointDeliveryResource, ListResource, WebhookEndpointResource } from './resources';
 
 /** The webhooks app: the integrators' events, their webhook endpoints and the deliveries to them. */
 
@@ -59,7 +59,7 @@ export interface WebhooksTopics {
   'webhooks.events.list': { request: ListObjects<'type' | 'object_id'>; reply: ListResource<EventResource> };
   'webhooks.events.retrieve': { request: IntegratorObjectRef; reply: EventResource };
   'webhooks.events.redeliver': { request: IntegratorObjectRef; reply: EventResource };
-  'webhooks.events.deliveries': { request: IntegratorObjectRef; reply: ListResource<DeliveryResource> };
+  'webhooks.events.deliveries': { request: IntegratorObjectRef; reply: ListResource<EndpointDeliveryResource> };
   'webhooks.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
 }
 

@@ -1,6 +1,5 @@
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type {
-  DeliveryResource,
   EndpointDeliveryResource,
   EventResource,
   IntegrationEvent,
@@ -416,14 +415,14 @@ export class WebhooksStore {
     });
   }
 
-  async deliveriesOf(integratorId: string, eventId: string): Promise<ListResource<DeliveryResource>> {
+  async deliveriesOf(integratorId: string, eventId: string): Promise<ListResource<EndpointDeliveryResource>> {
     const { rows } = await this.pool.query<DeliveryDbRow>(
       `SELECT d.id, d.event_id, d.endpoint_id, d.status, d.next_attempt_at, d.created_at, ${ATTEMPT_LIST} AS attempt_list
        FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id AND ev.integrator_id = $2
        WHERE d.event_id = $1 ORDER BY d.created_at, d.id LIMIT $3`,
       [eventId, integratorId, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX],
     );
-    return { object: 'list', data: rows.map(toDeliveryResource), has_more: false };
+    return { object: 'list', data: rows.map(toEndpointDeliveryResource), has_more: false };
   }
 
   // ---- dispatching ----
@@ -667,7 +666,6 @@ interface EndpointDbRow {
   created_at: Date;
 }
 
-
 /** A disabled or deleted endpoint is sent nothing more. */
 const cancelPending = async (tx: PoolClient, endpointId: string): Promise<void> => {
   await tx.query(`UPDATE wh_deliveries SET status = 'canceled', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
@@ -737,20 +735,17 @@ export const toEndpointResource = (endpoint: EndpointRow, { withSecret = false }
   created_at: endpoint.createdAt.toISOString(),
 });
 
-const attemptsOf = (row: DeliveryDbRow): DeliveryResource['attempts'] => row.attempt_list.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() }));
-// 'delivering' is an attempt in flight: still pending to the integrator.
-const statusOf = (row: DeliveryDbRow): DeliveryResource['status'] => (row.status === 'delivering' ? 'pending' : (row.status as DeliveryResource['status']));
-
-/** The webhook_delivery the API answers (the same shape the gateway makes of a DeliveryResource). */
+/** A webhook_delivery as the API answers it, wherever it is listed (an endpoint's deliveries, an event's). */
 const toEndpointDeliveryResource = (row: DeliveryDbRow): EndpointDeliveryResource => {
-  const history = attemptsOf(row);
+  const history = row.attempt_list.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() }));
   const last = history[history.length - 1];
   return {
     id: row.id,
     object: 'webhook_delivery',
     event: row.event_id,
     endpoint: row.endpoint_id,
-    status: statusOf(row),
+    // 'delivering' is an attempt in flight: still pending to the integrator.
+    status: row.status === 'delivering' ? 'pending' : (row.status as EndpointDeliveryResource['status']),
     attempts: history.length,
     last_attempt_at: last?.attempted_at ?? null,
     next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
@@ -759,14 +754,3 @@ const toEndpointDeliveryResource = (row: DeliveryDbRow): EndpointDeliveryResourc
     attempt_history: history,
   };
 };
-
-const toDeliveryResource = (row: DeliveryDbRow): DeliveryResource => ({
-  id: row.id,
-  object: 'webhook_delivery',
-  event: row.event_id,
-  webhook_endpoint: row.endpoint_id,
-  status: statusOf(row),
-  attempts: attemptsOf(row),
-  next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-  created_at: row.created_at.toISOString(),
-});

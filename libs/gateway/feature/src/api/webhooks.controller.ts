@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { DeletedWebhookEndpointResource, DELIVERY_STATUSES, type DeliveryResource, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
+import { DeletedWebhookEndpointResource, DELIVERY_STATUSES, EndpointDeliveryResource, EVENT_TYPES, EventResource, listOf, type ListResource, RecoveryResource, WebhookEndpointResource } from '@pay/contracts';
 import { URL_LENGTH_MAX } from '@pay/kernel';
 import { ApiKeyGuard, Integrator } from '../auth/api-key.guard';
 import { RequiresScope } from '../auth/scopes';
@@ -30,23 +30,6 @@ class RecoverBody {
   @IsDefined() @IsString() @IsIsoTime() since!: string;
 }
 
-/** A delivery record as the API answers it: the one shape of webhook_delivery. */
-const toWebhookDelivery = (record: DeliveryResource): EndpointDeliveryResource => {
-  const last = record.attempts[record.attempts.length - 1];
-  return {
-    id: record.id,
-    object: 'webhook_delivery',
-    event: record.event,
-    endpoint: record.webhook_endpoint,
-    status: record.status,
-    attempts: record.attempts.length,
-    last_attempt_at: last?.attempted_at ?? null,
-    next_attempt_at: record.next_attempt_at,
-    last_response_status: last?.status_code ?? null,
-    created_at: record.created_at,
-    attempt_history: record.attempts,
-  };
-};
 
 /** Webhook endpoints: created, listed, updated, disabled, given a new secret, deleted; their deliveries. The URL is checked against SSRF by the webhooks app. */
 @Controller('v1/webhook_endpoints')
@@ -192,7 +175,6 @@ export class EventsController {
   @Returns(listOf(EndpointDeliveryResource), 'List an event’s deliveries', { description: 'Every delivery of the event, oldest first, each with its attempts in `attempt_history`.' })
   @Get(':id/deliveries')
   async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ListResource<EndpointDeliveryResource>> {
-    const records = await this.bus.request('webhooks.events.deliveries', { integratorId, id });
-    return { ...records, data: records.data.map(toWebhookDelivery) };
+    return this.bus.request('webhooks.events.deliveries', { integratorId, id });
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import type { BalanceSeries, BankStatementImportResource, CashInTransitResource, ChainVerificationResource, FeeRevenueResource, LedgerAccountResource, LedgerHeadResource, ListResource, PayoutBatchResource, ReconciliationResource, StatementResource, TrialBalanceResource } from '@pay/contracts';
@@ -9,7 +9,6 @@ import {
   CONSOLE_LIST_MAX,
   CONSOLE_STATEMENT_CSV_LINES_MAX,
   LEDGER_CHAIN_VERIFY_TIMEOUT_MS,
-  failpoint,
   newId,
   PAYOUT_ADMIN_REQUEST_TIMEOUT_MS,
   STATEMENT_LIMIT_MAX,
@@ -19,10 +18,10 @@ import {
 import { CLOCK, inTransaction, PG_POOL } from '@pay/platform';
 import { parseStatement } from '../admin/camt053';
 import { runReconciliation } from '../admin/run-reconciliation';
-import { AUDIT_FAILPOINT, AuditTrail, onceKey } from '../audit/audited';
+import { onceKey } from '../audit/audited';
 import { AuditLog } from '../directory/audit-log';
 import { localInstant } from './charts';
-import { CONSOLE_ACTOR } from './console-audit';
+import { auditedAction, CONSOLE_ACTOR } from './console-audit';
 
 export type FinanceRunKind = 'reconciliation' | 'chain_verification';
 export interface FinanceRun<Result> {
@@ -51,8 +50,6 @@ export const PLATFORM_ZONE = ZONE_OF_CURRENCY.DZD;
  */
 @Injectable()
 export class ConsoleFinance {
-  private readonly logger = new Logger('console');
-
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -143,21 +140,20 @@ export class ConsoleFinance {
   async importStatement(xml: string, requestId: string): Promise<BankStatementImportResource> {
     const { statementId, entries } = parseStatement(xml);
     const importId = newId('bankStatementImport');
-    const trail = new AuditTrail('bank_statement_import.created', false, CONSOLE_ACTOR, null, requestId, this.audit, this.clock);
-    await trail.intend({ object: 'bank_statement_import', id: importId });
-    let result: BankStatementImportResource;
-    try {
-      result = await this.bus.request('payments.bank-statements.import', { importId, statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS });
-    } catch (error) {
-      await trail.failed(error).catch((dropError: unknown) => this.logger.warn(`bank_statement_import.created: intent not dropped (the sweeper will): ${String(dropError)}`));
-      throw error;
-    }
-    failpoint(AUDIT_FAILPOINT);
-    // A statement imported before answers its first import: the answer's id is the one recorded.
-    await trail
-      .settle({ object: 'bank_statement_import', id: result.id }, null)
-      .catch((error: unknown) => this.logger.error(`bank_statement_import.created not recorded yet (the sweeper will, request ${requestId}): ${String(error)}`));
-    return result;
+    return auditedAction(
+      this.audit,
+      this.clock,
+      {
+        action: 'bank_statement_import.created',
+        target: { object: 'bank_statement_import', id: importId },
+        integrator: null,
+        requestId,
+        repeatable: false,
+        // A statement imported before answers its first import: the answer's id is the one recorded.
+        settled: (result) => ({ object: 'bank_statement_import', id: result.id }),
+      },
+      () => this.bus.request('payments.bank-statements.import', { importId, statementId, entries }, { timeoutMs: PAYOUT_ADMIN_REQUEST_TIMEOUT_MS }),
+    );
   }
 
   async reconcile(requestId: string): Promise<ReconciliationResource> {

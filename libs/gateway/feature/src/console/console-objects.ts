@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { notFound, type DeliveryResource, type EventResource, type JournalEntryResource } from '@pay/contracts';
+import { notFound, type EndpointDeliveryResource, type EventResource, type JournalEntryResource } from '@pay/contracts';
 import type { MessageKey } from '@pay/hosted-ui';
 import { CONSOLE_LIST_MAX, CURRENCIES, type Clock, type Currency } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
@@ -23,7 +23,7 @@ export interface ConsoleObject {
   resource: Record<string, unknown>;
   names: Record<string, string>;
   /** Its integration events, oldest first (the status timeline), each with its webhook deliveries. */
-  events: { event: EventResource; deliveries: DeliveryResource[] }[];
+  events: { event: EventResource; deliveries: EndpointDeliveryResource[] }[];
   entries: JournalEntryResource[];
   audit: { id: string; action: string; actor: string; at: string; requestId: string | null }[];
 }

@@ -59,10 +59,10 @@ export const objectModel = (object: ConsoleObject, admin: boolean, notice: Conso
     redeliverHref: admin && object.integratorId ? `${objectPath(object.id)}/redeliver?event=${encodeURIComponent(event.id)}` : null,
     deliveries: deliveries.map((d) => ({
       id: d.id,
-      endpoint: d.webhook_endpoint,
+      endpoint: d.endpoint,
       status: d.status,
       nextAttemptAt: d.next_attempt_at,
-      attempts: d.attempts.map((a) => ({ at: a.attempted_at, statusCode: a.status_code, latencyMs: a.latency_ms, error: a.error })),
+      attempts: d.attempt_history.map((a) => ({ at: a.attempted_at, statusCode: a.status_code, latencyMs: a.latency_ms, error: a.error })),
     })),
   })),
   entries: object.entries.map((e) => ({
