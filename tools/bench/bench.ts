@@ -517,7 +517,7 @@ function detailRows(r: Results): Row[] {
       const sharing = SHARING[app as keyof typeof SHARING];
       const handling = Object.values(shares).filter((share) => share > 0).length;
       const pass = sharing === 'every instance' ? handling === Object.keys(shares).length : handling === 1;
-      rows.push({ figure: `${name}: ${SHARED_TOPICS[app as keyof typeof SHARED_TOPICS]} handled by`, value: split, target: sharing, pass });
+      rows.push({ figure: `${name}: ${SHARED_TOPICS[app as keyof typeof SHARED_TOPICS].join(' and ')} handled by`, value: split, target: sharing, pass });
     }
   }
   if (stored) rows.push(...stored.rows);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { ensureDatabase } from '@pay/platform';
-import type { AppName } from '@pay/contracts';
+import type { AppName, RequestTopic } from '@pay/contracts';
 import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
 import { describeDelta, pgStats } from './pg-stats';
@@ -24,8 +24,8 @@ export interface DistributedOptions {
   instances?: string;
 }
 
-/** The request topics whose handling the phase reports per instance: the authorization's two hops. */
-export const SHARED_TOPICS = { payments: 'payments.authorize', ledger: 'ledger.transfer' } as const satisfies Partial<Record<AppName, string>>;
+/** The request topics whose handling the phase reports per instance: the authorization's two hops (a transfer alone, or in a caller's batch). */
+export const SHARED_TOPICS = { payments: ['payments.authorize'], ledger: ['ledger.transfer', 'ledger.transfer-batch'] } as const satisfies Partial<Record<AppName, readonly RequestTopic[]>>;
 /**
  * How each app's instances share those requests: payments' authorizations spread over every instance;
  * the ledger's transfers of one currency (the fixture's, DZD) all go to one partition and so to one
@@ -165,12 +165,12 @@ async function scrapeMetrics(topology: DistributedTopology): Promise<Scrape> {
 /** bus_messages_handled_total of SHARED_TOPICS, by app and instance. */
 function handledByInstance(scrape: Scrape): Handled {
   const handled: Handled = {};
-  for (const [app, topic] of Object.entries(SHARED_TOPICS)) {
+  for (const [app, topics] of Object.entries(SHARED_TOPICS)) {
     handled[app] = {};
     for (const [instance, text] of Object.entries(scrape[app] ?? {})) {
       let sum = 0;
       for (const line of text.split('\n')) {
-        if (line.startsWith('bus_messages_handled_total{') && line.includes(`topic="${topic}"`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+        if (line.startsWith('bus_messages_handled_total{') && topics.some((topic) => line.includes(`topic="${topic}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
       }
       handled[app]![instance] = sum;
     }

@@ -13,6 +13,7 @@ type AnyHandler = (message: unknown) => Promise<unknown>;
  * and its trace context is the parent of the handler's `process <topic>` span.
  */
 export class InProcessBus implements MessageBus {
+  readonly remote = false;
   private readonly handlers = new Map<string, AnyHandler>();
   private closed = false;
   private inFlight = 0;

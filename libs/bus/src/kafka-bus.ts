@@ -110,6 +110,7 @@ type WireHandler = (data: unknown, context: KafkaContext) => Promise<string>;
  * JSON both ways, a deadline on every request, errors as ErrorBody.
  */
 export class KafkaBus implements MessageBus {
+  readonly remote = true;
   private readonly logger: Logger;
   private readonly handlers = new Map<RequestTopic, WireHandler>();
   private readonly callTopics: ReadonlySet<RequestTopic>;
@@ -331,9 +332,7 @@ export class KafkaBus implements MessageBus {
         // The JSON text is what crosses; Nest passes strings through untouched (no key/value sniffing).
         return JSON.stringify(envelope);
       } catch (error) {
-        if (error instanceof ServiceError) return JSON.stringify({ error: error.toBody() } satisfies Envelope);
-        if (isOutage(error)) return JSON.stringify({ error: { code: 'service_unavailable', message: `${topic}: the database cannot be reached right now; retry shortly` } } satisfies Envelope);
-        return JSON.stringify({ error: { code: 'internal_error', message: `${topic} failed unexpectedly` } } satisfies Envelope);
+        return JSON.stringify({ error: errorBodyOf(topic, error) } satisfies Envelope);
       }
     };
   }
@@ -643,6 +642,16 @@ function coalesce(producer: BatchingProducer): void {
 }
 
 const isUnknownTopic = (error: unknown): boolean => /does not host this topic|unknown topic/i.test(reason(error));
+
+/**
+ * What a caller is answered when a handler throws: a ServiceError's own body; a database outage is
+ * `service_unavailable` (retry shortly); anything else `internal_error`, its details left in the log.
+ */
+export function errorBodyOf(topic: RequestTopic, error: unknown): ErrorBody {
+  if (error instanceof ServiceError) return error.toBody();
+  if (isOutage(error)) return { code: 'service_unavailable', message: `${topic}: the database cannot be reached right now; retry shortly` };
+  return { code: 'internal_error', message: `${topic} failed unexpectedly` };
+}
 
 function openEnvelope(topic: RequestTopic, envelope: unknown): unknown {
   if (typeof envelope === 'object' && envelope !== null) {

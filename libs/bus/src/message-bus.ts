@@ -15,6 +15,12 @@ export interface RequestOptions {
  * Adapters: in-process (embedded default) and Kafka (distributed topology).
  */
 export interface MessageBus {
+  /**
+   * Whether a request crosses the network (Kafka): each then costs its sender, its server and the
+   * broker a produce, a fetch and their decoding, so callers making many small requests at once batch
+   * them (coalescedCall). In one process a request is a function call: batching would only wait.
+   */
+  readonly remote: boolean;
   request<T extends RequestTopic>(topic: T, message: Request<T>, options?: RequestOptions): Promise<Reply<T>>;
   /** Registers the handler of a topic this process serves; before start(). */
   handle<T extends RequestTopic>(topic: T, handler: Handler<T>): void;

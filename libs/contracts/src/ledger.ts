@@ -1,5 +1,6 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type MessageKeys, type PartitionFields } from './common';
+import type { ErrorBody } from './errors';
 import type {
   BalanceResource,
   BalanceTransactionResource,
@@ -92,6 +93,18 @@ export type TransferOutcome =
   | { status: 'completed'; entryId: string; feeAmount: number; netAmount: number; debitedAmount: number; createdAt: string }
   | { status: 'rejected'; reason: 'insufficient_balance' };
 
+/**
+ * Transfers of one currency that one caller sends together (those that queued while its last request
+ * was in flight), at most TRANSFER_BATCH_SIZE_MAX: each runs as `ledger.transfer` would.
+ */
+export interface ExecuteTransfers {
+  currency: Currency;
+  transfers: ExecuteTransfer[];
+}
+
+/** One transfer's outcome in a batch, or the error it alone was refused with (as `ledger.transfer` would throw it). */
+export type TransferBatchOutcome = { outcome: TransferOutcome } | { error: ErrorBody };
+
 /** The fee the schedule would charge for a use case (shown before a payer approves). */
 export interface FeeQuoteRequest {
   useCase: FeeUseCase;
@@ -173,6 +186,8 @@ export interface LedgerTopics {
   'ledger.get-balance': { request: GetBalance; reply: BalanceResource };
   'ledger.topup': { request: CreateTopup; reply: TopupResource };
   'ledger.transfer': { request: ExecuteTransfer; reply: TransferOutcome };
+  /** Each transfer's outcome, in the batch's order. */
+  'ledger.transfer-batch': { request: ExecuteTransfers; reply: { outcomes: TransferBatchOutcome[] } };
   'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
   'ledger.trial-balance': { request: { asOf?: string }; reply: TrialBalanceResource };
   'ledger.accounts.list': { request: ListLedgerAccounts; reply: ListResource<LedgerAccountResource> };
@@ -200,6 +215,8 @@ export const LEDGER_MESSAGE_KEYS = {
   'ledger.get-balance': 'owner',
   'ledger.topup': 'topupId',
   'ledger.transfer': 'operationId',
+  /** A batch is about many operations (an operation's retry waits for its first request's answer). */
+  'ledger.transfer-batch': null,
   /** By reference (an object's id); a page of an account's entries gets a random key. */
   'ledger.entries': 'reference',
   'ledger.trial-balance': null,
@@ -228,4 +245,5 @@ export const LEDGER_TOPICS = topicsOf(LEDGER_MESSAGE_KEYS);
 export const LEDGER_PARTITION_FIELDS = {
   'ledger.topup': 'currency',
   'ledger.transfer': 'currency',
+  'ledger.transfer-batch': 'currency',
 } as const satisfies PartitionFields<LedgerTopics>;

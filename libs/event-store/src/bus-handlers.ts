@@ -1,4 +1,4 @@
-import type { Handler, MessageBus } from '@pay/bus';
+import { coalescedCall, type Handler, type MessageBus } from '@pay/bus';
 import type { IntegrationEvent, RequestTopic } from '@pay/contracts';
 import { EVENTS_RECORD_BATCH_MAX, EVENTS_RECORDED_REMEMBERED_MAX } from '@pay/kernel';
 import type { RecordIntegrationEvent } from './aggregate-repository';
@@ -47,18 +47,41 @@ class RecordedHere {
   }
 }
 
-const recordedHere = new WeakMap<MessageBus, RecordedHere>();
-const recordedOn = (bus: MessageBus): RecordedHere => {
-  let recorded = recordedHere.get(bus);
-  if (!recorded) recordedHere.set(bus, (recorded = new RecordedHere()));
-  return recorded;
+/**
+ * What a process sends the webhooks app, per bus: over Kafka the events of concurrent commands leave
+ * together (coalescedCall, one `events.record-batch` while another request is in flight), one
+ * request at a time, in the order they were made; in one process each is its own call.
+ */
+interface Recording {
+  recorded: RecordedHere;
+  send(event: IntegrationEvent): Promise<unknown>;
+}
+
+const recordings = new WeakMap<MessageBus, Recording>();
+const recordingOn = (bus: MessageBus): Recording => {
+  let recording = recordings.get(bus);
+  if (!recording) {
+    const one = (event: IntegrationEvent) => bus.request('events.record', event);
+    const send = bus.remote
+      ? coalescedCall<IntegrationEvent, unknown>({
+          one,
+          many: async (events) => {
+            await bus.request('events.record-batch', { events });
+            return events.map(() => ({ value: undefined }));
+          },
+          batchMax: EVENTS_RECORD_BATCH_MAX,
+        })
+      : one;
+    recordings.set(bus, (recording = { recorded: new RecordedHere(), send }));
+  }
+  return recording;
 };
 
 /** Integration events go to the webhooks app over the bus. */
 export const recordWith = (bus: MessageBus): RecordIntegrationEvent => {
-  const recorded = recordedOn(bus);
+  const { recorded, send } = recordingOn(bus);
   return (event) => {
-    const request = bus.request('events.record', event);
+    const request = send(event);
     recorded.track(event.id, request);
     return request;
   };
@@ -71,7 +94,7 @@ export const recordWith = (bus: MessageBus): RecordIntegrationEvent => {
 export type RecordIntegrationEvents = (events: readonly IntegrationEvent[]) => Promise<void>;
 
 export const recordBatchWith = (bus: MessageBus): RecordIntegrationEvents => {
-  const recorded = recordedOn(bus);
+  const { recorded } = recordingOn(bus);
   return async (all) => {
     const events = await recorded.unrecorded(all);
     for (let start = 0; start < events.length; start += EVENTS_RECORD_BATCH_MAX) {

@@ -1,6 +1,6 @@
-import type { MessageBus } from '@pay/bus';
-import type { ExecuteTransfer, TransferOutcome } from '@pay/contracts';
-import { failpoint } from '@pay/kernel';
+import { coalescedCall, type MessageBus } from '@pay/bus';
+import { ServiceError, type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
+import { failpoint, TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
 import type { AggregateRepository, Existing, OwnedState } from './aggregate-repository';
 import type { Loaded } from './command-handler';
 
@@ -19,10 +19,11 @@ export interface PendingTransfer<Command> {
  * the transfer and the outcome (the crash tests kill the process there).
  */
 export class LedgerTransferStep {
-  constructor(
-    private readonly bus: MessageBus,
-    private readonly timeoutMs: number,
-  ) {}
+  private readonly transfer: (transfer: ExecuteTransfer) => Promise<TransferOutcome>;
+
+  constructor(bus: MessageBus, timeoutMs: number) {
+    this.transfer = transferWith(bus, timeoutMs);
+  }
 
   /**
    * From a state just read or written (`current`: a stale one only costs a conflict and a re-read):
@@ -38,9 +39,40 @@ export class LedgerTransferStep {
     const state = repository.visible(current.state, id, null);
     const step = pending(state);
     if (!step) return state;
-    const outcome = await this.bus.request('ledger.transfer', step.transfer, { timeoutMs: this.timeoutMs });
+    const outcome = await this.transfer(step.transfer);
     failpoint(failpointName);
     const { state: after } = await repository.execute(id, step.complete(outcome), { from: current });
     return repository.visible(after, id, null);
   }
+}
+
+type Transfer = (transfer: ExecuteTransfer) => Promise<TransferOutcome>;
+
+/** Each bus's transfer call, by timeout: the steps of a process's services share its batches. */
+const transfers = new WeakMap<MessageBus, Map<number, Transfer>>();
+
+/**
+ * `ledger.transfer` over the bus. Over Kafka, the transfers of concurrent commands leave together:
+ * one `ledger.transfer-batch` per currency (its partition, and so its ledger instance) while that
+ * currency's last request is in flight (coalescedCall); each caller gets its own outcome or error.
+ */
+function transferWith(bus: MessageBus, timeoutMs: number): Transfer {
+  let byTimeout = transfers.get(bus);
+  if (!byTimeout) transfers.set(bus, (byTimeout = new Map()));
+  let transfer = byTimeout.get(timeoutMs);
+  if (transfer) return transfer;
+  const one: Transfer = (request) => bus.request('ledger.transfer', request, { timeoutMs });
+  transfer = bus.remote
+    ? coalescedCall<ExecuteTransfer, TransferOutcome>({
+        one,
+        many: async (batch) => {
+          const { outcomes } = await bus.request('ledger.transfer-batch', { currency: batch[0]!.currency, transfers: batch }, { timeoutMs });
+          return outcomes.map((outcome) => ('error' in outcome ? { error: ServiceError.fromBody(outcome.error) } : { value: outcome.outcome }));
+        },
+        batchMax: TRANSFER_BATCH_SIZE_MAX,
+        laneOf: (request) => request.currency,
+      })
+    : one;
+  byTimeout.set(timeoutMs, transfer);
+  return transfer;
 }

@@ -1,4 +1,15 @@
-import { balanceOf, createCustomer, createIntegrator, createPayment, expectBalancedTrialBalance, startTestService, type TestService } from './harness';
+import { balanceOf, createCustomer, createIntegrator, createPayment, DISTRIBUTED, expectBalancedTrialBalance, startTestService, type TestService } from './harness';
+
+/** Requests of `topic` handled so far, summed over every process (bus_messages_handled_total). */
+const handled = async (service: TestService, topic: string): Promise<number> => {
+  let sum = 0;
+  for (const url of Object.values(service.processUrls())) {
+    for (const line of (await (await fetch(`${url}/metrics`)).text()).split('\n')) {
+      if (line.startsWith('bus_messages_handled_total{') && line.includes(`topic="${topic}"`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
+};
 
 describe('no customer account below zero, under any concurrency', () => {
   let service: TestService;
@@ -12,6 +23,7 @@ describe('no customer account below zero, under any concurrency', () => {
     const amount = 50_000;
     const customer = await createCustomer(service, amount * 10);
     const payments = await Promise.all(Array.from({ length: 20 }, () => createPayment(service, shop, { amount })));
+    const batchesBefore = await handled(service, 'ledger.transfer-batch');
     const responses = await Promise.all(
       payments.map((p) => service.http('POST', `/v1/test_helpers/payments/${p.id}/authorize`, { key: shop.apiKey, body: { customer } })),
     );
@@ -23,6 +35,10 @@ describe('no customer account below zero, under any concurrency', () => {
     const fees = responses.filter((r) => r.body.status === 'succeeded').reduce((sum, r) => sum + r.body.fee_amount, 0);
     expect(await balanceOf(service, shop.merchant)).toBe(amount * 10 - fees);
     await expectBalancedTrialBalance(service);
+    // Over Kafka the transfers of concurrent authorizations leave together; in one process each is a call.
+    const batches = (await handled(service, 'ledger.transfer-batch')) - batchesBefore;
+    if (DISTRIBUTED) expect(batches).toBeGreaterThan(0);
+    else expect(batches).toBe(0);
   });
 
   it('one payment authorized 10 times at once is debited once', async () => {

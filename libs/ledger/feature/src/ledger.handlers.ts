@@ -9,6 +9,7 @@ export function registerLedgerHandlers(bus: MessageBus, service: LedgerService, 
   bus.handle('ledger.get-balance', (request) => service.getBalance(request));
   bus.handle('ledger.topup', (request) => service.topup(request));
   bus.handle('ledger.transfer', (request) => service.transfer(request));
+  bus.handle('ledger.transfer-batch', async (request) => ({ outcomes: await service.transferBatch(request) }));
   bus.handle('ledger.entries', (request) => service.entries(request));
   bus.handle('ledger.trial-balance', (request) => service.trialBalance(request));
   bus.handle('ledger.accounts.list', (request) => service.finance.accounts(request));

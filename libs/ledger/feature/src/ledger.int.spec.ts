@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { InProcessBus } from '@pay/bus';
 import { type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
-import { type Clock, type Currency, newId } from '@pay/kernel';
+import { type Clock, type Currency, newId, TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '@pay/ledger-domain';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase, paymentTransfer as payment, PROPERTY_TEST_TIMEOUT_MS } from '@pay/testing';
@@ -190,6 +190,45 @@ describe('ledger transfers', () => {
     expect(await available(payee)).toBe(10 * 985);
     const { currencies } = await bus.request('ledger.trial-balance', {});
     for (const { total_debits, total_credits } of currencies) expect(total_debits).toBe(total_credits);
+  });
+});
+
+describe('a caller\'s batch of transfers (ledger.transfer-batch)', () => {
+  const batch = (transfers: ExecuteTransfer[]) => bus.request('ledger.transfer-batch', { currency: 'DZD', transfers });
+
+  it('runs each transfer as ledger.transfer would: its own outcome or error, in order, the others unaffected', async () => {
+    const [rich, poor, payee] = [await customer('DZD', 10_000), await customer('DZD', 500), await merchant()];
+    const applied = payment(rich, payee, 4_000);
+    const repeated = payment(rich, payee, 1_000);
+    const first = await transfer(repeated);
+    const { outcomes } = await batch([applied, payment(poor, payee, 1_000), payment(rich, newId('connection'), 1_000), repeated, { ...repeated, amount: 1_001 }]);
+    expect(outcomes).toEqual([
+      { outcome: expect.objectContaining({ status: 'completed', debitedAmount: 4_000, feeAmount: 60 }) },
+      { outcome: { status: 'rejected', reason: 'insufficient_balance' } },
+      { error: expect.objectContaining({ code: 'invalid_request' }) },
+      { outcome: first },
+      { error: expect.objectContaining({ code: 'idempotency_key_reused' }) },
+    ]);
+    expect([await available(rich), await available(poor), await available(payee)]).toEqual([5_000, 500, 4_925]);
+    await expect(transfer(applied)).resolves.toEqual((outcomes[0] as { outcome: TransferOutcome }).outcome);
+  });
+
+  it('no account goes below zero across batches: funded for 10, three concurrent batches of 10 complete 10', async () => {
+    const [payer, payee] = [await customer('DZD', 10 * 1_000), await merchant()];
+    const replies = await Promise.all(Array.from({ length: 3 }, () => batch(Array.from({ length: 10 }, () => payment(payer, payee, 1_000)))));
+    const outcomes = replies.flatMap((reply) => reply.outcomes.map((o) => ('outcome' in o ? o.outcome.status : o.error.code)));
+    expect(outcomes.filter((status) => status === 'completed')).toHaveLength(10);
+    expect(outcomes.filter((status) => status === 'rejected')).toHaveLength(20);
+    expect([await available(payer), await available(payee)]).toEqual([0, 10 * 985]);
+  });
+
+  it('refuses a transfer of another currency than the batch\'s, and an empty or oversized batch, before moving anything', async () => {
+    const [payer, payee] = [await customer('DZD', 10_000), await merchant()];
+    const inDzd = payment(payer, payee, 1_000);
+    await expect(bus.request('ledger.transfer-batch', { currency: 'MAD', transfers: [inDzd] })).rejects.toMatchObject({ code: 'invalid_request', message: `transfer ${inDzd.operationId} is in DZD, the batch in MAD` });
+    await expect(batch([])).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(batch(Array.from({ length: TRANSFER_BATCH_SIZE_MAX + 1 }, () => payment(payer, payee, 1)))).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await available(payer)).toBe(10_000);
   });
 });
 

@@ -1,0 +1,76 @@
+/** One call's outcome within a batch: its value, or the error that call alone failed with. */
+export type Outcome<Result> = { value: Result } | { error: unknown };
+
+export interface CoalescedCallOptions<Item, Result> {
+  /** A lone call, made when nothing of its lane is in flight or waiting: as it is, at once. */
+  one(item: Item): Promise<Result>;
+  /**
+   * The calls that queued while one of their lane was in flight, in order (two or more, at most
+   * batchMax): each one's outcome, in the same order. A rejection fails every call of the batch.
+   */
+  many(items: Item[]): Promise<Outcome<Result>[]>;
+  batchMax: number;
+  /** Calls of different lanes leave apart and concurrently; those of one lane one request at a time (default: one lane). */
+  laneOf?: (item: Item) => string;
+}
+
+interface Pending<Item, Result> {
+  item: Item;
+  resolve(value: Result): void;
+  reject(error: unknown): void;
+}
+
+interface Lane<Item, Result> {
+  inFlight: boolean;
+  queue: Pending<Item, Result>[];
+}
+
+/**
+ * A call over the bus, coalescing (group commit, as coalescingSend does for the producer): a lone call
+ * leaves at once, so an idle bus adds no latency; a call made while another of its lane is in flight
+ * waits for it, then leaves with every call that queued meanwhile as one batch request. Under load the
+ * requests grow instead of multiplying: each request crossing Kafka costs its sender, its server and
+ * the broker a produce, a fetch and their decoding, whatever its size. One request of a lane at a time
+ * also keeps a lane's calls in the order they were made.
+ */
+export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, Result>): (item: Item) => Promise<Result> {
+  const { one, many, batchMax, laneOf = () => '' } = options;
+  if (!Number.isInteger(batchMax) || batchMax < 2) throw new RangeError(`batchMax must be an integer of at least 2, got ${batchMax}`);
+  const lanes = new Map<string, Lane<Item, Result>>();
+
+  const send = (name: string, lane: Lane<Item, Result>): void => {
+    if (lane.inFlight) return;
+    if (lane.queue.length === 0) {
+      lanes.delete(name);
+      return;
+    }
+    const batch = lane.queue.splice(0, batchMax);
+    lane.inFlight = true;
+    const settled = batch.length === 1 ? one(batch[0]!.item).then((value) => [{ value }]) : many(batch.map((pending) => pending.item));
+    settled
+      .then((outcomes) => {
+        if (outcomes.length !== batch.length) throw new Error(`a batch of ${batch.length} calls answered ${outcomes.length} outcomes`);
+        batch.forEach((pending, index) => {
+          const outcome = outcomes[index]!;
+          if ('error' in outcome) pending.reject(outcome.error);
+          else pending.resolve(outcome.value);
+        });
+      })
+      .catch((error: unknown) => {
+        for (const pending of batch) pending.reject(error);
+      })
+      .finally(() => {
+        lane.inFlight = false;
+        send(name, lane);
+      });
+  };
+
+  return (item) =>
+    new Promise<Result>((resolve, reject) => {
+      const name = laneOf(item);
+      let lane = lanes.get(name);
+      if (!lane) lanes.set(name, (lane = { inFlight: false, queue: [] }));
+      lane.queue.push({ item, resolve, reject });
+      send(name, lane);
+    });
+}
