@@ -461,6 +461,27 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
         expectError(await resolve(collection.id, { resolution: 'accept_received' }), 409, 'invalid_status');
       });
 
+      it('recounts racing on one deposit (cashier validations, back-office corrections): each answers 200 or 409, never 500; the books follow the last count', async () => {
+        const owner = await wholesale();
+        for (let round = 0; round < 3; round++) {
+          const collection = await collected(owner);
+          expect((await deposit(collection.id, 10_000, owner)).status).toBe(200);
+          const counts = [500_000, 200_000, 800_000, 1_300_000];
+          const responses = await Promise.all(counts.flatMap((count) => [resolve(collection.id, { resolution: 'correct', amount_received: count }), deposit(collection.id, count + 1, owner)]));
+          for (const response of responses) expect([200, 409]).toContain(response.status);
+          const final = (await retrieve(collection.id, owner)).body;
+          const cashDeposits = (await entriesOf(collection.id)).filter((e: { kind: string }) => e.kind === 'cash_deposit');
+          // What left the in-transit account for the cash point, recounts included: the count the books hold.
+          const counted = cashDeposits
+            .flatMap((e: { postings: { account: string; direction: string; amount: number }[] }) => e.postings)
+            .filter((p: { account: string }) => p.account === IN_TRANSIT)
+            .reduce((sum: number, p: { direction: string; amount: number }) => sum + (p.direction === 'debit' ? p.amount : -p.amount), 0);
+          if (final.status === 'settled') expect(final.settlement.gross_amount).toBe(final.deposit.amount_received);
+          else expect(counted).toBe(final.deposit.amount_received);
+        }
+        await expectBalancedTrialBalance(service);
+      });
+
       it('accept_received of an over deposit: gross = the amount received; the surplus written off from the platform cash, in transit back to zero', async () => {
         const owner = await wholesale();
         const start = await custody();

@@ -20,7 +20,7 @@ import {
   type ValidateDepositRequest,
 } from '@pay/contracts';
 import { LedgerTransferStep, type AggregateRepository, type Existing, type Loaded } from '@pay/event-store';
-import { failpoint, LEDGER_TIMEOUT_MS, MOVEMENTS_PER_FINISH_MAX, type Clock } from '@pay/kernel';
+import { CONTENDED_COMMAND_RETRIES_MAX, failpoint, LEDGER_TIMEOUT_MS, MOVEMENTS_PER_FINISH_MAX, type Clock } from '@pay/kernel';
 
 export interface CollectionsConfig {
   publicBaseUrl: string;
@@ -44,6 +44,14 @@ export type Collections = AggregateRepository<CollectionCommand, CollectionEvent
  * Cash point assignment: the deposit goes to the first cash point registered on the platform (the
  * oldest of `cash.cash-points.list`), fixed on the collection at the handover.
  */
+/**
+ * A deposit's stream is written by the cashier's counts, the back office's resolutions and each
+ * recount's cash movement at once: more retries on a conflict than a command racing only itself, so
+ * that a recount is answered (200, or 409 once the deposit is settled) rather than failing after the
+ * count it raced took effect.
+ */
+const DEPOSIT_CONTENDED = { retriesMax: CONTENDED_COMMAND_RETRIES_MAX };
+
 export class CollectionsService {
   private readonly ledgerTimeoutMs: number;
   private readonly ledger: LedgerTransferStep;
@@ -94,7 +102,7 @@ export class CollectionsService {
   async validateDeposit(request: ValidateDepositRequest): Promise<CollectionResource> {
     const from = await this.visible(request);
     const { collectionId, amountReceived } = request;
-    const validated = await this.collections.execute(collectionId, { type: 'ValidateDeposit', collectionId, amountReceived, now: this.clock.now() }, { from });
+    const validated = await this.collections.execute(collectionId, { type: 'ValidateDeposit', collectionId, amountReceived, now: this.clock.now() }, { ...DEPOSIT_CONTENDED, from });
     return this.resource(await this.finishFrom(collectionId, validated), request);
   }
 
@@ -103,7 +111,7 @@ export class CollectionsService {
     const { collectionId } = request;
     const before = await this.collections.loadExisting(collectionId);
     const resolution = request.resolution === 'correct' ? { type: 'correct' as const, amountReceived: request.amountReceived } : { type: 'accept_received' as const };
-    const resolved = await this.collections.execute(collectionId, { type: 'ResolveDeposit', collectionId, resolution, now: this.clock.now() }, { from: before });
+    const resolved = await this.collections.execute(collectionId, { type: 'ResolveDeposit', collectionId, resolution, now: this.clock.now() }, { ...DEPOSIT_CONTENDED, from: before });
     const after = await this.finishFrom(collectionId, resolved);
     return this.resource(after, { integratorId: before.state.terms.integratorId, collectionId });
   }
@@ -127,7 +135,7 @@ export class CollectionsService {
       loaded = await this.collections.execute(
         collectionId,
         { type: 'RecordCashMovement', collectionId, operationId: movement.operationId, ledgerEntryId, now: this.clock.now() },
-        { from: loaded },
+        { ...DEPOSIT_CONTENDED, from: loaded },
       );
       state = this.collections.visible(loaded.state, collectionId, null);
     }
