@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { integrationEventId, notFound, type EventType, type IntegrationEvent } from '@pay/contracts';
 import { AGGREGATE_STATES_REMEMBERED_MAX, failpoint, type Decider } from '@pay/kernel';
 import { handleCommand, loadAggregate, type CommandOptions, type Handled, type Loaded } from './command-handler';
@@ -80,6 +81,8 @@ export const statusChangeEvents =
     return statusChangeEvent(streamId(resource.id), revision, { type: change.type, createdAt, integratorId, resource });
   };
 
+const logger = new Logger('events');
+
 /** Hands an integration event to the webhooks app (idempotent by its stable id). */
 export type RecordIntegrationEvent = (event: IntegrationEvent) => Promise<unknown>;
 
@@ -88,7 +91,8 @@ export const isExisting = <State extends OwnedState>(state: State): state is Exi
 /**
  * One aggregate type's streams: read once, decide and append with the expected revision (retrying
  * on a conflict), record the status change with the webhooks app before anyone is answered (the
- * relay records it instead if the process dies in between), and the owner check.
+ * relay records it instead if the process dies in between, or if the webhooks app does not answer
+ * within EVENTS_RECORD_TIMEOUT_MS), and the owner check.
  *
  * It remembers the last state it read or wrote of the most recent objects, so that a command on an
  * object this process has just created or changed is decided without reading its stream again (see
@@ -133,7 +137,8 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
 
   /**
    * Decides and appends (see handleCommand: `from` spares reading a stream just read); a status
-   * change is then recorded with the webhooks app before the caller answers anyone.
+   * change is then recorded with the webhooks app before the caller answers anyone, or left to the
+   * relay when the webhooks app cannot record it now.
    */
   async execute(id: string, command: Command, options: CommandOptions<State> = {}): Promise<Handled<Event, State>> {
     const handled = await handleCommand(this.store, this.type.streamId(id), this.type.decider, command, options);
@@ -144,7 +149,11 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
     if (integrationEvent) {
       // The crash the relay is for: the change in its stream, not yet with the webhooks app.
       failpoint(`events.before-record.${integrationEvent.type}`);
-      await this.recordEvent(integrationEvent);
+      await this.recordEvent(integrationEvent).catch((error: unknown) =>
+        // The change is stored, its event with it: answering an error would tell the caller it failed
+        // (and a retry would meet the new status). The relay records the event once the webhooks app answers.
+        logger.warn(`${integrationEvent.type} ${integrationEvent.id} left to the relay: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
     return handled;
   }

@@ -1,6 +1,6 @@
 import { coalescedCall, type Handler, type MessageBus } from '@pay/bus';
 import type { IntegrationEvent, RequestTopic } from '@pay/contracts';
-import { EVENTS_RECORD_BATCH_MAX, EVENTS_RECORDED_REMEMBERED_MAX } from '@pay/kernel';
+import { EVENTS_RECORD_BATCH_MAX, EVENTS_RECORD_TIMEOUT_MS, EVENTS_RECORDED_REMEMBERED_MAX } from '@pay/kernel';
 import type { RecordIntegrationEvent } from './aggregate-repository';
 
 /** The bus handlers a context serves, by topic. */
@@ -61,12 +61,13 @@ const recordings = new WeakMap<MessageBus, Recording>();
 const recordingOn = (bus: MessageBus): Recording => {
   let recording = recordings.get(bus);
   if (!recording) {
-    const one = (event: IntegrationEvent) => bus.request('events.record', event);
+    const timeout = { timeoutMs: EVENTS_RECORD_TIMEOUT_MS };
+    const one = (event: IntegrationEvent) => bus.request('events.record', event, timeout);
     const send = bus.remote
       ? coalescedCall<IntegrationEvent, unknown>({
           one,
           many: async (events) => {
-            await bus.request('events.record-batch', { events });
+            await bus.request('events.record-batch', { events }, timeout);
             return events.map(() => ({ value: undefined }));
           },
           batchMax: EVENTS_RECORD_BATCH_MAX,

@@ -323,6 +323,12 @@ export const APPEND_QUEUE_LENGTH_MAX = 64 * APPEND_GROUP_MAX;
 export const READ_ALL_COUNT_MAX = 1000;
 /** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
 export const STREAM_LENGTH_MAX = 10_000;
+/**
+ * How long a command waits for the webhooks app to record its event before answering anyway: the change
+ * and its event are stored in the stream, and the relay records the event once the webhooks app answers
+ * again. Far above a record's usual tens of milliseconds, far below the caller's own deadline.
+ */
+export const EVENTS_RECORD_TIMEOUT_MS = 2 * SECOND_MS;
 /** Integration events in one `events.record-batch` request (a relay's batch is sent in requests of at most this many). */
 export const EVENTS_RECORD_BATCH_MAX = 100;
 /**

@@ -129,6 +129,37 @@ describe('distributed topology under faults', () => {
     expect(succeeded).toBeGreaterThanOrEqual(answers.filter((a) => a.status === 200 && a.body.status === 'succeeded').length);
   });
 
+  it('the webhooks app is down: authorizations still answer their outcome, and their events are recorded once it is back', async () => {
+    await start(1);
+    const amount = 10_000;
+    const setup = await setUp(4, amount);
+    await topology.apps.webhooks.kill('SIGKILL');
+    const answers = await Promise.all(
+      setup.payments.map(async (payment) => {
+        const started = Date.now();
+        const response = await http('POST', `/v1/test_helpers/payments/${payment.id}/authorize`, { key: setup.apiKey, body: { customer: setup.customer } });
+        return { status: response.status, paymentStatus: response.body.status, ms: Date.now() - started };
+      }),
+    );
+    // Answered within the caller's deadline (10 s) with the change that was made, not a 503 over it.
+    for (const answer of answers) expect(answer).toEqual({ status: 200, paymentStatus: 'succeeded', ms: expect.any(Number) });
+    for (const answer of answers) expect(answer.ms).toBeLessThan(9_000);
+    expect(await expectConsistentMoney(setup, amount)).toBe(setup.payments.length);
+
+    await topology.apps.webhooks.start();
+    const recorded = async () => {
+      const types = await Promise.all(
+        setup.payments.map(async (payment) => (await retrying('GET', `/v1/events?object_id=${payment.id}`, { key: setup.apiKey })).body.data?.map((event: { type: string }) => event.type)),
+      );
+      return types.map((list) => (list ?? []).filter((type: string) => type === 'payment.succeeded').length);
+    };
+    let counts = await recorded();
+    for (const deadline = Date.now() + RESUMED_WITHIN_MS; counts.some((count) => count !== 1) && Date.now() < deadline; counts = await recorded()) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(counts).toEqual(setup.payments.map(() => 1));
+  });
+
   it('a Kafka broker goes down and comes back during traffic: nothing is lost', async () => {
     await start(3);
     const amount = 10_000;
