@@ -205,13 +205,14 @@ describe('KafkaBus over one broker', () => {
     expect(replies.map((reply) => (reply as any).available)).toEqual(owners.map((owner) => owner.length));
   });
 
-  it('a broker that cannot be reached is service_unavailable, with a clear message', async () => {
+  it("a broker that cannot be reached is service_unavailable, with a clear message that does not name the broker's address", async () => {
     const nowhere = gatewayBus('127.0.0.1:1', { requestTimeoutMs: 1_500 });
     try {
       const error = await rejection(nowhere.request('ledger.get-balance', { owner: 'own_1' }));
       expect(error).toBeInstanceOf(ServiceError);
       expect(error.code).toBe('service_unavailable');
-      expect(error.message).toMatch(/127\.0\.0\.1:1/);
+      expect(error.message).toMatch(/cannot reach its message broker right now; retry shortly|did not answer within 1500 ms$/);
+      expect(error.message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|Kafka/);
     } finally {
       await nowhere.close();
     }

@@ -42,6 +42,8 @@ export const REQUEST_TOPIC_HEADER = 'pay-topic';
 export const PARTITION_KEY_HEADER = 'pay-partition-key';
 /** The caller's deadline, epoch milliseconds: a server does not run a request found long past it. */
 export const REQUEST_DEADLINE_HEADER = 'pay-deadline';
+/** What a caller is told when Kafka cannot take its request: the details are logged. */
+const UNREACHABLE = 'the service cannot reach its message broker right now; retry shortly';
 /** Connecting and producing: bounded retries, well inside a request's deadline (limits.ts). */
 const RETRY = { initialRetryTime: KAFKA_RETRY_MS_MIN, maxRetryTime: KAFKA_RETRY_MS_MAX, retries: KAFKA_RETRIES };
 /** Consuming: retries long enough to ride out a broker restart and keep the group member (limits.ts). */
@@ -286,20 +288,25 @@ export class KafkaBus implements MessageBus {
         this.clientReady = undefined;
         await this.client.close().catch(() => undefined);
         const hint = isUnknownTopic(error) ? ` (are the reply topics created? see kafkaTopicsFor)` : '';
-        throw new ServiceError('service_unavailable', `cannot connect to Kafka at ${this.options.brokers.join(',')}: ${reason(error)}${hint}`);
+        // The broker's address and the client's reason are for the operator's log, not for an API caller.
+        this.logger.warn(`cannot connect to Kafka at ${this.options.brokers.join(',')}: ${reason(error)}${hint}`);
+        throw new ServiceError('service_unavailable', UNREACHABLE);
       },
     );
     return this.clientReady;
   }
 
   private timeoutError(topic: RequestTopic, timeoutMs: number): ServiceError {
-    return requestTimedOut(topic, timeoutMs, this.clientConnected ? '' : ` (not connected to Kafka at ${this.options.brokers.join(',')})`);
+    if (!this.clientConnected) this.logger.warn(`${topic} timed out: not connected to Kafka at ${this.options.brokers.join(',')}`);
+    return requestTimedOut(topic, timeoutMs);
   }
 
   private transportError(topic: RequestTopic, error: unknown): ServiceError {
     if (error instanceof ServiceError) return error;
-    // Nest's own error replies arrive as a string (e.g. no handler); kafkajs errors when sending as Errors.
-    return new ServiceError('service_unavailable', `${topic}: the request could not be delivered: ${reason(error)}`);
+    // Nest's own error replies arrive as a string (e.g. no handler); kafkajs errors when sending as Errors
+    // (naming the broker's address: the log's, not the caller's).
+    this.logger.warn(`${topic}: the request could not be delivered: ${reason(error)}`);
+    return new ServiceError('service_unavailable', `${topic}: ${UNREACHABLE}`);
   }
 
   /** A request from this app's topic, to the handler of the request topic its header names. */
