@@ -34,6 +34,9 @@ export const ErrorBody = object({
 });
 export type ErrorBody = Static<typeof ErrorBody>;
 
+/** One request's outcome in a batch topic's reply: its reply, or the error it alone was refused with. */
+export type BatchOutcome<Reply> = { reply: Reply } | { error: ErrorBody };
+
 /** Every error answer (section 2): `{ "error": { "code", "message", "param"? } }`. */
 export const ErrorResource = named('Error', object({ error: ErrorBody }, { description: 'Every error: its contract code, a message for humans, and the parameter at fault when one is.' }));
 export type ErrorResource = Static<typeof ErrorResource>;

@@ -1,6 +1,6 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type MessageKeys, type PartitionFields } from './common';
-import type { ErrorBody } from './errors';
+import type { BatchOutcome } from './errors';
 import type {
   BalanceResource,
   BalanceTransactionResource,
@@ -102,9 +102,6 @@ export interface ExecuteTransfers {
   transfers: ExecuteTransfer[];
 }
 
-/** One transfer's outcome in a batch, or the error it alone was refused with (as `ledger.transfer` would throw it). */
-export type TransferBatchOutcome = { outcome: TransferOutcome } | { error: ErrorBody };
-
 /** The fee the schedule would charge for a use case (shown before a payer approves). */
 export interface FeeQuoteRequest {
   useCase: FeeUseCase;
@@ -187,7 +184,7 @@ export interface LedgerTopics {
   'ledger.topup': { request: CreateTopup; reply: TopupResource };
   'ledger.transfer': { request: ExecuteTransfer; reply: TransferOutcome };
   /** Each transfer's outcome, in the batch's order. */
-  'ledger.transfer-batch': { request: ExecuteTransfers; reply: { outcomes: TransferBatchOutcome[] } };
+  'ledger.transfer-batch': { request: ExecuteTransfers; reply: { outcomes: BatchOutcome<TransferOutcome>[] } };
   'ledger.entries': { request: ListEntries; reply: ListResource<JournalEntryResource> };
   'ledger.trial-balance': { request: { asOf?: string }; reply: TrialBalanceResource };
   'ledger.accounts.list': { request: ListLedgerAccounts; reply: ListResource<LedgerAccountResource> };

@@ -1,5 +1,6 @@
 import type { Currency } from '@pay/kernel';
 import { topicsOf, type ApplyDeadlines, type DeadlinesApplied, type IntegratorObjectRef, type ListObjects, type MessageKeys } from './common';
+import type { BatchOutcome } from './errors';
 import type { BankAccountResource, BankStatementImportResource, ListResource, PaymentResource, PayoutBatchResource, PayoutResource, PayoutStatus, RefundResource } from './resources';
 
 /** The payments app: Pay (payments authorized by the customer) and their refunds. */
@@ -97,6 +98,11 @@ export interface PaymentsTopics {
   'payments.retrieve': { request: PaymentRef; reply: PaymentResource };
   'payments.cancel': { request: PaymentRef; reply: PaymentResource };
   'payments.authorize': { request: AuthorizePaymentRequest; reply: PaymentResource };
+  /**
+   * Authorizations one caller sends together (those that queued while its last request was in flight),
+   * at most AUTHORIZE_BATCH_MAX: each runs as `payments.authorize` would; each one's outcome, in order.
+   */
+  'payments.authorize-batch': { request: { requests: AuthorizePaymentRequest[] }; reply: { outcomes: BatchOutcome<PaymentResource>[] } };
   'payments.decline': { request: PaymentRef; reply: PaymentResource };
   'payments.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
   'payments.list': { request: ListObjects<'order_reference' | 'status' | 'merchant_connection'>; reply: ListResource<PaymentResource> };
@@ -128,6 +134,8 @@ export const PAYMENTS_MESSAGE_KEYS = {
   'payments.retrieve': 'paymentId',
   'payments.cancel': 'paymentId',
   'payments.authorize': 'paymentId',
+  /** A batch is about many payments (one payment's requests race safely: its stream's revision decides). */
+  'payments.authorize-batch': null,
   'payments.decline': 'paymentId',
   'payments.apply-deadlines': null,
   'payments.list': null,

@@ -1,4 +1,4 @@
-import { coalescedCall, type Handler, type MessageBus } from '@pay/bus';
+import { batchingRequest, type Handler, type MessageBus } from '@pay/bus';
 import type { IntegrationEvent, RequestTopic } from '@pay/contracts';
 import { EVENTS_RECORD_BATCH_MAX, EVENTS_RECORD_TIMEOUT_MS, EVENTS_RECORDED_REMEMBERED_MAX } from '@pay/kernel';
 import type { RecordIntegrationEvent } from './aggregate-repository';
@@ -47,40 +47,23 @@ class RecordedHere {
   }
 }
 
-/**
- * What a process sends the webhooks app, per bus: over Kafka the events of concurrent commands leave
- * together (coalescedCall, one `events.record-batch` while another request is in flight), one
- * request at a time, in the order they were made; in one process each is its own call.
- */
-interface Recording {
-  recorded: RecordedHere;
-  send(event: IntegrationEvent): Promise<unknown>;
-}
-
-const recordings = new WeakMap<MessageBus, Recording>();
-const recordingOn = (bus: MessageBus): Recording => {
-  let recording = recordings.get(bus);
-  if (!recording) {
-    const timeout = { timeoutMs: EVENTS_RECORD_TIMEOUT_MS };
-    const one = (event: IntegrationEvent) => bus.request('events.record', event, timeout);
-    const send = bus.remote
-      ? coalescedCall<IntegrationEvent, unknown>({
-          one,
-          many: async (events) => {
-            await bus.request('events.record-batch', { events }, timeout);
-            return events.map(() => ({ value: undefined }));
-          },
-          batchMax: EVENTS_RECORD_BATCH_MAX,
-        })
-      : one;
-    recordings.set(bus, (recording = { recorded: new RecordedHere(), send }));
-  }
-  return recording;
+const recordedHere = new WeakMap<MessageBus, RecordedHere>();
+const recordedOn = (bus: MessageBus): RecordedHere => {
+  let recorded = recordedHere.get(bus);
+  if (!recorded) recordedHere.set(bus, (recorded = new RecordedHere()));
+  return recorded;
 };
 
 /** Integration events go to the webhooks app over the bus. */
 export const recordWith = (bus: MessageBus): RecordIntegrationEvent => {
-  const { recorded, send } = recordingOn(bus);
+  const recorded = recordedOn(bus);
+  // Over Kafka the events of concurrent commands leave together, one request at a time (in the order made).
+  const send = batchingRequest(
+    bus,
+    'events.record',
+    { topic: 'events.record-batch', request: (events) => ({ events }), outcomes: (_reply, events) => events.map(() => ({ value: { recorded: true } })), max: EVENTS_RECORD_BATCH_MAX },
+    { timeoutMs: EVENTS_RECORD_TIMEOUT_MS },
+  );
   return (event) => {
     const request = send(event);
     recorded.track(event.id, request);
@@ -95,7 +78,7 @@ export const recordWith = (bus: MessageBus): RecordIntegrationEvent => {
 export type RecordIntegrationEvents = (events: readonly IntegrationEvent[]) => Promise<void>;
 
 export const recordBatchWith = (bus: MessageBus): RecordIntegrationEvents => {
-  const { recorded } = recordingOn(bus);
+  const recorded = recordedOn(bus);
   return async (all) => {
     const events = await recorded.unrecorded(all);
     for (let start = 0; start < events.length; start += EVENTS_RECORD_BATCH_MAX) {

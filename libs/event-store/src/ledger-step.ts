@@ -1,5 +1,5 @@
-import { coalescedCall, type MessageBus } from '@pay/bus';
-import { ServiceError, type ExecuteTransfer, type TransferOutcome } from '@pay/contracts';
+import { batchingRequest, toOutcomes, type MessageBus } from '@pay/bus';
+import type { ExecuteTransfer, TransferOutcome } from '@pay/contracts';
 import { failpoint, TRANSFER_BATCH_SIZE_MAX } from '@pay/kernel';
 import type { AggregateRepository, Existing, OwnedState } from './aggregate-repository';
 import type { Loaded } from './command-handler';
@@ -46,33 +46,21 @@ export class LedgerTransferStep {
   }
 }
 
-type Transfer = (transfer: ExecuteTransfer) => Promise<TransferOutcome>;
-
-/** Each bus's transfer call, by timeout: the steps of a process's services share its batches. */
-const transfers = new WeakMap<MessageBus, Map<number, Transfer>>();
-
 /**
- * `ledger.transfer` over the bus. Over Kafka, the transfers of concurrent commands leave together:
- * one `ledger.transfer-batch` per currency (its partition, and so its ledger instance) while that
- * currency's last request is in flight (coalescedCall); each caller gets its own outcome or error.
+ * `ledger.transfer` over the bus. Over Kafka, the transfers of concurrent commands leave together: one
+ * `ledger.transfer-batch` per currency (its partition, and so its ledger instance) while that
+ * currency's last request is in flight; each caller gets its own outcome or error.
  */
-function transferWith(bus: MessageBus, timeoutMs: number): Transfer {
-  let byTimeout = transfers.get(bus);
-  if (!byTimeout) transfers.set(bus, (byTimeout = new Map()));
-  let transfer = byTimeout.get(timeoutMs);
-  if (transfer) return transfer;
-  const one: Transfer = (request) => bus.request('ledger.transfer', request, { timeoutMs });
-  transfer = bus.remote
-    ? coalescedCall<ExecuteTransfer, TransferOutcome>({
-        one,
-        many: async (batch) => {
-          const { outcomes } = await bus.request('ledger.transfer-batch', { currency: batch[0]!.currency, transfers: batch }, { timeoutMs });
-          return outcomes.map((outcome) => ('error' in outcome ? { error: ServiceError.fromBody(outcome.error) } : { value: outcome.outcome }));
-        },
-        batchMax: TRANSFER_BATCH_SIZE_MAX,
-        laneOf: (request) => request.currency,
-      })
-    : one;
-  byTimeout.set(timeoutMs, transfer);
-  return transfer;
-}
+const transferWith = (bus: MessageBus, timeoutMs: number) =>
+  batchingRequest(
+    bus,
+    'ledger.transfer',
+    {
+      topic: 'ledger.transfer-batch',
+      request: (transfers) => ({ currency: transfers[0]!.currency, transfers }),
+      outcomes: ({ outcomes }) => toOutcomes(outcomes),
+      max: TRANSFER_BATCH_SIZE_MAX,
+      laneOf: (transfer) => transfer.currency,
+    },
+    { timeoutMs },
+  );

@@ -203,20 +203,20 @@ describe('a caller\'s batch of transfers (ledger.transfer-batch)', () => {
     const first = await transfer(repeated);
     const { outcomes } = await batch([applied, payment(poor, payee, 1_000), payment(rich, newId('connection'), 1_000), repeated, { ...repeated, amount: 1_001 }]);
     expect(outcomes).toEqual([
-      { outcome: expect.objectContaining({ status: 'completed', debitedAmount: 4_000, feeAmount: 60 }) },
-      { outcome: { status: 'rejected', reason: 'insufficient_balance' } },
+      { reply: expect.objectContaining({ status: 'completed', debitedAmount: 4_000, feeAmount: 60 }) },
+      { reply: { status: 'rejected', reason: 'insufficient_balance' } },
       { error: expect.objectContaining({ code: 'invalid_request' }) },
-      { outcome: first },
+      { reply: first },
       { error: expect.objectContaining({ code: 'idempotency_key_reused' }) },
     ]);
     expect([await available(rich), await available(poor), await available(payee)]).toEqual([5_000, 500, 4_925]);
-    await expect(transfer(applied)).resolves.toEqual((outcomes[0] as { outcome: TransferOutcome }).outcome);
+    await expect(transfer(applied)).resolves.toEqual((outcomes[0] as { reply: TransferOutcome }).reply);
   });
 
   it('no account goes below zero across batches: funded for 10, three concurrent batches of 10 complete 10', async () => {
     const [payer, payee] = [await customer('DZD', 10 * 1_000), await merchant()];
     const replies = await Promise.all(Array.from({ length: 3 }, () => batch(Array.from({ length: 10 }, () => payment(payer, payee, 1_000)))));
-    const outcomes = replies.flatMap((reply) => reply.outcomes.map((o) => ('outcome' in o ? o.outcome.status : o.error.code)));
+    const outcomes = replies.flatMap((reply) => reply.outcomes.map((o) => ('reply' in o ? o.reply.status : o.error.code)));
     expect(outcomes.filter((status) => status === 'completed')).toHaveLength(10);
     expect(outcomes.filter((status) => status === 'rejected')).toHaveLength(20);
     expect([await available(payer), await available(payee)]).toEqual([0, 10 * 985]);

@@ -1,5 +1,6 @@
 import {
   type BalanceResource,
+  type BatchOutcome,
   type CreateTopup,
   type ExecuteTransfer,
   type ExecuteTransfers,
@@ -15,14 +16,13 @@ import {
   type PostingResource,
   ServiceError,
   type TopupResource,
-  type TransferBatchOutcome,
   type TransferOutcome,
   type TrialBalanceResource,
 } from '@pay/contracts';
 import { type Clock, type Currency, iso, LEDGER_ENTRIES_PAGE_MAX, newId, TRANSFER_BATCH_SIZE_MAX, TRANSFER_QUEUE_LENGTH_MAX } from '@pay/kernel';
 import { checkOpenAccount, checkParty, currencyMismatch, type FeeSchedule, planTopup, planTransfer } from '@pay/ledger-domain';
 import { hostLogger, ledgerTransfersTotal, record, type LedgerTransferOutcome } from '@pay/observability';
-import { errorBodyOf } from '@pay/bus';
+import { settleEach } from '@pay/bus';
 import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
@@ -137,19 +137,11 @@ export class LedgerService {
    * A caller's batch (`ledger.transfer-batch`): each transfer as `transfer` runs it, all sharing the
    * group commit. One refused or failed answers only its own caller; the others keep their outcomes.
    */
-  async transferBatch({ currency, transfers }: ExecuteTransfers): Promise<TransferBatchOutcome[]> {
-    if (!Array.isArray(transfers) || transfers.length === 0 || transfers.length > TRANSFER_BATCH_SIZE_MAX) {
-      throw new ServiceError('invalid_request', `a batch holds 1 to ${TRANSFER_BATCH_SIZE_MAX} transfers`, 'transfers');
-    }
+  async transferBatch({ currency, transfers }: ExecuteTransfers): Promise<BatchOutcome<TransferOutcome>[]> {
     // The batch's currency picked its partition, and so this instance: a transfer of another would be written by two.
-    const stray = transfers.find((transfer) => transfer.currency !== currency);
+    const stray = Array.isArray(transfers) ? transfers.find((transfer) => transfer.currency !== currency) : undefined;
     if (stray) throw new ServiceError('invalid_request', `transfer ${stray.operationId} is in ${stray.currency}, the batch in ${currency}`, 'transfers');
-    const settled = await Promise.allSettled(transfers.map((transfer) => this.transfer(transfer)));
-    return settled.map((result) => {
-      if (result.status === 'fulfilled') return { outcome: result.value };
-      if (!(result.reason instanceof ServiceError)) hostLogger().error({ err: result.reason }, 'ledger: a batched transfer failed');
-      return { error: errorBodyOf('ledger.transfer', result.reason) };
-    });
+    return settleEach('ledger.transfer', transfers, TRANSFER_BATCH_SIZE_MAX, (transfer) => this.transfer(transfer));
   }
 
   private prepare(request: ExecuteTransfer): PreparedTransfer {

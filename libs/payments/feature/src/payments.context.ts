@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
+import { settleEach } from '@pay/bus';
 import { AggregateRepository, expirySweep, recordWith, relayOf, type ContextDeclaration, type ContextInfrastructure } from '@pay/event-store';
-import { hasPrefix } from '@pay/kernel';
+import { AUTHORIZE_BATCH_MAX, hasPrefix } from '@pay/kernel';
 import { searchReferences, statesAfter } from '@pay/platform';
 import { notFound } from '@pay/contracts';
 import { expectedPaymentMovements, expectedRefundMovements, toPaymentResource, type Payment, type Refund } from '@pay/payments-domain';
@@ -84,6 +85,7 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       'payments.cancel': (m) => service.cancel(m),
       'payments.decline': (m) => service.decline(m),
       'payments.authorize': (m) => service.authorize(m),
+      'payments.authorize-batch': async ({ requests }) => ({ outcomes: await settleEach('payments.authorize', requests, AUTHORIZE_BATCH_MAX, (m) => service.authorize(m)) }),
       // Read your writes: a payment is listed as soon as its create has been answered.
       'payments.list': async (m) => {
         await caughtUp(PAYMENT_VIEWS);

@@ -9,6 +9,7 @@ import { FULL_ACCESS, RequiresScope } from '../auth/scopes';
 import { DirectoryRepository, type ApiKeyRecord } from '../directory/directory.repository';
 import { requireEmptyBody, validateBody } from '../http/validation';
 import { JsonBody, Returns } from '../openapi/describe';
+import { authorizeWith } from './authorize';
 
 class AuthorizeBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) customer!: string;
@@ -41,7 +42,7 @@ export class TestHelpersController {
     const input = validateBody(AuthorizeBody, body);
     const customer = await this.directory.findCustomer(input.customer);
     if (!customer) throw new ServiceError('invalid_request', `no such customer: '${input.customer}'`, 'customer');
-    return this.bus.request('payments.authorize', { integratorId, paymentId, customer });
+    return authorizeWith(this.bus)({ integratorId, paymentId, customer });
   }
 
   @Returns(PaymentResource, 'Decline a payment as the customer (sandbox)')

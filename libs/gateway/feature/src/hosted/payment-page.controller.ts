@@ -16,6 +16,7 @@ import { SIGN_IN_LOCK_MINUTES, SignInLimiter } from './stores/sign-in-limiter';
 import { HostedPages } from './views/hosted-pages';
 import type { GatewayViews } from './views/view-models';
 import { HostedErrorPages } from './views/hosted-error-pages';
+import { authorizeWith } from '../api/authorize';
 
 const PAGE = '/hosted/payments';
 /**
@@ -126,7 +127,7 @@ export class PaymentPageController {
     return this.act(paymentId, body, request, reply, async (session) => {
       const customer = await this.directory.findCustomer(session.subjectId);
       if (!customer) throw new ServiceError('invalid_request', 'no such customer');
-      await this.bus.request('payments.authorize', { integratorId: null, paymentId, customer });
+      await authorizeWith(this.bus)({ integratorId: null, paymentId, customer });
     });
   }
 
