@@ -25,7 +25,7 @@ export interface DistributedOptions {
 }
 
 /** The request topics whose handling the phase reports per instance: the authorization's two hops (a transfer alone, or in a caller's batch). */
-export const SHARED_TOPICS = { payments: ['payments.authorize'], ledger: ['ledger.transfer', 'ledger.transfer-batch'] } as const satisfies Partial<Record<AppName, readonly RequestTopic[]>>;
+export const SHARED_TOPICS = { payments: ['payments.authorize', 'payments.authorize-batch'], ledger: ['ledger.transfer', 'ledger.transfer-batch'] } as const satisfies Partial<Record<AppName, readonly RequestTopic[]>>;
 /**
  * How each app's instances share those requests: payments' authorizations spread over every instance;
  * the ledger's transfers of one currency (the fixture's, DZD) all go to one partition and so to one
