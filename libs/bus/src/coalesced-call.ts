@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /** One call's outcome within a batch: its value, or the error that call alone failed with. */
 export type Outcome<Result> = { value: Result } | { error: unknown };
 
@@ -21,6 +23,8 @@ export interface CoalescedCallOptions<Item, Result> {
 
 interface Pending<Item, Result> {
   item: Item;
+  /** Runs in the caller's async context (its log context and trace): a batch is sent in its first caller's. */
+  inContext: <T>(work: () => T) => T;
   resolve(value: Result): void;
   reject(error: unknown): void;
 }
@@ -52,7 +56,7 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
     }
     const batch = lane.queue.splice(0, batchMax);
     lane.inFlight += 1;
-    const settled = batch.length === 1 ? one(batch[0]!.item).then((value) => [{ value }]) : many(batch.map((pending) => pending.item));
+    const settled = batch[0]!.inContext(() => (batch.length === 1 ? one(batch[0]!.item).then((value) => [{ value }]) : many(batch.map((pending) => pending.item))));
     settled
       .then((outcomes) => {
         if (outcomes.length !== batch.length) throw new Error(`a batch of ${batch.length} calls answered ${outcomes.length} outcomes`);
@@ -78,7 +82,7 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
       const name = laneOf(item);
       let lane = lanes.get(name);
       if (!lane) lanes.set(name, (lane = { inFlight: 0, queue: [] }));
-      lane.queue.push({ item, resolve, reject });
+      lane.queue.push({ item, inContext: AsyncResource.bind(<T>(work: () => T): T => work()), resolve, reject });
       send(name, lane);
     });
 }

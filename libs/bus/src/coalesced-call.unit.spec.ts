@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { coalescedCall, type Outcome } from './coalesced-call';
 
 interface Item {
@@ -149,6 +150,23 @@ describe('coalescedCall', () => {
     await settle();
     remote.answerAll(5);
     expect(await Promise.all([...first, ...rest])).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8']);
+  });
+
+  it("a request runs in its first caller's async context (its log context and trace), not in the one whose answer freed the lane", async () => {
+    const context = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    const remote = new Remote();
+    const call = coalescedCall({
+      one: (i: Item) => (seen.push(context.getStore()), remote.one(i)),
+      many: (items: Item[]) => (seen.push(context.getStore()), remote.many(items)),
+      batchMax: 10,
+    });
+    const answers = ['first', 'second', 'third'].map((name, n) => context.run(name, () => call(item(n))));
+    remote.answerAll(0);
+    await settle();
+    remote.answerAll(1);
+    await Promise.all(answers);
+    expect(seen).toEqual(['first', 'second']);
   });
 
   it('refuses a batchMax under 2', () => {
