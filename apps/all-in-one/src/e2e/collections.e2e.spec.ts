@@ -301,6 +301,24 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
         ]);
       });
 
+      it("settled_at (= deposit.validated_at) is the time of the credit: the wholesaler's balance as of settled_at holds it, 1 ms before does not", async () => {
+        const owner = await wholesale();
+        const collection = await collected(owner);
+        const settled = (await deposit(collection.id, AMOUNT, owner)).body;
+        const settledAt = settled.settlement.settled_at;
+        expect(settled.deposit.validated_at).toBe(settledAt);
+        const balanceAsOf = async (at: number) => {
+          const response = await service.admin('GET', `/admin/v1/balances/${owner.wholesaler}?as_of=${new Date(at).toISOString()}`);
+          expect(response.status).toBe(200);
+          return response.body.available;
+        };
+        expect(await balanceAsOf(Date.parse(settledAt))).toBe(NET);
+        expect(await balanceAsOf(Date.parse(settledAt) - 1)).toBe(0);
+        const settlementEntry = (await entriesOf(collection.id)).find((e: { kind: string }) => e.kind === 'settlement');
+        expect(settlementEntry.created_at).toBe(settledAt);
+        expect((await retrieve(collection.id, owner)).body).toEqual(settled);
+      });
+
       it('cash in transit and at the cash point over the lifecycle: + amount in transit at handover, moved to the cash point at the deposit, both back to zero after settlement', async () => {
         const owner = await wholesale();
         const start = await custody();

@@ -20,6 +20,8 @@ export interface SettlementOutcome {
   entryId: string;
   feeAmount: number;
   netAmount: number;
+  /** The ledger entry's time: the credit's, which settled_at and deposit.validated_at show. */
+  createdAt: string;
 }
 
 /** Contract: `deposit.due_at` = `collected_at` + 24 hours. */
@@ -187,7 +189,8 @@ const completeSettlement = (command: Extract<CollectionCommand, { type: 'Complet
       feeAmount: outcome.feeAmount,
       netAmount: outcome.netAmount,
       ledgerEntryId: outcome.entryId,
-      settledAt: state.settling.validatedAt,
+      // The time of the credit (contract: settled_at), so that a balance as of settled_at includes it.
+      settledAt: outcome.createdAt,
     },
   ];
 };

@@ -153,10 +153,10 @@ const expected = (model: Model, command: CollectionCommand): Verdict<Model> => {
       if (!inDepositStage(model)) return { kind: 'unchanged' }; // not collected, or settled already (a replay)
       if (model.settling === null || model.pending.length > 0) return { kind: 'unchanged' }; // no deposit validated, or its cash not yet at the cash point
       const { feeAmount: fee, netAmount: net } = command.outcome;
-      const { gross, validatedAtMs } = model.settling;
+      const { gross } = model.settling;
       if (!isNonNegativeInteger(fee) || !isNonNegativeInteger(net) || fee + net !== gross) return { kind: 'unchanged' };
-      // settlement.settled_at equals deposit.validated_at; amount_received is what was settled.
-      return { kind: 'accept', next: { ...model, status: 'settled', amountReceived: gross, settlement: { gross, fee, net, settledAtMs: validatedAtMs } } };
+      // settlement.settled_at is the ledger credit's time and equals deposit.validated_at; amount_received is what was settled.
+      return { kind: 'accept', next: { ...model, status: 'settled', amountReceived: gross, settlement: { gross, fee, net, settledAtMs: Date.parse(command.outcome.createdAt) } } };
     }
   }
 };
@@ -304,7 +304,7 @@ const toCommand = (step: Exclude<Step, { type: 'repeat' }>, model: Model, now: D
       const gross = model.settling?.gross ?? model.amount;
       const fee = Math.floor((gross * step.feeBasisPoints) / 10_000);
       const [feeAmount, netAmount] = step.split === 'exact' ? [fee, gross - fee] : step.split === 'off_by_one' ? [fee, gross - fee + 1] : [-(fee + 1), gross + fee + 1];
-      return { type: 'CompleteSettlement', collectionId, outcome: { entryId: 'je_settlement', feeAmount, netAmount }, now };
+      return { type: 'CompleteSettlement', collectionId, outcome: { entryId: 'je_settlement', feeAmount, netAmount, createdAt: now.toISOString() }, now };
     }
   }
 };

@@ -78,6 +78,7 @@ export interface Deposit {
 /** An exact (or accepted) deposit whose ledger transfer is under way (or done, its outcome not yet recorded). */
 export interface SettlementStart {
   amountReceived: number;
+  /** While settling, the validation request's time; once settled, the credit's (settled_at). */
   validatedAt: string;
   operationId: string;
 }
@@ -167,7 +168,9 @@ export const evolve = (state: Collection, event: CollectionEvent): Collection =>
         status: 'settled',
         terms: state.terms,
         deposit: { ...state.deposit, amountReceived: state.settling.amountReceived },
-        validation: state.settling,
+        // deposit.validated_at equals settled_at (contract): the validation counts from the credit's time.
+        // A settlement recorded with the validation request's time as settledAt folds the same way.
+        validation: { ...state.settling, validatedAt: event.settledAt },
         settlement: {
           grossAmount: event.grossAmount,
           feeAmount: event.feeAmount,

@@ -66,7 +66,9 @@ const started = (when = at(2 * HOUR), movements: CashMovement[] = [exactDeposit]
   source,
   movements,
 });
-const outcome = { entryId: 'je_1', feeAmount: 31_250, netAmount: 1_218_750 };
+/** The ledger dates the credit after the validation request (its own clock, once the accounts are locked). */
+const CREDIT_DELAY_MS = 40;
+const outcome = { entryId: 'je_1', feeAmount: 31_250, netAmount: 1_218_750, createdAt: at(2 * HOUR + CREDIT_DELAY_MS).toISOString() };
 const settled = (when = at(2 * HOUR)): CollectionEvent => ({
   type: 'CollectionSettled',
   collectionId,
@@ -164,11 +166,24 @@ describe('collection decider', () => {
   });
 
   describe('settlement completes', () => {
-    it('records gross, fee and net once the cash movements before it are recorded; settled_at is the validation time', () =>
+    it("records gross, fee and net once the cash movements before it are recorded; settled_at is the ledger credit's time", () =>
       spec
         .given([...handedOver, started(), moved(exactDeposit)])
         .when({ type: 'CompleteSettlement', collectionId, outcome, now: at(2 * HOUR + 50) })
-        .then([settled()]));
+        .then([settled(at(2 * HOUR + CREDIT_DELAY_MS))]));
+
+    it('once settled, deposit.validated_at is settled_at (the credit), not the validation request; deposited_late is judged on it', () => {
+      const state = fold([...handedOver, started(at(25 * HOUR - 10)), moved(exactDeposit), settled(at(25 * HOUR + 30))]);
+      const resource = toCollectionResource(state, at(26 * HOUR));
+      expect(resource.deposit).toMatchObject({ validated_at: at(25 * HOUR + 30).toISOString(), deposited_late: true });
+      expect(resource.settlement!.settled_at).toBe(resource.deposit!.validated_at);
+    });
+
+    it('a settlement stored with the validation time as settled_at (before settled_at was the credit) folds as it did', () => {
+      const resource = toCollectionResource(fold([...handedOver, started(), moved(exactDeposit), settled(at(2 * HOUR))]), at(3 * HOUR));
+      expect(resource.deposit!.validated_at).toBe(at(2 * HOUR).toISOString());
+      expect(resource.settlement!.settled_at).toBe(at(2 * HOUR).toISOString());
+    });
 
     it('a cash movement still to be recorded: refused (the cash point must hold the deposit first)', () =>
       expect(() => collectionDecider.decide({ type: 'CompleteSettlement', collectionId, outcome, now: at(2 * HOUR) }, fold([...handedOver, started()]))).toThrow(
@@ -181,7 +196,7 @@ describe('collection decider', () => {
     it('fee + net different from the gross amount is refused', () =>
       expect(() =>
         collectionDecider.decide(
-          { type: 'CompleteSettlement', collectionId, outcome: { entryId: 'je_1', feeAmount: 1, netAmount: 1 }, now: at(2 * HOUR) },
+          { type: 'CompleteSettlement', collectionId, outcome: { ...outcome, feeAmount: 1, netAmount: 1 }, now: at(2 * HOUR) },
           fold([...handedOver, started(), moved(exactDeposit)]),
         ),
       ).toThrow(/not the gross amount/));

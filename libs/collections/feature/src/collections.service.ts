@@ -204,7 +204,7 @@ export class CollectionsService {
           },
           complete: (transfer) => {
             if (transfer.status !== 'completed') throw new Error(`settlement of ${collectionId}: the ledger refused the transfer (${transfer.reason})`);
-            const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount };
+            const outcome = { entryId: transfer.entryId, feeAmount: transfer.feeAmount, netAmount: transfer.netAmount, createdAt: transfer.createdAt };
             return { type: 'CompleteSettlement' as const, collectionId, outcome, now: this.clock.now() };
           },
         };
