@@ -44,8 +44,9 @@ export interface WebhooksTopics {
   /** Recording is idempotent by event id: at-least-once publishers may repeat it. */
   'events.record': { request: IntegrationEvent; reply: { recorded: boolean } };
   /**
-   * A relay's batch (at most EVENTS_RECORD_BATCH_MAX), in order: each event not recorded yet is
-   * recorded as `events.record` would. Usually every one was already: one look answers the batch.
+   * A relay's batch, or the events of a caller's concurrent commands (at most EVENTS_RECORD_BATCH_MAX),
+   * in order: each event not recorded yet is recorded as `events.record` would. In a relay's batch
+   * usually every one was already: one look answers the batch.
    */
   'events.record-batch': { request: { events: IntegrationEvent[] }; reply: { recorded: number } };
   'webhooks.endpoints.create': { request: CreateWebhookEndpoint; reply: WebhookEndpointResource };
@@ -67,7 +68,7 @@ export interface WebhooksTopics {
 export const WEBHOOKS_MESSAGE_KEYS = {
   /** By the object the event is about: one object's events are recorded in the order they happened. */
   'events.record': 'objectId',
-  /** A batch is about many objects; each object's events are in order within it, and one relay sends one batch at a time. */
+  /** A batch is about many objects; each object's events are in order within it, and a sender sends one batch at a time. */
   'events.record-batch': null,
   'webhooks.endpoints.create': 'endpointId',
   'webhooks.endpoints.list': null,
