@@ -127,15 +127,13 @@ export class FinanceController {
   /** The chain's last entry, signed now. */
   @Returns(LedgerHeadResource, 'Retrieve the chain’s signed head', { description: 'The chain’s last entry, signed now with Ed25519 over `sequence + "." + hash + "." + signed_at`.' })
   @Get('ledger/chain/head')
-  async chainHead(@Query() query: unknown): Promise<LedgerHeadResource> {
-    timeParams(query, []);
+  async chainHead(): Promise<LedgerHeadResource> {
     return this.bus.request('ledger.chain.head', {});
   }
 
   @Returns(listOf(SigningKeyResource), 'List the chain’s signing keys', { description: 'The public keys (PEM SPKI) that check the head’s signature, by `key_id`.' })
   @Get('ledger/signing_keys')
-  async signingKeys(@Query() query: unknown): Promise<ListResource<SigningKeyResource>> {
-    timeParams(query, []);
+  async signingKeys(): Promise<ListResource<SigningKeyResource>> {
     return this.bus.request('ledger.signing-keys', {});
   }
 
@@ -177,8 +175,7 @@ export class FinanceController {
 
   @Returns(CashInTransitResource, 'Report cash in transit')
   @Get('ledger/cash_in_transit')
-  async cashInTransit(@Query() query: unknown): Promise<CashInTransitResource> {
-    timeParams(query, []);
+  async cashInTransit(): Promise<CashInTransitResource> {
     const [custody, collections] = await Promise.all([
       this.bus.request('ledger.cash-custody', {}),
       this.bus.request('collections.unsettled', { limit: CASH_IN_TRANSIT_COLLECTIONS_MAX }),

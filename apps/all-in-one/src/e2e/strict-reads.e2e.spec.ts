@@ -1,0 +1,45 @@
+import { createIntegrator, startTestService, type Integrator, type TestService } from './harness';
+import { audienceOf, gatewayRoutes, openApiPath } from './route-table';
+
+/** A plausible id for each path parameter, by the collection it follows (an impossible one is 404 first). */
+const SAMPLE_IDS: Record<string, string> = {
+  integrators: 'int_x1',
+  api_keys: 'key_x1',
+  beneficiaries: 'ben_x1',
+  collections: 'col_x1',
+  payments: 'pay_x1',
+  cash_payments: 'cpay_x1',
+  supplier_payments: 'spay_x1',
+  webhook_endpoints: 'we_x1',
+  events: 'evt_x1',
+  refunds: 're_x1',
+  bank_accounts: 'ba_x1',
+  payouts: 'po_x1',
+  payout_batches: 'pob_x1',
+  balance_transactions: 'txn_x1',
+};
+const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${SAMPLE_IDS[segment] ?? 'conn_x1'}`);
+
+/** Reads answer what was asked or refuse it: nothing a caller sends is silently ignored. */
+describe('strict reads', () => {
+  let service: TestService;
+  let shop: Integrator;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    shop = await createIntegrator(service);
+  }, 120_000);
+  afterAll(() => service?.stop());
+
+  it('every GET of /v1 and /admin/v1 that takes no query parameter refuses one: 400 invalid_request naming it', async () => {
+    const document = (await service.http('GET', '/openapi.json')).body;
+    const routes = gatewayRoutes().filter((r) => r.method === 'GET' && (audienceOf(r) === 'integrator' || audienceOf(r) === 'admin'));
+    const bare = routes.filter((r) => !(document.paths[openApiPath(r.path)]?.get?.parameters ?? []).some((p: { in: string }) => p.in === 'query'));
+    expect(bare.map((r) => r.path)).toEqual(expect.arrayContaining(['/v1/balances/:connection', '/v1/payments/:id', '/v1/refunds/:id', '/v1/balance_transactions/:id']));
+    for (const route of bare) {
+      const key = audienceOf(route) === 'integrator' ? shop.apiKey : service.adminKey;
+      const response = await service.http('GET', `${concrete(route.path)}?as_of=2026-12-06T18:25:00Z`, { key });
+      expect({ route: route.path, status: response.status, error: response.body.error }).toMatchObject({ route: route.path, status: 400, error: { code: 'invalid_request', param: 'as_of' } });
+    }
+  });
+});
