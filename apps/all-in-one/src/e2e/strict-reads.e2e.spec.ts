@@ -1,4 +1,4 @@
-import { createIntegrator, startTestService, type Integrator, type TestService } from './harness';
+import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
 import { audienceOf, gatewayRoutes, openApiPath } from './route-table';
 
 /** A plausible id for each path parameter, by the collection it follows (an impossible one is 404 first). */
@@ -24,10 +24,16 @@ const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, s
 describe('strict reads', () => {
   let service: TestService;
   let shop: Integrator;
+  let customer: string;
+  let payment: { id: string; amount: number };
 
   beforeAll(async () => {
     service = await startTestService();
     shop = await createIntegrator(service);
+    customer = await createCustomer(service, 1_000_000);
+    const created = await createPayment(service, shop, { amount: 100_000 });
+    payment = (await service.http('POST', `/v1/test_helpers/payments/${created.id}/authorize`, { key: shop.apiKey, body: { customer } })).body;
+    expect(payment).toMatchObject({ status: 'succeeded' });
   }, 120_000);
   afterAll(() => service?.stop());
 
@@ -41,5 +47,15 @@ describe('strict reads', () => {
       const response = await service.http('GET', `${concrete(route.path)}?as_of=2026-12-06T18:25:00Z`, { key });
       expect({ route: route.path, status: response.status, error: response.body.error }).toMatchObject({ route: route.path, status: 400, error: { code: 'invalid_request', param: 'as_of' } });
     }
+  });
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=5', 'limit'],
+    ['starting_after=nope', 'starting_after'],
+    ['from=2026-01-01T00:00:00Z', 'from'],
+    ['to=2026-01-01T00:00:00Z', 'to'],
+  ])('ledger entries by reference take no %s: 400 invalid_request', async (query, param) => {
+    const response = await service.admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}&${query}`);
+    expect({ status: response.status, error: response.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param } });
   });
 });

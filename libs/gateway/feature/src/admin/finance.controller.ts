@@ -19,6 +19,8 @@ const BALANCE_ACCOUNT = new RegExp(
 const CASH_POINT_ID = new RegExp(`^cp_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}$`);
 /** Any ledger account id: an owner's id, `cp_…:<CUR>` or `platform:<kind>:<CUR>`. */
 export const ACCOUNT_ID = new RegExp(`^[A-Za-z0-9_:]{1,${LEDGER_ACCOUNT_ID_LENGTH_MAX}}$`);
+/** The parameters of the entries of an account, which the entries of a reference do not take. */
+const BY_ACCOUNT_ONLY = ['from', 'to', 'limit', 'starting_after'] as const;
 export const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit', 'platform_payouts_in_transit', 'platform_paid_out'] as const;
 
 /**
@@ -75,13 +77,18 @@ export class FinanceController {
   }
 
   /** By `reference` (an object id), or by `account` over an optional period; oldest first. */
-  @Returns(listOf(JournalEntryResource), 'List journal entries', { csv: true, description: 'The entries of one reference, or of one account over a period, oldest first.' })
+  @Returns(listOf(JournalEntryResource), 'List journal entries', { csv: true, description: 'Every entry of one reference (in one answer: `reference` takes no other parameter), or the entries of one account over a period, a page at a time; oldest first.' })
   @QueryParams('reference', 'account', 'from', 'to', { limit: { type: 'integer', minimum: 1, maximum: LEDGER_ENTRIES_PAGE_MAX, default: LIST_LIMIT_DEFAULT, description: `How many entries a page holds, 1 to ${LEDGER_ENTRIES_PAGE_MAX} (default ${LIST_LIMIT_DEFAULT}).` } }, 'starting_after')
   @Get('ledger/entries')
   async entries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<JournalEntryResource> | string> {
     const params = timeParams(query, [], ['from', 'to'], ['reference', 'account', 'limit', 'starting_after']);
     const { reference, account } = params;
     if ((reference === undefined) === (account === undefined)) throw new ServiceError('invalid_request', 'give reference (an object id) or account', reference === undefined ? 'reference' : 'account');
+    if (reference !== undefined) {
+      // One object's entries are few and answered whole: a page or a period would be silently ignored.
+      const unused = BY_ACCOUNT_ONLY.find((name) => params[name] !== undefined);
+      if (unused !== undefined) throw new ServiceError('invalid_request', `${unused} is taken with account only: reference answers every entry of the object`, unused);
+    }
     const entries =
       reference !== undefined
         ? await this.bus.request('ledger.entries', { reference })
