@@ -58,4 +58,21 @@ describe('strict reads', () => {
     const response = await service.admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}&${query}`);
     expect({ status: response.status, error: response.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param } });
   });
+
+  it('ledger lists refuse a starting_after outside the list, an unknown account and a period that ends before it starts', async () => {
+    const ofCustomer = (await service.admin('GET', `/admin/v1/ledger/entries?account=${customer}`)).body.data;
+    const topup = ofCustomer.find((e: { postings: { account: string }[] }) => e.postings.every((p) => p.account !== shop.merchant));
+    expect(topup).toBeDefined();
+    const foreignCursor = await service.admin('GET', `/admin/v1/ledger/entries?account=${shop.merchant}&starting_after=${topup.id}`);
+    expect({ status: foreignCursor.status, error: foreignCursor.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param: 'starting_after' } });
+    const ownCursor = await service.admin('GET', `/admin/v1/ledger/entries?account=${customer}&starting_after=${topup.id}`);
+    expect(ownCursor.status).toBe(200);
+    const otherKind = await service.admin('GET', `/admin/v1/ledger/accounts?kind=platform_paid_out&starting_after=${shop.merchant}`);
+    expect({ status: otherKind.status, error: otherKind.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param: 'starting_after' } });
+    expect((await service.admin('GET', `/admin/v1/ledger/accounts?kind=connection&starting_after=${shop.merchant}`)).status).toBe(200);
+    const unknown = await service.admin('GET', '/admin/v1/ledger/entries?account=nope');
+    expect({ status: unknown.status, code: unknown.body.error?.code }).toEqual({ status: 404, code: 'resource_not_found' });
+    const backwards = await service.admin('GET', `/admin/v1/ledger/entries?account=${shop.merchant}&from=2026-12-31T00:00:00Z&to=2026-12-01T00:00:00Z`);
+    expect({ status: backwards.status, error: backwards.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', message: 'from must be before to', param: 'from' } });
+  });
 });

@@ -89,6 +89,7 @@ export class FinanceController {
       const unused = BY_ACCOUNT_ONLY.find((name) => params[name] !== undefined);
       if (unused !== undefined) throw new ServiceError('invalid_request', `${unused} is taken with account only: reference answers every entry of the object`, unused);
     }
+    if (params.from !== undefined && params.to !== undefined) period(params.from, params.to);
     const entries =
       reference !== undefined
         ? await this.bus.request('ledger.entries', { reference })
