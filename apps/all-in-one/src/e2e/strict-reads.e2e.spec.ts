@@ -75,4 +75,14 @@ describe('strict reads', () => {
     const backwards = await service.admin('GET', `/admin/v1/ledger/entries?account=${shop.merchant}&from=2026-12-31T00:00:00Z&to=2026-12-01T00:00:00Z`);
     expect({ status: backwards.status, error: backwards.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', message: 'from must be before to', param: 'from' } });
   });
+
+  it('a request body that repeats a key is 400 invalid_request naming it, whatever the value it would have taken', async () => {
+    const response = await service.http('POST', '/v1/refunds', {
+      key: shop.apiKey,
+      rawBody: `{"payment":"${payment.id}","amount":1,"\\u0070ayment":"pay_other1"}`,
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    expect({ status: response.status, error: response.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', message: expect.stringContaining('payment') } });
+    expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.amount_refunded).toBe(0);
+  });
 });
