@@ -85,4 +85,13 @@ describe('strict reads', () => {
     expect({ status: response.status, error: response.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', message: expect.stringContaining('payment') } });
     expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.amount_refunded).toBe(0);
   });
+
+  it('revoking a finance key answers the finance key: role finance, no scopes', async () => {
+    const created = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Books' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(created.status).toBe(201);
+    const revoked = await service.admin('POST', `/admin/v1/api_keys/${created.body.id}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ id: created.body.id, object: 'api_key', role: 'finance', name: 'Books', status: 'revoked' });
+    expect(revoked.body).not.toHaveProperty('scopes');
+  });
 });
