@@ -94,4 +94,14 @@ describe('strict reads', () => {
     expect(revoked.body).toMatchObject({ id: created.body.id, object: 'api_key', role: 'finance', name: 'Books', status: 'revoked' });
     expect(revoked.body).not.toHaveProperty('scopes');
   });
+
+  it('CSV is answered only when the Accept header prefers it over JSON (q-values honoured)', async () => {
+    const path = `/admin/v1/ledger/entries?reference=${payment.id}`;
+    const typeFor = async (accept: string) => (await service.admin('GET', path, { headers: { Accept: accept } })).headers.get('content-type');
+    expect(await typeFor('text/csv;q=0.5, application/json')).toMatch(/^application\/json/);
+    expect(await typeFor('application/json;q=0.5, text/csv')).toMatch(/^text\/csv/);
+    expect(await typeFor('text/csv')).toMatch(/^text\/csv/);
+    expect(await typeFor('text/csv;q=0')).toMatch(/^application\/json/);
+    expect(await typeFor('*/*')).toMatch(/^application\/json/);
+  });
 });

@@ -7,6 +7,7 @@ import { BalanceResource, CashInTransitResource, ChainEntryResource, FeeRevenueR
 import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_CHAIN_PAGE_DEFAULT, LEDGER_CHAIN_PAGE_MAX, LEDGER_CHAIN_VERIFY_TIMEOUT_MS, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { FinanceGuard } from '../auth/admin.guard';
+import { negotiateMediaType } from '../http/accept';
 import { LIST_QUERY, QueryParams, Returns, ReturnsMedia } from '../openapi/describe';
 
 /**
@@ -244,7 +245,8 @@ const sequenceParam = (value: string | undefined, param: string, min: number): n
 const statementLimit = (value: string | undefined) => boundedInt(value, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, 'limit');
 const listLimit = (value: string | undefined) => boundedInt(value, LIST_LIMIT_DEFAULT, LEDGER_ENTRIES_PAGE_MAX, 'limit');
 
-const wantsCsv = (request: FastifyRequest): boolean => /\btext\/csv\b/i.test(request.headers.accept ?? '');
+/** CSV when the Accept header prefers it to JSON, by its q-values (JSON when it names neither). */
+const wantsCsv = (request: FastifyRequest): boolean => negotiateMediaType(request.headers.accept, ['application/json', 'text/csv']) === 'text/csv';
 
 /** A header row, then one row per line or posting. */
 const csv = (reply: FastifyReply, header: string[], rows: unknown[][]): string => {
