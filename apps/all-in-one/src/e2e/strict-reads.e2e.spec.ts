@@ -104,4 +104,20 @@ describe('strict reads', () => {
     expect(await typeFor('text/csv;q=0')).toMatch(/^application\/json/);
     expect(await typeFor('*/*')).toMatch(/^application\/json/);
   });
+
+  it('a refund without amount of a fully refunded payment says there is nothing left, without naming amount', async () => {
+    const other = await createCustomer(service, 50_000);
+    const created = await createPayment(service, shop, { amount: 50_000 });
+    await service.http('POST', `/v1/test_helpers/payments/${created.id}/authorize`, { key: shop.apiKey, body: { customer: other } });
+    const refund = (body: unknown) => service.http('POST', '/v1/refunds', { key: shop.apiKey, body, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect((await refund({ payment: created.id })).body).toMatchObject({ status: 'succeeded', amount: 50_000 });
+    const again = await refund({ payment: created.id });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('invalid_amount');
+    expect(again.body.error).not.toHaveProperty('param');
+    expect(again.body.error.message).toMatch(/nothing left to refund/);
+    expect(again.body.error.message).not.toMatch(/from 1 to 0/);
+    const withAmount = await refund({ payment: created.id, amount: 1 });
+    expect(withAmount.body.error).toMatchObject({ code: 'invalid_amount', param: 'amount' });
+  });
 });
