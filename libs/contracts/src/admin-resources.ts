@@ -38,7 +38,7 @@ export const RevokedFinanceKeyResource = named(
 export type RevokedFinanceKeyResource = Static<typeof RevokedFinanceKeyResource>;
 
 /** What `POST /admin/v1/api_keys/{id}/revoke` answers: an integrator's key or a finance key, each in its shape. */
-export const RevokedKeyResource = schemaOf<RevokedApiKeyResource | RevokedFinanceKeyResource>({ anyOf: [RevokedApiKeyResource, RevokedFinanceKeyResource] });
+export const RevokedKeyResource = named('RevokedKey', schemaOf<RevokedApiKeyResource | RevokedFinanceKeyResource>({ anyOf: [RevokedApiKeyResource, RevokedFinanceKeyResource] }));
 export type RevokedKeyResource = RevokedApiKeyResource | RevokedFinanceKeyResource;
 
 export const BusinessUserResource = named(
