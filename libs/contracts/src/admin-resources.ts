@@ -30,6 +30,17 @@ export const RevokedApiKeyResource = extend(
 );
 export type RevokedApiKeyResource = Static<typeof RevokedApiKeyResource>;
 
+/** A finance key as the admin API revokes it: its own shape (a role, no scopes, no integrator), as it was created. */
+export const RevokedFinanceKeyResource = named(
+  'RevokedFinanceKey',
+  object({ id: id('key_'), object: literal('api_key'), role: literal('finance'), name: nullable(string()), redacted: nullable(string()), status: literal('revoked'), created_at: time(), last_used_at: nullable(time()), revoked_at: time() }),
+);
+export type RevokedFinanceKeyResource = Static<typeof RevokedFinanceKeyResource>;
+
+/** What `POST /admin/v1/api_keys/{id}/revoke` answers: an integrator's key or a finance key, each in its shape. */
+export const RevokedKeyResource = named('RevokedKey', schemaOf<RevokedApiKeyResource | RevokedFinanceKeyResource>({ anyOf: [RevokedApiKeyResource, RevokedFinanceKeyResource] }));
+export type RevokedKeyResource = RevokedApiKeyResource | RevokedFinanceKeyResource;
+
 export const BusinessUserResource = named(
   'BusinessUser',
   object({ id: id('usr_'), object: literal('business_user'), business: id('conn_'), name: string(), login: string(), created_at: time() }),

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '@pay/contracts';
 import { ECHOED_VALUE_LENGTH_MAX, JSON_DEPTH_MAX, newId, PATH_PARAM_LENGTH_MAX } from '@pay/kernel';
+import { firstDuplicateKey } from './json-duplicate-keys';
 
 /**
  * What the HTTP edge refuses before any service sees a request: JSON nested too deep, strings that
@@ -59,6 +60,8 @@ const unstorable = (where: string, param?: string): ServiceError =>
 export function parseJsonBody(text: string, parse: (text: string) => unknown): unknown {
   if (jsonNestingExceeds(text)) throw new ServiceError('invalid_request', `the JSON body is nested deeper than ${JSON_DEPTH_MAX} levels`);
   const body = parse(text);
+  const repeated = firstDuplicateKey(text);
+  if (repeated !== undefined) throw new ServiceError('invalid_request', `the JSON body names ${printable(repeated)} twice in one object: send each parameter once`, printable(repeated));
   const path = findUnstorableString(body);
   if (path !== undefined) throw unstorable(path === '' ? 'the body' : path, path === '' ? undefined : path.split(/[.[]/)[0]);
   return body;

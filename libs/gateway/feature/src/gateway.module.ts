@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { join } from 'node:path';
 import type { MigrationSet } from '@pay/platform';
 // First: the DTOs' schemas in /openapi.json come in the order their classes load, CreatePaymentBody first.
@@ -32,6 +33,7 @@ import { ApiKeysController } from './api/api-keys.controller';
 import { AdminAuditEventsController, AuditEventsController } from './api/audit-events.controller';
 import { ApiDocsController, GATEWAY_CONTROLLERS } from './openapi/api-docs.controller';
 import { CONSOLE_CONTROLLERS, consoleProviders } from './console/console.module';
+import { UnknownQueryParameters } from './http/query-params';
 
 export const GATEWAY_MIGRATIONS: MigrationSet = { name: 'gateway', dir: join(__dirname, '..', 'migrations') };
 
@@ -76,7 +78,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers,
-      providers: [...gatewayProviders(config), ...consoleProviders, { provide: GATEWAY_CONTROLLERS, useValue: controllers }],
+      providers: [...gatewayProviders(config), ...consoleProviders, { provide: GATEWAY_CONTROLLERS, useValue: controllers }, { provide: APP_INTERCEPTOR, useClass: UnknownQueryParameters }],
     };
   }
 }

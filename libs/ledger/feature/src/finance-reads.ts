@@ -33,7 +33,8 @@ export class FinanceReads {
     const values: unknown[] = [query.kind ?? null, query.currency ?? null];
     let cursor = '';
     if (query.startingAfter !== undefined) {
-      const { rows } = await this.pool.query('SELECT 1 FROM ledger_accounts WHERE id = $1', [query.startingAfter]);
+      // An account the filters leave out is not an id of this list (contract section 2).
+      const { rows } = await this.pool.query('SELECT 1 FROM ledger_accounts WHERE id = $3 AND ($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR currency = $2)', [...values, query.startingAfter]);
       if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
       values.push(query.startingAfter);
       // The cursor's time is compared as stored (microseconds: the platform's accounts take a migration's
@@ -174,10 +175,16 @@ export class FinanceReads {
 
   /** Entries that moved the account in [from, to], oldest first, each with all its postings. */
   async entriesOfAccount(query: { account: string; from?: string; to?: string; limit: number; startingAfter?: string }): Promise<ListResource<JournalEntryResource>> {
+    await this.account(query.account);
     const values: unknown[] = [query.account, query.from ?? null, query.to ?? null];
     let cursor = '';
     if (query.startingAfter !== undefined) {
-      const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM ledger_entries WHERE id = $1', [query.startingAfter]);
+      // The cursor is an entry of this list: one that moved this account within the period.
+      const { rows } = await this.pool.query<{ position: string }>(
+        `SELECT entry_position AS position FROM ledger_postings
+         WHERE account_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at <= $3) AND entry_id = $4 LIMIT 1`,
+        [...values, query.startingAfter],
+      );
       if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
       values.push(rows[0].position);
       cursor = `AND p.entry_position > $${values.length}`;

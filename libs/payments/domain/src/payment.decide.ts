@@ -123,6 +123,10 @@ const reserveRefund = (command: Extract<PaymentCommand, { type: 'ReserveRefund' 
   if (state.status !== 'succeeded') throw new ServiceError('invalid_status', `the payment is ${state.status}: only a succeeded payment can be refunded`);
   if (state.pendingRefunds?.[command.refundId] || state.settledRefundIds?.includes(command.refundId)) return [];
   const refundable = refundableAmount(state);
+  if (refundable === 0) {
+    // No range to offer: the payment is fully refunded (or reserved for refunds in flight). `amount` is at fault only when sent.
+    throw new ServiceError('invalid_amount', 'nothing left to refund: the payment is fully refunded', (command.amount ?? undefined) === undefined ? undefined : 'amount');
+  }
   const amount = command.amount ?? refundable;
   if (amount < 1 || amount > refundable) {
     throw new ServiceError('invalid_amount', `the amount to refund must be from 1 to ${refundable}, what is still refundable on this payment`, 'amount');

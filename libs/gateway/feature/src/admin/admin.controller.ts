@@ -1,7 +1,7 @@
 import { Body, Controller, Header, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
-import { AdminBeneficiaryResource, CashPointResource, CollectionResource, type ConnectionKind, ConnectionResource, CreatedApiKeyResource, CreatedFinanceKeyResource, CreatedIntegratorResource, CustomerResource, notFound, RevokedApiKeyResource, ServiceError, TopupResource } from '@pay/contracts';
+import { AdminBeneficiaryResource, CashPointResource, CollectionResource, type ConnectionKind, ConnectionResource, CreatedApiKeyResource, CreatedFinanceKeyResource, CreatedIntegratorResource, CustomerResource, notFound, RevokedKeyResource, ServiceError, TopupResource } from '@pay/contracts';
 import { AMOUNT_MAX_MINOR, CASH_POINT_ADDRESS_LENGTH_MAX, ID_LENGTH_MAX, PHONE_LENGTH_MAX, PHONE_LENGTH_MIN, PIN_LENGTH_MAX, PIN_LENGTH_MIN, SETTLEMENT_REQUEST_TIMEOUT_MS, STRING_LENGTH_MAX, type Currency, type OffsetClock } from '@pay/kernel';
 import { CLOCK } from '@pay/platform';
 import { AdminGuard } from '../auth/admin.guard';
@@ -138,11 +138,11 @@ export class AdminController {
     });
   }
 
-  @Returns(RevokedApiKeyResource, 'Revoke an API key', { description: 'Answers 200 with the key, `revoked`, its integrator and `revoked_at`; the key then gets 401.' })
+  @Returns(RevokedKeyResource, 'Revoke an API key', { description: 'Answers 200 with the key, `revoked`, and `revoked_at`: an integrator’s key with its integrator, a finance key with `role: "finance"` (no scopes). The key then gets 401.' })
   @Post('api_keys/:id/revoke')
   @HttpCode(200)
   @Audited('api_key.revoked')
-  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<RevokedApiKeyResource> {
+  async revokeApiKey(@Param('id') keyId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<RevokedKeyResource> {
     requireEmptyBody(body);
     const revoked = await this.keys.revokeAny(keyId, this.now(), audit.record);
     if (!revoked) throw new ServiceError('resource_not_found', `no such API key: '${keyId}'`, 'id');

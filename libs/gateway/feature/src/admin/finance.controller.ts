@@ -7,6 +7,7 @@ import { BalanceResource, CashInTransitResource, ChainEntryResource, FeeRevenueR
 import { CASH_IN_TRANSIT_COLLECTIONS_MAX, CURRENCIES, ID_LENGTH_MAX, LEDGER_CHAIN_PAGE_DEFAULT, LEDGER_CHAIN_PAGE_MAX, LEDGER_CHAIN_VERIFY_TIMEOUT_MS, LEDGER_ACCOUNT_ID_LENGTH_MAX, LEDGER_ENTRIES_PAGE_MAX, LIST_LIMIT_DEFAULT, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, STRING_LENGTH_MAX } from '@pay/kernel';
 import { isoTime, parseListQuery } from '../api/list-query';
 import { FinanceGuard } from '../auth/admin.guard';
+import { negotiateMediaType } from '../http/accept';
 import { LIST_QUERY, QueryParams, Returns, ReturnsMedia } from '../openapi/describe';
 
 /**
@@ -19,6 +20,8 @@ const BALANCE_ACCOUNT = new RegExp(
 const CASH_POINT_ID = new RegExp(`^cp_[A-Za-z0-9]{1,${ID_LENGTH_MAX}}$`);
 /** Any ledger account id: an owner's id, `cp_…:<CUR>` or `platform:<kind>:<CUR>`. */
 export const ACCOUNT_ID = new RegExp(`^[A-Za-z0-9_:]{1,${LEDGER_ACCOUNT_ID_LENGTH_MAX}}$`);
+/** The parameters of the entries of an account, which the entries of a reference do not take. */
+const BY_ACCOUNT_ONLY = ['from', 'to', 'limit', 'starting_after'] as const;
 export const ACCOUNT_KINDS = ['customer', 'connection', 'beneficiary', 'cash_point', 'platform_fees', 'platform_funding', 'platform_cash', 'platform_cash_in_transit', 'platform_payouts_in_transit', 'platform_paid_out'] as const;
 
 /**
@@ -75,13 +78,19 @@ export class FinanceController {
   }
 
   /** By `reference` (an object id), or by `account` over an optional period; oldest first. */
-  @Returns(listOf(JournalEntryResource), 'List journal entries', { csv: true, description: 'The entries of one reference, or of one account over a period, oldest first.' })
+  @Returns(listOf(JournalEntryResource), 'List journal entries', { csv: true, description: 'Every entry of one reference (in one answer: `reference` takes no other parameter), or the entries of one account over a period, a page at a time; oldest first.' })
   @QueryParams('reference', 'account', 'from', 'to', { limit: { type: 'integer', minimum: 1, maximum: LEDGER_ENTRIES_PAGE_MAX, default: LIST_LIMIT_DEFAULT, description: `How many entries a page holds, 1 to ${LEDGER_ENTRIES_PAGE_MAX} (default ${LIST_LIMIT_DEFAULT}).` } }, 'starting_after')
   @Get('ledger/entries')
   async entries(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown): Promise<ListResource<JournalEntryResource> | string> {
     const params = timeParams(query, [], ['from', 'to'], ['reference', 'account', 'limit', 'starting_after']);
     const { reference, account } = params;
     if ((reference === undefined) === (account === undefined)) throw new ServiceError('invalid_request', 'give reference (an object id) or account', reference === undefined ? 'reference' : 'account');
+    if (reference !== undefined) {
+      // One object's entries are few and answered whole: a page or a period would be silently ignored.
+      const unused = BY_ACCOUNT_ONLY.find((name) => params[name] !== undefined);
+      if (unused !== undefined) throw new ServiceError('invalid_request', `${unused} is taken with account only: reference answers every entry of the object`, unused);
+    }
+    if (params.from !== undefined && params.to !== undefined) period(params.from, params.to);
     const entries =
       reference !== undefined
         ? await this.bus.request('ledger.entries', { reference })
@@ -127,15 +136,13 @@ export class FinanceController {
   /** The chain's last entry, signed now. */
   @Returns(LedgerHeadResource, 'Retrieve the chain’s signed head', { description: 'The chain’s last entry, signed now with Ed25519 over `sequence + "." + hash + "." + signed_at`.' })
   @Get('ledger/chain/head')
-  async chainHead(@Query() query: unknown): Promise<LedgerHeadResource> {
-    timeParams(query, []);
+  async chainHead(): Promise<LedgerHeadResource> {
     return this.bus.request('ledger.chain.head', {});
   }
 
   @Returns(listOf(SigningKeyResource), 'List the chain’s signing keys', { description: 'The public keys (PEM SPKI) that check the head’s signature, by `key_id`.' })
   @Get('ledger/signing_keys')
-  async signingKeys(@Query() query: unknown): Promise<ListResource<SigningKeyResource>> {
-    timeParams(query, []);
+  async signingKeys(): Promise<ListResource<SigningKeyResource>> {
     return this.bus.request('ledger.signing-keys', {});
   }
 
@@ -177,8 +184,7 @@ export class FinanceController {
 
   @Returns(CashInTransitResource, 'Report cash in transit')
   @Get('ledger/cash_in_transit')
-  async cashInTransit(@Query() query: unknown): Promise<CashInTransitResource> {
-    timeParams(query, []);
+  async cashInTransit(): Promise<CashInTransitResource> {
     const [custody, collections] = await Promise.all([
       this.bus.request('ledger.cash-custody', {}),
       this.bus.request('collections.unsettled', { limit: CASH_IN_TRANSIT_COLLECTIONS_MAX }),
@@ -239,7 +245,8 @@ const sequenceParam = (value: string | undefined, param: string, min: number): n
 const statementLimit = (value: string | undefined) => boundedInt(value, STATEMENT_LIMIT_DEFAULT, STATEMENT_LIMIT_MAX, 'limit');
 const listLimit = (value: string | undefined) => boundedInt(value, LIST_LIMIT_DEFAULT, LEDGER_ENTRIES_PAGE_MAX, 'limit');
 
-const wantsCsv = (request: FastifyRequest): boolean => /\btext\/csv\b/i.test(request.headers.accept ?? '');
+/** CSV when the Accept header prefers it to JSON, by its q-values (JSON when it names neither). */
+const wantsCsv = (request: FastifyRequest): boolean => negotiateMediaType(request.headers.accept, ['application/json', 'text/csv']) === 'text/csv';
 
 /** A header row, then one row per line or posting. */
 const csv = (reply: FastifyReply, header: string[], rows: unknown[][]): string => {

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { ServiceError, type ApiKeyResource } from '@pay/contracts';
+import { ServiceError, type ApiKeyResource, type RevokedKeyResource } from '@pay/contracts';
 import { API_KEY_RANDOM_LENGTH, newId, randomBase62 } from '@pay/kernel';
 import { inTransaction } from '@pay/platform';
 import { FULL_ACCESS } from '../auth/scopes';
@@ -125,17 +125,22 @@ export class ApiKeysRepository {
   }
 
   /** Any key revoked by id (the admin API): the key, its integrator and its revocation's time; undefined when unknown. */
-  async revokeAny(id: string, now: Date, audit?: AuditWriter): Promise<(ApiKeyResource & { integrator: string | null; revoked_at: string }) | undefined> {
+  async revokeAny(id: string, now: Date, audit?: AuditWriter): Promise<RevokedKeyResource | undefined> {
     const revoked = await this.revokeWhere(id, now, audit);
-    return revoked && { ...toApiKeyResource(revoked, now), integrator: revoked.integrator_id, revoked_at: revoked.revoked_at.toISOString() };
+    if (!revoked) return undefined;
+    const revokedAt = revoked.revoked_at.toISOString();
+    if (revoked.role === 'finance') {
+      return { id: revoked.id, object: 'api_key', role: 'finance', name: revoked.name, redacted: revoked.redacted, status: 'revoked', created_at: revoked.created_at.toISOString(), last_used_at: revoked.last_used_at?.toISOString() ?? null, revoked_at: revokedAt };
+    }
+    return { ...toApiKeyResource(revoked, now), integrator: revoked.integrator_id, revoked_at: revokedAt };
   }
 
   /** Revokes key `id` (one of `integratorId`'s own keys, when given) and audits it, in one transaction; undefined when there is none. */
   private async revokeWhere(id: string, now: Date, audit: AuditWriter | undefined, integratorId?: string) {
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<Omit<KeyRow, 'integrator_id'> & { integrator_id: string | null; revoked_at: Date }>(
+      const { rows } = await client.query<Omit<KeyRow, 'integrator_id'> & { integrator_id: string | null; revoked_at: Date; role: 'integrator' | 'finance' }>(
         `UPDATE gw_api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2)
-         WHERE id = $1 AND ($3::text IS NULL OR (integrator_id = $3 AND role = 'integrator')) RETURNING ${COLUMNS}, revoked_at`,
+         WHERE id = $1 AND ($3::text IS NULL OR (integrator_id = $3 AND role = 'integrator')) RETURNING ${COLUMNS}, revoked_at, role`,
         [id, now, integratorId ?? null],
       );
       const row = rows[0];

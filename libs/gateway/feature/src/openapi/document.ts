@@ -306,7 +306,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
             ? { [returns.mediaType]: { schema: returns.schema } }
             : {
             'application/json': { schema: refTo(returns.schema, schemas) },
-            ...(returns.csv ? { 'text/csv': { schema: { type: 'string', description: 'A header row, then one row per line or posting (with `Accept: text/csv`).' } } } : {}),
+            ...(returns.csv ? { 'text/csv': { schema: { type: 'string', description: 'A header row, then one row per line or posting (when `Accept` prefers `text/csv` to `application/json`, by its q-values).' } } } : {}),
           },
         },
         ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),

@@ -1,0 +1,123 @@
+import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { audienceOf, gatewayRoutes, openApiPath } from './route-table';
+
+/** A plausible id for each path parameter, by the collection it follows (an impossible one is 404 first). */
+const SAMPLE_IDS: Record<string, string> = {
+  integrators: 'int_x1',
+  api_keys: 'key_x1',
+  beneficiaries: 'ben_x1',
+  collections: 'col_x1',
+  payments: 'pay_x1',
+  cash_payments: 'cpay_x1',
+  supplier_payments: 'spay_x1',
+  webhook_endpoints: 'we_x1',
+  events: 'evt_x1',
+  refunds: 're_x1',
+  bank_accounts: 'ba_x1',
+  payouts: 'po_x1',
+  payout_batches: 'pob_x1',
+  balance_transactions: 'txn_x1',
+};
+const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${SAMPLE_IDS[segment] ?? 'conn_x1'}`);
+
+/** Reads answer what was asked or refuse it: nothing a caller sends is silently ignored. */
+describe('strict reads', () => {
+  let service: TestService;
+  let shop: Integrator;
+  let customer: string;
+  let payment: { id: string; amount: number };
+
+  beforeAll(async () => {
+    service = await startTestService();
+    shop = await createIntegrator(service);
+    customer = await createCustomer(service, 1_000_000);
+    const created = await createPayment(service, shop, { amount: 100_000 });
+    payment = (await service.http('POST', `/v1/test_helpers/payments/${created.id}/authorize`, { key: shop.apiKey, body: { customer } })).body;
+    expect(payment).toMatchObject({ status: 'succeeded' });
+  }, 120_000);
+  afterAll(() => service?.stop());
+
+  it('every GET of /v1 and /admin/v1 that takes no query parameter refuses one: 400 invalid_request naming it', async () => {
+    const document = (await service.http('GET', '/openapi.json')).body;
+    const routes = gatewayRoutes().filter((r) => r.method === 'GET' && (audienceOf(r) === 'integrator' || audienceOf(r) === 'admin'));
+    const bare = routes.filter((r) => !(document.paths[openApiPath(r.path)]?.get?.parameters ?? []).some((p: { in: string }) => p.in === 'query'));
+    expect(bare.map((r) => r.path)).toEqual(expect.arrayContaining(['/v1/balances/:connection', '/v1/payments/:id', '/v1/refunds/:id', '/v1/balance_transactions/:id']));
+    for (const route of bare) {
+      const key = audienceOf(route) === 'integrator' ? shop.apiKey : service.adminKey;
+      const response = await service.http('GET', `${concrete(route.path)}?as_of=2026-12-06T18:25:00Z`, { key });
+      expect({ route: route.path, status: response.status, error: response.body.error }).toMatchObject({ route: route.path, status: 400, error: { code: 'invalid_request', param: 'as_of' } });
+    }
+  });
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=5', 'limit'],
+    ['starting_after=nope', 'starting_after'],
+    ['from=2026-01-01T00:00:00Z', 'from'],
+    ['to=2026-01-01T00:00:00Z', 'to'],
+  ])('ledger entries by reference take no %s: 400 invalid_request', async (query, param) => {
+    const response = await service.admin('GET', `/admin/v1/ledger/entries?reference=${payment.id}&${query}`);
+    expect({ status: response.status, error: response.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param } });
+  });
+
+  it('ledger lists refuse a starting_after outside the list, an unknown account and a period that ends before it starts', async () => {
+    const ofCustomer = (await service.admin('GET', `/admin/v1/ledger/entries?account=${customer}`)).body.data;
+    const topup = ofCustomer.find((e: { postings: { account: string }[] }) => e.postings.every((p) => p.account !== shop.merchant));
+    expect(topup).toBeDefined();
+    const foreignCursor = await service.admin('GET', `/admin/v1/ledger/entries?account=${shop.merchant}&starting_after=${topup.id}`);
+    expect({ status: foreignCursor.status, error: foreignCursor.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param: 'starting_after' } });
+    const ownCursor = await service.admin('GET', `/admin/v1/ledger/entries?account=${customer}&starting_after=${topup.id}`);
+    expect(ownCursor.status).toBe(200);
+    const otherKind = await service.admin('GET', `/admin/v1/ledger/accounts?kind=platform_paid_out&starting_after=${shop.merchant}`);
+    expect({ status: otherKind.status, error: otherKind.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', param: 'starting_after' } });
+    expect((await service.admin('GET', `/admin/v1/ledger/accounts?kind=connection&starting_after=${shop.merchant}`)).status).toBe(200);
+    const unknown = await service.admin('GET', '/admin/v1/ledger/entries?account=nope');
+    expect({ status: unknown.status, code: unknown.body.error?.code }).toEqual({ status: 404, code: 'resource_not_found' });
+    const backwards = await service.admin('GET', `/admin/v1/ledger/entries?account=${shop.merchant}&from=2026-12-31T00:00:00Z&to=2026-12-01T00:00:00Z`);
+    expect({ status: backwards.status, error: backwards.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', message: 'from must be before to', param: 'from' } });
+  });
+
+  it('a request body that repeats a key is 400 invalid_request naming it, whatever the value it would have taken', async () => {
+    const response = await service.http('POST', '/v1/refunds', {
+      key: shop.apiKey,
+      rawBody: `{"payment":"${payment.id}","amount":1,"\\u0070ayment":"pay_other1"}`,
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    expect({ status: response.status, error: response.body.error }).toMatchObject({ status: 400, error: { code: 'invalid_request', message: expect.stringContaining('payment') } });
+    expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.amount_refunded).toBe(0);
+  });
+
+  it('revoking a finance key answers the finance key: role finance, no scopes', async () => {
+    const created = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Books' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(created.status).toBe(201);
+    const revoked = await service.admin('POST', `/admin/v1/api_keys/${created.body.id}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ id: created.body.id, object: 'api_key', role: 'finance', name: 'Books', status: 'revoked' });
+    expect(revoked.body).not.toHaveProperty('scopes');
+  });
+
+  it('CSV is answered only when the Accept header prefers it over JSON (q-values honoured)', async () => {
+    const path = `/admin/v1/ledger/entries?reference=${payment.id}`;
+    const typeFor = async (accept: string) => (await service.admin('GET', path, { headers: { Accept: accept } })).headers.get('content-type');
+    expect(await typeFor('text/csv;q=0.5, application/json')).toMatch(/^application\/json/);
+    expect(await typeFor('application/json;q=0.5, text/csv')).toMatch(/^text\/csv/);
+    expect(await typeFor('text/csv')).toMatch(/^text\/csv/);
+    expect(await typeFor('text/csv;q=0')).toMatch(/^application\/json/);
+    expect(await typeFor('*/*')).toMatch(/^application\/json/);
+  });
+
+  it('a refund without amount of a fully refunded payment says there is nothing left, without naming amount', async () => {
+    const other = await createCustomer(service, 50_000);
+    const created = await createPayment(service, shop, { amount: 50_000 });
+    await service.http('POST', `/v1/test_helpers/payments/${created.id}/authorize`, { key: shop.apiKey, body: { customer: other } });
+    const refund = (body: unknown) => service.http('POST', '/v1/refunds', { key: shop.apiKey, body, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect((await refund({ payment: created.id })).body).toMatchObject({ status: 'succeeded', amount: 50_000 });
+    const again = await refund({ payment: created.id });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('invalid_amount');
+    expect(again.body.error).not.toHaveProperty('param');
+    expect(again.body.error.message).toMatch(/nothing left to refund/);
+    expect(again.body.error.message).not.toMatch(/from 1 to 0/);
+    const withAmount = await refund({ payment: created.id, amount: 1 });
+    expect(withAmount.body.error).toMatchObject({ code: 'invalid_amount', param: 'amount' });
+  });
+});
