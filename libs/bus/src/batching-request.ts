@@ -15,8 +15,6 @@ export interface Batching<T extends RequestTopic, B extends RequestTopic> {
   outcomes(reply: Reply<B>, messages: Request<T>[]): Outcome<Reply<T>>[];
   /** Requests in one batch, at most (the serving side refuses more). */
   max: number;
-  /** Requests of one lane in flight at once (coalescedCall's inFlightMax; default 1, in order). */
-  inFlightMax?: number;
   /** Requests of different lanes leave apart (a batch topic partitioned by a field: one lane per value). */
   laneOf?: (message: Request<T>) => string;
 }
@@ -41,7 +39,6 @@ export function batchingRequest<T extends RequestTopic, B extends RequestTopic>(
     one,
     many: async (messages) => batch.outcomes(await bus.request(batch.topic, batch.request(messages), options), messages),
     batchMax: batch.max,
-    ...(batch.inFlightMax ? { inFlightMax: batch.inFlightMax } : {}),
     ...(batch.laneOf ? { laneOf: batch.laneOf } : {}),
   });
   byTopic.set(name, call);

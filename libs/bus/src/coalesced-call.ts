@@ -12,11 +12,6 @@ export interface CoalescedCallOptions<Item, Result> {
    */
   many(items: Item[]): Promise<Outcome<Result>[]>;
   batchMax: number;
-  /**
-   * Requests of one lane in flight at once (default 1, which keeps a lane's calls in the order made):
-   * more lets several servers (an app's instances) work on one lane's batches together.
-   */
-  inFlightMax?: number;
   /** Calls of different lanes leave apart and concurrently; those of one lane one request at a time (default: one lane). */
   laneOf?: (item: Item) => string;
 }
@@ -30,7 +25,7 @@ interface Pending<Item, Result> {
 }
 
 interface Lane<Item, Result> {
-  inFlight: number;
+  inFlight: boolean;
   queue: Pending<Item, Result>[];
 }
 
@@ -40,22 +35,21 @@ interface Lane<Item, Result> {
  * waits for it, then leaves with every call that queued meanwhile as one batch request. Under load the
  * requests grow instead of multiplying: each request crossing Kafka costs its sender, its server and
  * the broker a produce, a fetch and their decoding, whatever its size. One request of a lane at a time
- * (inFlightMax 1) also keeps a lane's calls in the order they were made.
+ * also keeps a lane's calls in the order they were made.
  */
 export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, Result>): (item: Item) => Promise<Result> {
-  const { one, many, batchMax, inFlightMax = 1, laneOf = () => '' } = options;
+  const { one, many, batchMax, laneOf = () => '' } = options;
   if (!Number.isInteger(batchMax) || batchMax < 2) throw new RangeError(`batchMax must be an integer of at least 2, got ${batchMax}`);
-  if (!Number.isInteger(inFlightMax) || inFlightMax < 1) throw new RangeError(`inFlightMax must be a positive integer, got ${inFlightMax}`);
   const lanes = new Map<string, Lane<Item, Result>>();
 
   const send = (name: string, lane: Lane<Item, Result>): void => {
-    if (lane.inFlight >= inFlightMax) return;
+    if (lane.inFlight) return;
     if (lane.queue.length === 0) {
-      if (lane.inFlight === 0) lanes.delete(name);
+      lanes.delete(name);
       return;
     }
     const batch = lane.queue.splice(0, batchMax);
-    lane.inFlight += 1;
+    lane.inFlight = true;
     const settled = batch[0]!.inContext(() => (batch.length === 1 ? one(batch[0]!.item).then((value) => [{ value }]) : many(batch.map((pending) => pending.item))));
     settled
       .then((outcomes) => {
@@ -70,18 +64,16 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
         for (const pending of batch) pending.reject(error);
       })
       .finally(() => {
-        lane.inFlight -= 1;
+        lane.inFlight = false;
         send(name, lane);
       });
-    // More queued than one batch holds, and room for another request: it leaves too.
-    send(name, lane);
   };
 
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       const name = laneOf(item);
       let lane = lanes.get(name);
-      if (!lane) lanes.set(name, (lane = { inFlight: 0, queue: [] }));
+      if (!lane) lanes.set(name, (lane = { inFlight: false, queue: [] }));
       lane.queue.push({ item, inContext: AsyncResource.bind(<T>(work: () => T): T => work()), resolve, reject });
       send(name, lane);
     });

@@ -120,38 +120,6 @@ describe('coalescedCall', () => {
     expect(await Promise.all(answers)).toEqual(['r1', 'r2', 'r3', 'r4']);
   });
 
-  it('with inFlightMax 2, a second request leaves while the first is in flight; the next calls wait for one of them', async () => {
-    const remote = new Remote();
-    const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 2, inFlightMax: 2 });
-    const answers = [1, 2, 3, 4, 5].map((n) => call(item(n)));
-    expect(numbers(remote)).toEqual([[1], [2]]);
-    remote.answerAll(1);
-    await settle();
-    expect(numbers(remote)).toEqual([[1], [2], [3, 4]]);
-    remote.answerAll(0);
-    await settle();
-    expect(numbers(remote)).toEqual([[1], [2], [3, 4], [5]]);
-    remote.answerAll(2);
-    remote.answerAll(3);
-    expect(await Promise.all(answers)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
-  });
-
-  it('a queue longer than a batch fills every free request at once', async () => {
-    const remote = new Remote();
-    const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 2, inFlightMax: 3 });
-    const first = [1, 2, 3].map((n) => call(item(n)));
-    const rest = [4, 5, 6, 7, 8].map((n) => call(item(n)));
-    expect(numbers(remote)).toEqual([[1], [2], [3]]);
-    remote.answerAll(0);
-    remote.answerAll(1);
-    await settle();
-    expect(numbers(remote)).toEqual([[1], [2], [3], [4, 5], [6, 7]]);
-    for (const index of [2, 3, 4]) remote.answerAll(index);
-    await settle();
-    remote.answerAll(5);
-    expect(await Promise.all([...first, ...rest])).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8']);
-  });
-
   it("a request runs in its first caller's async context (its log context and trace), not in the one whose answer freed the lane", async () => {
     const context = new AsyncLocalStorage<string>();
     const seen: (string | undefined)[] = [];

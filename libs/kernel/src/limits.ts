@@ -259,11 +259,6 @@ export const SETTLEMENT_REQUEST_TIMEOUT_MS = 30 * SECOND_MS;
 export const TRANSFER_BATCH_SIZE_MAX = 64;
 /** Authorizations in one `payments.authorize-batch` (a gateway's authorizations that queued together). */
 export const AUTHORIZE_BATCH_MAX = 64;
-/**
- * A gateway's `payments.authorize-batch` requests in flight at once: two instances of payments each
- * work on one; more would only split the batches (each request costs every process on its way).
- */
-export const AUTHORIZE_BATCHES_IN_FLIGHT_MAX = 2;
 /** Most transfers waiting for a batch (64 full batches): beyond it a transfer is refused at once, and its caller retries. */
 export const TRANSFER_QUEUE_LENGTH_MAX = 64 * TRANSFER_BATCH_SIZE_MAX;
 /** The ledger's hash chain: a page of `GET /admin/v1/ledger/chain` (and of the export and verification's reads). */
