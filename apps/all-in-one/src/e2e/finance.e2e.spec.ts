@@ -1,26 +1,8 @@
 import { createCashPoint, createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
-import { gatewayRoutes } from './route-table';
+import { gatewayRoutes, samplePath } from './route-table';
 
-/** A plausible id for each path parameter, by the collection it follows. */
-const SAMPLE_IDS: Record<string, string> = {
-  integrators: 'int_x1',
-  api_keys: 'key_x1',
-  beneficiaries: 'ben_x1',
-  collections: 'col_x1',
-  payments: 'pay_x1',
-  cash_payments: 'cpay_x1',
-  supplier_payments: 'spay_x1',
-  webhook_endpoints: 'we_x1',
-  events: 'evt_x1',
-  refunds: 're_x1',
-  bank_accounts: 'ba_x1',
-  payouts: 'po_x1',
-  payout_batches: 'pob_x1',
-  balance_transactions: 'txn_x1',
-  accounts: 'platform:fees:DZD',
-  balances: 'platform:fees:DZD',
-};
-const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${SAMPLE_IDS[segment] ?? 'x1'}`);
+/** Ledger accounts and balances by a platform account's id. */
+const concrete = (path: string) => samplePath(path, 'x1', { accounts: 'platform:fees:DZD', balances: 'platform:fees:DZD' });
 
 const FINANCE_READS = [
   '/admin/v1/balances/:owner',

@@ -79,3 +79,25 @@ export const audienceOf = (route: Pick<GatewayRoute, 'path'>): RouteAudience =>
       : route.path.startsWith('/hosted/') || route.path === '/console' || route.path.startsWith('/console/')
         ? 'hosted'
         : 'public';
+
+/** A plausible id for each path parameter, by the collection it follows (an impossible one is 404 first). */
+export const SAMPLE_IDS: Readonly<Record<string, string>> = {
+  integrators: 'int_x1',
+  api_keys: 'key_x1',
+  beneficiaries: 'ben_x1',
+  collections: 'col_x1',
+  payments: 'pay_x1',
+  cash_payments: 'cpay_x1',
+  supplier_payments: 'spay_x1',
+  webhook_endpoints: 'we_x1',
+  events: 'evt_x1',
+  refunds: 're_x1',
+  bank_accounts: 'ba_x1',
+  payouts: 'po_x1',
+  payout_batches: 'pob_x1',
+  balance_transactions: 'txn_x1',
+};
+
+/** A route's path with each parameter a sample id (SAMPLE_IDS, then `ids`, else `fallback`). */
+export const samplePath = (path: string, fallback: string, ids: Readonly<Record<string, string>> = {}): string =>
+  path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${ids[segment] ?? SAMPLE_IDS[segment] ?? fallback}`);

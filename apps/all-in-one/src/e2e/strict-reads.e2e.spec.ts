@@ -1,24 +1,7 @@
 import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
-import { audienceOf, gatewayRoutes, openApiPath } from './route-table';
+import { audienceOf, gatewayRoutes, openApiPath, samplePath } from './route-table';
 
-/** A plausible id for each path parameter, by the collection it follows (an impossible one is 404 first). */
-const SAMPLE_IDS: Record<string, string> = {
-  integrators: 'int_x1',
-  api_keys: 'key_x1',
-  beneficiaries: 'ben_x1',
-  collections: 'col_x1',
-  payments: 'pay_x1',
-  cash_payments: 'cpay_x1',
-  supplier_payments: 'spay_x1',
-  webhook_endpoints: 'we_x1',
-  events: 'evt_x1',
-  refunds: 're_x1',
-  bank_accounts: 'ba_x1',
-  payouts: 'po_x1',
-  payout_batches: 'pob_x1',
-  balance_transactions: 'txn_x1',
-};
-const concrete = (path: string) => path.replace(/\/([a-z_]+)\/:[a-z_]+/g, (_m, segment: string) => `/${segment}/${SAMPLE_IDS[segment] ?? 'conn_x1'}`);
+const concrete = (path: string) => samplePath(path, 'conn_x1');
 
 /** Reads answer what was asked or refuse it: nothing a caller sends is silently ignored. */
 describe('strict reads', () => {
