@@ -175,7 +175,6 @@ export class FinanceReads {
 
   /** Entries that moved the account in [from, to], oldest first, each with all its postings. */
   async entriesOfAccount(query: { account: string; from?: string; to?: string; limit: number; startingAfter?: string }): Promise<ListResource<JournalEntryResource>> {
-    await this.account(query.account);
     const values: unknown[] = [query.account, query.from ?? null, query.to ?? null];
     let cursor = '';
     if (query.startingAfter !== undefined) {
@@ -185,7 +184,10 @@ export class FinanceReads {
          WHERE account_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at <= $3) AND entry_id = $4 LIMIT 1`,
         [...values, query.startingAfter],
       );
-      if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
+      if (!rows[0]) {
+        await this.account(query.account); // an unknown account is 404 first
+        throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
+      }
       values.push(rows[0].position);
       cursor = `AND p.entry_position > $${values.length}`;
     }
@@ -201,6 +203,8 @@ export class FinanceReads {
        ORDER BY moved.entry_position`,
       values,
     );
+    // An account with postings exists: only an empty first page says whether it is unknown (404).
+    if (rows.length === 0 && cursor === '') await this.account(query.account);
     const data = rows.slice(0, query.limit).map((r): JournalEntryResource => ({ id: r.id, object: 'journal_entry', reference: r.reference, kind: r.kind, created_at: iso(r.created_at), postings: r.postings }));
     return { object: 'list', data, has_more: rows.length > query.limit };
   }

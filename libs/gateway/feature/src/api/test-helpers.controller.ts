@@ -32,7 +32,12 @@ export class TestHelpersController {
     @Inject(CLOCK) private readonly serviceClock: OffsetClock,
     private readonly clockStore: ServiceClockStore,
     private readonly directory: DirectoryRepository,
-  ) {}
+  ) {
+    this.authorizePayment = authorizeWith(bus);
+  }
+
+  /** Made once: batchingRequest's batches are shared per bus. */
+  private readonly authorizePayment: ReturnType<typeof authorizeWith>;
 
   @Returns(PaymentResource, 'Authorize a payment as the customer (sandbox)', { description: 'The customer authorizes: `succeeded`, or `declined` with `insufficient_balance`.' })
   @JsonBody(AuthorizeBody)
@@ -42,7 +47,7 @@ export class TestHelpersController {
     const input = validateBody(AuthorizeBody, body);
     const customer = await this.directory.findCustomer(input.customer);
     if (!customer) throw new ServiceError('invalid_request', `no such customer: '${input.customer}'`, 'customer');
-    return authorizeWith(this.bus)({ integratorId, paymentId, customer });
+    return this.authorizePayment({ integratorId, paymentId, customer });
   }
 
   @Returns(PaymentResource, 'Decline a payment as the customer (sandbox)')

@@ -53,7 +53,12 @@ export class PaymentPageController {
     private readonly signIns: SignInLimiter,
     private readonly attempts: SignInAttempts,
     private readonly pages: HostedPages,
-  ) {}
+  ) {
+    this.authorizePayment = authorizeWith(bus);
+  }
+
+  /** Made once: batchingRequest's batches are shared per bus. */
+  private readonly authorizePayment: ReturnType<typeof authorizeWith>;
 
   @Get(':id')
   async show(@Param('id') paymentId: string, @Query('error') error: unknown, @Query('left') left: unknown, @Query('lock') lock: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -127,7 +132,7 @@ export class PaymentPageController {
     return this.act(paymentId, body, request, reply, async (session) => {
       const customer = await this.directory.findCustomer(session.subjectId);
       if (!customer) throw new ServiceError('invalid_request', 'no such customer');
-      await authorizeWith(this.bus)({ integratorId: null, paymentId, customer });
+      await this.authorizePayment({ integratorId: null, paymentId, customer });
     });
   }
 
