@@ -61,7 +61,7 @@ const CONFIG = {
   distributed: {
     /** Smaller than authorize's: over Kafka a request waits on consumers' polls, and the phase must stay near 2 minutes. */
     count: envInt('BENCH_DISTRIBUTED_COUNT', 1_000),
-    warmUp: 100,
+    warmUp: envInt('BENCH_DISTRIBUTED_WARM_UP', 100),
     connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
     pendingConcurrency: 32,
     customers: 50,
