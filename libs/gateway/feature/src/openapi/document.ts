@@ -333,7 +333,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
       version: info.version,
       summary: 'Payments, cash checkout, supplier payments and marketplace collections.',
       description:
-        'Amounts are integers in minor units of the currency (DZD 2 decimals, MAD 2, TND 3, XOF 0); times are ISO 8601 UTC with milliseconds. Every error is `{ "error": { "code", "message", "param"? } }`; every response carries a `Request-Id` header. Creates are idempotent by `Idempotency-Key` (required on `POST /v1/payments`).',
+        'Amounts are integers in minor units of the currency (DZD 2 decimals, MAD 2, TND 3, XOF 0); times are ISO 8601 UTC with milliseconds. Every error is `{ "error": { "code", "message", "param"? } }`; every response carries a `Request-Id` header. A body parameter sent as JSON `null` counts as missing: an optional one is left as it is, a required one is refused. Creates are idempotent by `Idempotency-Key` (required on `POST /v1/payments`).',
       contact: { name: 'Payments API support', url: `${info.serverUrl}/docs` },
       license: { name: 'Proprietary', url: `${info.serverUrl}/docs` },
     },
