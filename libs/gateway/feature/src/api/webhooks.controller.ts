@@ -136,7 +136,8 @@ export class WebhookEndpointsController {
   @Returns(DeletedWebhookEndpointResource, 'Delete a webhook endpoint', { operationId: 'webhookEndpoints.delete' })
   @Delete(':id')
   @Audited('webhook_endpoint.deleted')
-  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Audit() audit: AuditTrail) {
+  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail) {
+    requireEmptyBody(body);
     await audit.intend({ object: 'webhook_endpoint', id });
     return this.bus.request('webhooks.endpoints.delete', { integratorId, id });
   }

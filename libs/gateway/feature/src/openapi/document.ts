@@ -244,8 +244,8 @@ const defaultDescription = (route: DescribedRoute, returns: ReturnsMetadata): st
   return `${returns.summary}. Answers ${route.successStatus}${what ? ` with ${/List$/.test(what) ? `a page of ${what.replace(/List$/, '')} objects, newest first` : `the ${what}`}` : ''}.`;
 };
 
-/** Whether the route takes a JSON body that must be empty (an action without parameters). */
-const takesEmptyBody = (route: DescribedRoute): boolean => route.method === 'POST' && route.bodyDto === undefined && route.bodyMedia === undefined;
+/** Whether the route takes a JSON body that must be empty (an action without parameters, a delete). */
+const takesEmptyBody = (route: DescribedRoute): boolean => (route.method === 'POST' || route.method === 'DELETE') && route.bodyDto === undefined && route.bodyMedia === undefined;
 
 /**
  * The OpenAPI 3.1 document of `/v1` and `/admin/v1`, generated from the controllers: paths and
