@@ -546,6 +546,7 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
         ['an unknown resolution', { resolution: 'refund' }, 'invalid_request'],
         ['no resolution', {}, 'invalid_request'],
         ['correct without amount_received', { resolution: 'correct' }, 'invalid_request'],
+        ['correct with amount_received null (null counts as missing)', { resolution: 'correct', amount_received: null }, 'invalid_request'],
         ['accept_received with an amount_received', { resolution: 'accept_received', amount_received: AMOUNT }, 'invalid_request'],
         ['an unknown parameter', { resolution: 'accept_received', note: 'x' }, 'invalid_request'],
         ['correct with a negative amount_received', { resolution: 'correct', amount_received: -1 }, 'invalid_amount'],

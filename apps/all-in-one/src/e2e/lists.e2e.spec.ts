@@ -69,6 +69,12 @@ describe('lists', () => {
       expect(ids(await list(`/v1/payments?created_lt=${at}&limit=100`))).toEqual(created.slice(0, 2).map((p) => p.id).reverse());
     });
 
+    it('a bound with digits below the millisecond: a payment created at …14.318Z is before created_gte=…14.3189Z and before created_lt=…14.3189Z', async () => {
+      const bound = String(created[2].created_at).replace(/Z$/, '9Z');
+      expect(ids(await list(`/v1/payments?created_gte=${bound}&limit=100`))).toEqual(created.slice(3).map((p) => p.id).reverse());
+      expect(ids(await list(`/v1/payments?created_lt=${bound}&limit=100`))).toEqual(created.slice(0, 3).map((p) => p.id).reverse());
+    });
+
     it.each([
       ['an unknown status', 'status=paid', 'status'],
       ['a time that is not ISO 8601', 'created_gte=yesterday', 'created_gte'],

@@ -1,4 +1,4 @@
-import { createCustomer, createIntegrator, createPayment, idempotencyKey, startTestService, type Integrator, type TestService } from './harness';
+import { createCustomer, createIntegrator, createPayment, idempotencyKey, paymentBody, startTestService, type Integrator, type TestService } from './harness';
 import { audienceOf, gatewayRoutes, openApiPath, samplePath } from './route-table';
 
 const concrete = (path: string) => samplePath(path, 'conn_x1');
@@ -31,6 +31,42 @@ describe('strict reads', () => {
       expect({ route: route.path, status: response.status, error: response.body.error }).toMatchObject({ route: route.path, status: 400, error: { code: 'invalid_request', param: 'as_of' } });
     }
   });
+  it('every POST and DELETE of /v1 and /admin/v1 refuses a query parameter (none declares one): 400 invalid_request naming it', async () => {
+    const routes = gatewayRoutes().filter((r) => r.method !== 'GET' && (audienceOf(r) === 'integrator' || audienceOf(r) === 'admin'));
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(['POST /v1/refunds', 'POST /v1/payments', 'DELETE /v1/webhook_endpoints/:id', 'POST /admin/v1/topups']));
+    const answers = [];
+    for (const route of routes) {
+      const key = audienceOf(route) === 'integrator' ? shop.apiKey : service.adminKey;
+      const response = await service.http(route.method, `${concrete(route.path)}?force=true`, { key });
+      answers.push({ route: `${route.method} ${route.path}`, status: response.status, error: response.body.error });
+    }
+    expect(answers).toEqual(routes.map((r) => ({ route: `${r.method} ${r.path}`, status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'force' }) })));
+  });
+
+  it('a create with a query parameter is refused whole: no refund, no payment', async () => {
+    const refund = await service.http('POST', '/v1/refunds?amount=1', { key: shop.apiKey, body: { payment: payment.id, amount: 100 }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect({ status: refund.status, error: refund.body.error }).toEqual({ status: 400, error: { code: 'invalid_request', message: 'unknown parameter: amount (this route takes no query parameter)', param: 'amount' } });
+    expect((await service.http('GET', `/v1/payments/${payment.id}`, { key: shop.apiKey })).body.amount_refunded).toBe(0);
+    const before = (await service.http('GET', '/v1/payments?limit=100', { key: shop.apiKey })).body.data.length;
+    const created = await service.http('POST', '/v1/payments?foo=bar', {
+      key: shop.apiKey,
+      body: paymentBody(shop.merchant),
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    expect({ status: created.status, param: created.body.error?.param }).toEqual({ status: 400, param: 'foo' });
+    expect((await service.http('GET', '/v1/payments?limit=100', { key: shop.apiKey })).body.data).toHaveLength(before);
+  });
+
+  it('deleting a webhook endpoint takes no body parameter: 400 invalid_request naming it; no body or {} deletes', async () => {
+    const register = async () => (await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url: 'https://1.1.1.1/hooks' } })).body.id as string;
+    const [first, second] = [await register(), await register()];
+    const refused = await service.http('DELETE', `/v1/webhook_endpoints/${first}`, { key: shop.apiKey, body: { x: 1 } });
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: { code: 'invalid_request', message: 'unknown parameter: x', param: 'x' } });
+    expect((await service.http('GET', `/v1/webhook_endpoints/${first}`, { key: shop.apiKey })).status).toBe(200);
+    expect((await service.http('DELETE', `/v1/webhook_endpoints/${first}`, { key: shop.apiKey, body: {} })).body).toEqual({ id: first, object: 'webhook_endpoint', deleted: true });
+    expect((await service.http('DELETE', `/v1/webhook_endpoints/${second}`, { key: shop.apiKey })).body).toEqual({ id: second, object: 'webhook_endpoint', deleted: true });
+  });
+
   it.each([
     ['limit=0', 'limit'],
     ['limit=5', 'limit'],

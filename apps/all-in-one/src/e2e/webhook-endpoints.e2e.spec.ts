@@ -63,6 +63,21 @@ describe('webhook endpoints lifecycle', () => {
     expect((await update(other, endpoint.id, { status: 'disabled' })).status).toBe(404);
   });
 
+  it('an update parameter sent as JSON null counts as missing: url, enabled_events and status stay as they were', async () => {
+    const shop = await createIntegrator(service);
+    const endpoint = await register(shop, 'https://1.1.1.1/hooks', ['payment.succeeded']);
+    const unchanged = { id: endpoint.id, url: 'https://1.1.1.1/hooks', enabled_events: ['payment.succeeded'], status: 'enabled' };
+    const bodies = [{ url: null }, { enabled_events: null }, { status: null }, { url: null, enabled_events: null, status: null }];
+    const answers = [];
+    for (const body of bodies) {
+      const response = await update(shop, endpoint.id, body);
+      answers.push({ body, status: response.status, endpoint: response.body });
+    }
+    expect(answers).toEqual(bodies.map((body) => ({ body, status: 200, endpoint: expect.objectContaining(unchanged) })));
+    expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}`, { key: shop.apiKey })).body).toMatchObject(unchanged);
+    expect((await update(shop, endpoint.id, { colour: null })).body.error).toMatchObject({ code: 'invalid_request', param: 'colour' });
+  });
+
   it('a disabled endpoint is sent nothing, and the events of the disabled period are not sent later', async () => {
     const shop = await createIntegrator(service);
     const hook = await receiver();

@@ -219,7 +219,8 @@ function timeParams(query: unknown, required: readonly string[], optional: reado
     if (typeof value !== 'string' || value === '' || value.length > STRING_LENGTH_MAX) throw new ServiceError('invalid_request', `${name} must be given once, 1 to ${STRING_LENGTH_MAX} characters`, name);
   }
   for (const name of required) if (params[name] === undefined) throw new ServiceError('invalid_request', `${name} is required (an ISO 8601 time)`, name);
-  for (const name of [...required, ...optional]) out[name] = isoTime(params, name);
+  // `from` is an inclusive lower bound; `to` and `as_of` inclusive upper bounds (created_at <= them).
+  for (const name of [...required, ...optional]) out[name] = isoTime(params, name, name === 'from' ? 'up' : 'down');
   for (const name of plain) out[name] = params[name] as string | undefined;
   return out;
 }

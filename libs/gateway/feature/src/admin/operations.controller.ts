@@ -72,10 +72,7 @@ export class OperationsController {
   @Post('parked_events/replay')
   @HttpCode(200)
   async replayParked(@Body() body: unknown): Promise<ParkedEventReplayResource> {
-    const input = validateOptionalBody(ReplayParkedBody, body);
-    // A parameter sent as JSON null counts as missing (class-validator lets null through @IsOptional).
-    const subscriptionId = input.subscription_id ?? undefined;
-    const eventId = input.event_id ?? undefined;
+    const { subscription_id: subscriptionId, event_id: eventId } = validateOptionalBody(ReplayParkedBody, body);
     if (eventId !== undefined && subscriptionId === undefined) throw new ServiceError('invalid_request', 'event_id needs the subscription_id it is parked in', 'subscription_id');
     const replay = { ...(subscriptionId === undefined ? {} : { subscriptionId }), ...(eventId === undefined ? {} : { eventId }) };
     // A replay handles events again: given the time a projection batch may take, not the usual bound.
@@ -111,7 +108,7 @@ export class OperationsController {
   @Post('failed_deliveries/redeliver')
   @HttpCode(200)
   async redeliverFailed(@Body() body: unknown): Promise<RedeliveryResource> {
-    const endpointId = validateOptionalBody(RedeliverFailedBody, body).endpoint_id ?? undefined;
+    const endpointId = validateOptionalBody(RedeliverFailedBody, body).endpoint_id;
     const { redelivered } = await this.bus.request('webhooks.operations.redeliver-failed', endpointId === undefined ? {} : { endpointId }, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
     return { object: 'redelivery', endpoint: endpointId ?? null, redelivered };
   }

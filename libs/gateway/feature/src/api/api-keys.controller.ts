@@ -20,11 +20,11 @@ import { parseIsoInstant, parseListQuery } from './list-query';
 export class CreateApiKeyBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) name!: string;
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(API_KEY_SCOPES_MAX) @IsString({ each: true }) scopes!: string[];
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) expires_at?: string | null;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) expires_at?: string;
 }
 
 export class RollApiKeyBody {
-  @IsOptional() @IsInt() @Min(0) @Max(API_KEY_ROLL_OVERLAP_MAX_SECONDS) expires_in?: number | null;
+  @IsOptional() @IsInt() @Min(0) @Max(API_KEY_ROLL_OVERLAP_MAX_SECONDS) expires_in?: number;
 }
 
 /** `["*"]`, or known `<resource>:read|write` scopes (duplicates dropped, in the order given). */
@@ -73,7 +73,7 @@ export class ApiKeysController {
     const scopes = checkScopes(input.scopes);
     const now = this.clock.now();
     let expiresAt: Date | null = null;
-    if (input.expires_at != null) {
+    if (input.expires_at !== undefined) {
       const instant = parseIsoInstant(input.expires_at);
       if (instant === undefined || instant <= now.getTime()) throw new ServiceError('invalid_request', 'expires_at must be an ISO 8601 time in the future', 'expires_at');
       expiresAt = new Date(instant);

@@ -22,7 +22,7 @@ export class CreateCashPaymentBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) order_reference!: string;
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) merchant_connection!: string;
   /** Optional; JSON null counts as missing (the default deadline applies). Bounds: checkExpiresAt. */
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) expires_at?: string | null;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) expires_at?: string;
 }
 
 class PayCashBody {
@@ -68,7 +68,7 @@ export class CashPaymentsController {
     const key = checkIdempotencyKey(request.idempotencyKey);
     const merchant = await this.connections.authorized(integratorId, input.merchant_connection, 'merchant_connection');
     requireCurrency(merchant, input.currency);
-    const expiresAt = input.expires_at == null ? null : new Date(parseIsoInstant(input.expires_at)!).toISOString();
+    const expiresAt = input.expires_at === undefined ? null : new Date(parseIsoInstant(input.expires_at)!).toISOString();
     return this.idempotency.run({ scope: integratorId, key, endpoint: 'POST /v1/cash_payments', objectKind: 'cashPayment' }, request, (cashPaymentId) =>
       this.bus.request('cash.cash-payments.create', {
         cashPaymentId,

@@ -52,8 +52,8 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
       chosen[filter] = value;
     }
   }
-  const createdGte = isoTime(params, 'created_gte');
-  const createdLt = isoTime(params, 'created_lt');
+  const createdGte = isoTime(params, 'created_gte', 'up');
+  const createdLt = isoTime(params, 'created_lt', 'up');
   return {
     limit,
     ...(startingAfter === undefined ? {} : { startingAfter }),
@@ -63,7 +63,7 @@ export function parseListQuery<F extends string>(query: unknown, filters: readon
   };
 }
 
-const ISO_8601_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+const ISO_8601_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
 /** The first and last instants an API time may name: years 0001 to 9999 (PostgreSQL has no year 0000). */
 const INSTANT_MIN_MS = Date.parse('0001-01-01T00:00:00.000Z');
@@ -78,24 +78,38 @@ const isCalendarDay = (year: number, month: number, day: number): boolean => {
 };
 
 /**
- * The instant of an ISO 8601 time with a zone, or undefined: malformed, a calendar date that does not
- * exist, or an instant outside years 0001 to 9999 UTC.
+ * How a time's digits below the millisecond become whole milliseconds. Stored times are whole
+ * milliseconds, so a stored time is at or after a bound, or before it, exactly when it is so of the
+ * bound rounded `up` (`created_gte`, `created_lt`, `from`, `since`), and at or before a bound exactly
+ * when it is so of the bound rounded `down` (`to`, `as_of`). `down` is what `Date.parse` does.
  */
-export const parseIsoInstant = (value: string): number | undefined => {
+export type SubMillisecond = 'up' | 'down';
+
+/**
+ * The instant of an ISO 8601 time with a zone, in whole milliseconds (digits below the millisecond
+ * rounded as `rounding` says), or undefined: malformed, a calendar date that does not exist, or an
+ * instant outside years 0001 to 9999 UTC.
+ */
+export const parseIsoInstant = (value: string, rounding: SubMillisecond = 'down'): number | undefined => {
   const match = ISO_8601_WITH_ZONE.exec(value);
   if (!match) return undefined;
-  const [, year, month, day, hour, minute, second = '0', zoneHours = '0', zoneMinutes = '0'] = match.map((part) => part ?? undefined);
+  const [, year, month, day, hour, minute, second = '0', fraction = '', zoneHours = '0', zoneMinutes = '0'] = match.map((part) => part ?? undefined);
   if (!isCalendarDay(Number(year), Number(month), Number(day))) return undefined;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(zoneHours) > 23 || Number(zoneMinutes) > 59) return undefined;
-  const instant = Date.parse(value);
+  const truncated = Date.parse(value);
+  const instant = rounding === 'up' && /[1-9]/.test(fraction.slice(3)) ? truncated + 1 : truncated;
   return Number.isNaN(instant) || instant < INSTANT_MIN_MS || instant > INSTANT_MAX_MS ? undefined : instant;
 };
 
-/** An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`) that exists on the calendar, in years 0001 to 9999 UTC, normalised to UTC. */
-export function isoTime(params: Record<string, unknown>, name: string): string | undefined {
+/**
+ * An ISO 8601 time with a date, a time and a zone (`2026-11-22T10:00:00.000Z`) that exists on the
+ * calendar, in years 0001 to 9999 UTC, normalised to UTC in whole milliseconds, rounded as the bound
+ * it is needs (`SubMillisecond`).
+ */
+export function isoTime(params: Record<string, unknown>, name: string, rounding: SubMillisecond): string | undefined {
   const value = params[name] as string | undefined;
   if (value === undefined) return undefined;
-  const instant = parseIsoInstant(value);
+  const instant = parseIsoInstant(value, rounding);
   if (instant === undefined) throw new ServiceError('invalid_request', `${name} must be an ISO 8601 time that exists, in years 0001 to 9999 UTC, e.g. 2026-11-22T10:00:00.000Z`, name);
   return new Date(instant).toISOString();
 }

@@ -37,7 +37,7 @@ export class CreatePayoutBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) bank_account!: string;
   @IsDefined() @IsAmount() amount!: number;
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) @IsBankText() description?: string | null;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) @IsBankText() description?: string;
 }
 
 /** Bank accounts a connection's payouts go to: the IBAN checked by ISO 13616 and tied to the connection's currency. */

@@ -15,8 +15,8 @@ import { Audit, Audited, type AuditTrail } from '../audit/audited';
 
 export class CreateRefundBody {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) payment!: string;
-  @IsOptional() @IsAmount() amount?: number | null;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) reason?: string | null;
+  @IsOptional() @IsAmount() amount?: number;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) reason?: string;
 }
 
 /** Refunds of succeeded payments (Pay), wholly or in parts, to the customer's balance. */

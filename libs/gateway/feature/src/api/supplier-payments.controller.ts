@@ -19,7 +19,7 @@ export class CreateSupplierPaymentBody {
   @IsDefined() @IsAmount() amount!: number;
   @IsDefined() @IsString() @IsNotEmpty() @IsSupportedCurrency() currency!: Currency;
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(STRING_LENGTH_MAX) invoice_reference!: string;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) description?: string | null;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(DESCRIPTION_LENGTH_MAX) description?: string;
 }
 
 /**

@@ -130,13 +130,14 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   async recover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown) {
     const { since } = validateBody(RecoverBody, body);
-    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(parseIsoInstant(since)!).toISOString() });
+    return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(parseIsoInstant(since, 'up')!).toISOString() });
   }
 
   @Returns(DeletedWebhookEndpointResource, 'Delete a webhook endpoint', { operationId: 'webhookEndpoints.delete' })
   @Delete(':id')
   @Audited('webhook_endpoint.deleted')
-  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Audit() audit: AuditTrail) {
+  async remove(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown, @Audit() audit: AuditTrail) {
+    requireEmptyBody(body);
     await audit.intend({ object: 'webhook_endpoint', id });
     return this.bus.request('webhooks.endpoints.delete', { integratorId, id });
   }

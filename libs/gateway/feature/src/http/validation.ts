@@ -25,12 +25,18 @@ useContainer({
 /** Body shape codes in the order the contract ranks them (section 2, validation order). */
 const PRECEDENCE: ErrorCode[] = ['invalid_request', 'invalid_amount', 'unsupported_currency'];
 
-/** Validates a JSON body against a DTO class: the DTO or a ServiceError naming the faulty parameter. */
+/**
+ * Validates a JSON body against a DTO class: the DTO or a ServiceError naming the faulty parameter.
+ * A parameter sent as JSON null counts as missing (contract section 2): a required one is refused as
+ * missing, an unknown one as unknown, and an optional one is left out of the DTO, since `@IsOptional`
+ * lets null through and a handler would otherwise read it as a value.
+ */
 export function validateBody<T extends object>(dto: new () => T, body: unknown): T {
   refuseInheritedNames(validateObject(body));
   const instance = plainToInstance(dto, body);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length > 0) throw toServiceError(errors);
+  for (const [name, value] of Object.entries(instance)) if (value === null) delete (instance as Record<string, unknown>)[name];
   return instance;
 }
 

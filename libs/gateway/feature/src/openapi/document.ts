@@ -244,8 +244,8 @@ const defaultDescription = (route: DescribedRoute, returns: ReturnsMetadata): st
   return `${returns.summary}. Answers ${route.successStatus}${what ? ` with ${/List$/.test(what) ? `a page of ${what.replace(/List$/, '')} objects, newest first` : `the ${what}`}` : ''}.`;
 };
 
-/** Whether the route takes a JSON body that must be empty (an action without parameters). */
-const takesEmptyBody = (route: DescribedRoute): boolean => route.method === 'POST' && route.bodyDto === undefined && route.bodyMedia === undefined;
+/** Whether the route takes a JSON body that must be empty (an action without parameters, a delete). */
+const takesEmptyBody = (route: DescribedRoute): boolean => (route.method === 'POST' || route.method === 'DELETE') && route.bodyDto === undefined && route.bodyMedia === undefined;
 
 /**
  * The OpenAPI 3.1 document of `/v1` and `/admin/v1`, generated from the controllers: paths and
@@ -333,7 +333,7 @@ export function buildOpenApiDocument(controllers: readonly Type[], info: { title
       version: info.version,
       summary: 'Payments, cash checkout, supplier payments and marketplace collections.',
       description:
-        'Amounts are integers in minor units of the currency (DZD 2 decimals, MAD 2, TND 3, XOF 0); times are ISO 8601 UTC with milliseconds. Every error is `{ "error": { "code", "message", "param"? } }`; every response carries a `Request-Id` header. Creates are idempotent by `Idempotency-Key` (required on `POST /v1/payments`).',
+        'Amounts are integers in minor units of the currency (DZD 2 decimals, MAD 2, TND 3, XOF 0); times are ISO 8601 UTC with milliseconds. Every error is `{ "error": { "code", "message", "param"? } }`; every response carries a `Request-Id` header. A body parameter sent as JSON `null` counts as missing: an optional one is left as it is, a required one is refused. Creates are idempotent by `Idempotency-Key` (required on `POST /v1/payments`).',
       contact: { name: 'Payments API support', url: `${info.serverUrl}/docs` },
       license: { name: 'Proprietary', url: `${info.serverUrl}/docs` },
     },
