@@ -25,25 +25,41 @@ const ENTITY = /<!ENTITY/i;
  * unpaired surrogates; U+FFFE, U+FFFF): no well-formed statement has one, and PostgreSQL cannot store NUL.
  */
 const NOT_XML_CHAR = /[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
-/** The root element, `Document` (prefixed or not), declaring the camt.053.001.08 namespace. */
-const ROOT_IN_NAMESPACE = new RegExp(`^(?:\\s|<\\?[^>]*\\?>|<!--[\\s\\S]*?-->)*<(?:[A-Za-z_][\\w.-]*:)?Document\\b[^>]*\\sxmlns(?::[A-Za-z_][\\w.-]*)?=["']${CAMT_053_NAMESPACE.replace(/\./g, '\\.')}["']`);
-
 const parser = new XMLParser({
+  // In document order, each element with its own attributes: namespaces are resolved below, from the
+  // declarations each element carries (the parser keeps prefixes and does not resolve them).
+  preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '@',
-  removeNSPrefix: true,
+  removeNSPrefix: false,
+  cdataPropName: '#cdata',
   processEntities: false,
   htmlEntities: false,
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
-  isArray: (name) => name === 'Stmt' || name === 'Ntry' || name === 'NtryDtls' || name === 'TxDtls',
 });
 
-type Node = Record<string, unknown>;
+/** The namespace the `xml` prefix is bound to by definition (Namespaces in XML 1.0, section 3). */
+const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
-const child = (node: unknown, name: string): unknown => (node !== null && typeof node === 'object' ? (node as Node)[name] : undefined);
-const path = (node: unknown, ...names: string[]): unknown => names.reduce((at, name) => child(Array.isArray(at) ? at[0] : at, name), node);
+/** An element as the import reads it: its local name and namespace, unprefixed attributes, text. */
+interface XmlElement {
+  name: string;
+  /** The namespace URI of its name; null when in no namespace. */
+  namespace: string | null;
+  /** Its unprefixed attributes, decoded. */
+  attributes: ReadonlyMap<string, string>;
+  children: XmlElement[];
+  /** Its character data and CDATA, decoded; null when it holds elements. */
+  text: string | null;
+}
+
+/** A node of the parser's ordered output: `{tag: children, ':@': attributes}`, `{'#text': …}` or `{'#cdata': [{'#text': …}]}`. */
+type OrderedNode = Record<string, unknown>;
+
+const tagOf = (node: OrderedNode): string | undefined => Object.keys(node).find((key) => key !== ':@');
+
 const PREDEFINED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const REFERENCE = /&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#x([0-9a-fA-F]+));/g;
 
@@ -63,13 +79,55 @@ const decode = (raw: string): string =>
       })
     : raw;
 
-/** An element's text (an element with attributes is `{#text, @attr}`), decoded. */
-const text = (node: unknown): string | null => {
-  const value = Array.isArray(node) ? node[0] : node;
-  if (typeof value === 'string') return decode(value);
-  const inner = child(value, '#text');
-  return typeof inner === 'string' ? decode(inner) : null;
+/** A namespace as a message names it. */
+const namespaceName = (namespace: string | null): string => (namespace === null ? 'no namespace' : `the namespace ${namespace}`);
+
+/**
+ * The element `tag` of the parser's output, its name resolved against the namespace declarations in
+ * scope (`scope`: prefix to URI, '' the default namespace) and its own. A prefix never declared makes
+ * the document not well-formed.
+ */
+function elementOf(tag: string, node: OrderedNode, scope: ReadonlyMap<string, string>): XmlElement {
+  const declared = new Map(scope);
+  const attributes = new Map<string, string>();
+  for (const [key, raw] of Object.entries((node[':@'] ?? {}) as Record<string, string>)) {
+    const name = key.slice(1);
+    const value = decode(raw);
+    if (name === 'xmlns') declared.set('', value);
+    else if (name.startsWith('xmlns:')) declared.set(name.slice('xmlns:'.length), value);
+    else if (!name.includes(':')) attributes.set(name, value);
+  }
+  const colon = tag.indexOf(':');
+  const prefix = colon < 0 ? '' : tag.slice(0, colon);
+  const uri = prefix === 'xml' ? XML_NAMESPACE : declared.get(prefix);
+  if (prefix !== '' && !uri) throw invalid(`the body is not well-formed XML: the namespace prefix ${prefix} of ${tag} is not declared`);
+  const children: XmlElement[] = [];
+  let text = '';
+  for (const child of node[tag] as OrderedNode[]) {
+    const name = tagOf(child);
+    if (name === '#text') text += decode(String(child[name]));
+    else if (name === '#cdata') text += (child[name] as OrderedNode[]).map((part) => String(part['#text'] ?? '')).join('');
+    else if (name !== undefined && !name.startsWith('?')) children.push(elementOf(name, child, declared));
+  }
+  return { name: tag.slice(colon + 1), namespace: uri || null, attributes, children, text: children.length > 0 ? null : text };
+}
+
+/**
+ * The children of `parent` named `name`. Each must be in the camt.053.001.08 namespace: an element
+ * of that name in another is refused, never read as if it were the statement's own.
+ */
+const childrenNamed = (parent: XmlElement | undefined, name: string): XmlElement[] => {
+  const found = parent === undefined ? [] : parent.children.filter((child) => child.name === name);
+  const foreign = found.find((child) => child.namespace !== CAMT_053_NAMESPACE);
+  if (foreign) throw invalid(`${parent!.name}/${name} is in ${namespaceName(foreign.namespace)}: a camt.053.001.08 statement's elements are in ${CAMT_053_NAMESPACE}`);
+  return found;
 };
+
+/** The element at `names` below `node`, the first of each name. */
+const path = (node: XmlElement | undefined, ...names: string[]): XmlElement | undefined => names.reduce((at, name) => childrenNamed(at, name)[0], node);
+
+/** An element's text; null when it is absent or holds elements. */
+const text = (element: XmlElement | undefined): string | null => element?.text ?? null;
 
 /** A decimal amount in major units as minor units at the currency's decimals; null when it is not one. */
 export function minorUnits(amount: string | null, currency: string | null): number | null {
@@ -90,7 +148,7 @@ const isCalendarDay = (year: number, month: number, day: number): boolean => {
 };
 
 /** `BookgDt` (`Dt` or `DtTm`) as an ISO time: a date alone is midnight UTC; a day the calendar lacks is none. */
-const bookingTime = (entry: unknown): string | null => {
+const bookingTime = (entry: XmlElement): string | null => {
   const date = text(path(entry, 'BookgDt', 'Dt'));
   const dateTime = text(path(entry, 'BookgDt', 'DtTm'));
   const value = dateTime ?? (date === null ? null : `${date}T00:00:00Z`);
@@ -101,10 +159,9 @@ const bookingTime = (entry: unknown): string | null => {
 };
 
 /** An amount element (`<Amt Ccy="DZD">125.00</Amt>`) in minor units, with its currency. */
-const amountOf = (node: unknown): { amount: number | null; currency: string | null } => {
-  const ccy = child(Array.isArray(node) ? node[0] : node, '@Ccy');
-  const currency = typeof ccy === 'string' ? decode(ccy) : null;
-  return { amount: minorUnits(text(node), currency), currency };
+const amountOf = (element: XmlElement | undefined): { amount: number | null; currency: string | null } => {
+  const currency = element?.attributes.get('Ccy') ?? null;
+  return { amount: minorUnits(text(element), currency), currency };
 };
 
 /**
@@ -113,7 +170,7 @@ const amountOf = (node: unknown): { amount: number | null; currency: string | nu
  * own `Amt` (or `AmtDtls/TxAmt/Amt`) and known by the entry's reference and its place; when those amounts
  * are missing or do not add up to the entry's, none of them is read (amount null: `amount_mismatch`).
  */
-const transactionsOf = (entry: unknown, statementId: string): StatementEntry[] => {
+const transactionsOf = (entry: XmlElement, statementId: string): StatementEntry[] => {
   const booked = amountOf(path(entry, 'Amt'));
   const indicator = text(path(entry, 'CdtDbtInd'));
   const common = {
@@ -122,15 +179,15 @@ const transactionsOf = (entry: unknown, statementId: string): StatementEntry[] =
     bookingDate: bookingTime(entry),
   } as const;
   // NtryDtls and TxDtls are both repeatable: every TxDtls of every NtryDtls is a transaction.
-  const details = ((child(entry, 'NtryDtls') ?? []) as unknown[]).flatMap((group) => (child(group, 'TxDtls') ?? []) as unknown[]);
-  const transactions: unknown[] = details.length > 0 ? details : [undefined];
-  const parts = transactions.map((tx) => (transactions.length === 1 ? booked : amountOf(child(tx, 'Amt') ?? path(tx, 'AmtDtls', 'TxAmt', 'Amt'))));
+  const details = childrenNamed(entry, 'NtryDtls').flatMap((group) => childrenNamed(group, 'TxDtls'));
+  const transactions: (XmlElement | undefined)[] = details.length > 0 ? details : [undefined];
+  const parts = transactions.map((tx) => (transactions.length === 1 ? booked : amountOf(path(tx, 'Amt') ?? path(tx, 'AmtDtls', 'TxAmt', 'Amt'))));
   const addsUp = parts.every((part) => part.amount !== null && part.currency === booked.currency) && parts.reduce((sum, part) => sum + part.amount!, 0) === booked.amount;
   // The bank's reference is unique across its statements; an entry's own NtryRef, only within one.
   const ntryRef = text(path(entry, 'NtryRef'));
   const bankRef = text(path(entry, 'AcctSvcrRef')) ?? (ntryRef === null ? null : `${statementId}/${ntryRef}`);
   return transactions.map((tx, index): StatementEntry => {
-    const returnInfo = child(tx, 'RtrInf');
+    const returnInfo = path(tx, 'RtrInf');
     const fields = {
       endToEndId: text(path(tx, 'Refs', 'EndToEndId')),
       amount: addsUp ? parts[index]!.amount : null,
@@ -157,22 +214,22 @@ export function parseStatement(xml: string): ParsedStatement {
   if (DOCTYPE.test(xml) || ENTITY.test(xml)) throw invalid('the statement has a DOCTYPE or an entity declaration: refused (a camt.053 statement has neither)');
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw invalid(`the body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  let document: unknown;
+  let document: OrderedNode[];
   try {
-    document = parser.parse(xml);
+    document = parser.parse(xml) as OrderedNode[];
   } catch (error) {
     throw invalid(`the body is not well-formed XML: ${(error as Error).message.slice(0, 200)}`);
   }
-  const root = child(document, 'Document');
-  if (root === undefined) throw invalid('the body is not an ISO 20022 Document');
-  // Prefixes are removed by the parser, and with them the declarations: the root's is read from the text.
-  if (!ROOT_IN_NAMESPACE.test(xml)) throw invalid(`the Document's namespace must be ${CAMT_053_NAMESPACE}`);
-  const statements = path(root, 'BkToCstmrStmt', 'Stmt');
-  if (!Array.isArray(statements) || statements.length !== 1) throw invalid('the Document must hold BkToCstmrStmt with exactly one Stmt');
-  const statement = statements[0] as Node;
-  const statementId = text(statement['Id']);
+  const top = document.find((node) => !tagOf(node)?.startsWith('?') && !tagOf(node)?.startsWith('#'));
+  const root = top === undefined ? undefined : elementOf(tagOf(top)!, top, new Map());
+  if (root?.name !== 'Document') throw invalid('the body is not an ISO 20022 Document');
+  if (root.namespace !== CAMT_053_NAMESPACE) throw invalid(`the Document is in ${namespaceName(root.namespace)}: a camt.053.001.08 statement's is ${CAMT_053_NAMESPACE}`);
+  const statements = childrenNamed(path(root, 'BkToCstmrStmt'), 'Stmt');
+  if (statements.length !== 1) throw invalid('the Document must hold BkToCstmrStmt with exactly one Stmt');
+  const statement = statements[0]!;
+  const statementId = text(path(statement, 'Id'));
   if (statementId === null || statementId === '' || statementId.length > 35) throw invalid('Stmt/Id is missing or longer than 35 characters');
-  const rawEntries = (statement['Ntry'] ?? []) as unknown[];
+  const rawEntries = childrenNamed(statement, 'Ntry');
   if (rawEntries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${rawEntries.length} entries: at most ${STATEMENT_ENTRIES_MAX} per import`);
   const entries = rawEntries.flatMap((entry) => transactionsOf(entry, statementId));
   if (entries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${entries.length} transactions: at most ${STATEMENT_ENTRIES_MAX} per import`);

@@ -79,6 +79,29 @@ describe('camt.053 statement parser', () => {
     expect(dateTime('2026-03-01T01:00:00+02:00')).toBe('2026-02-28T23:00:00.000Z');
   });
 
+  describe('every element the import reads is in the camt.053.001.08 namespace', () => {
+    const NS = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
+    const body = statementOf().replace(/^<\?xml[^>]*>\s*<Document[^>]*>/, '').replace(/<\/Document>$/, '');
+
+    it.each([
+      ['Document in another default namespace, camt.053 bound to an unused prefix', `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09" xmlns:c="${NS}">${body}</Document>`, 'pain.001.001.09'],
+      ['Document in no namespace, camt.053 bound to an unused prefix', `<Document xmlns:c="${NS}">${body}</Document>`, 'no namespace'],
+      ['a prefixed Document in another namespace', `<x:Document xmlns:x="urn:evil" xmlns="${NS}">${body}</x:Document>`, 'urn:evil'],
+      ['BkToCstmrStmt in another namespace', `<Document xmlns="${NS}">${body.replace('<BkToCstmrStmt>', '<BkToCstmrStmt xmlns="urn:evil">')}</Document>`, 'urn:evil'],
+      ['an entry in another namespace', `<Document xmlns="${NS}">${body.replace('<Ntry>', '<e:Ntry xmlns:e="urn:evil">').replace('</Ntry>', '</e:Ntry>')}</Document>`, 'urn:evil'],
+      ['an EndToEndId in another namespace', `<Document xmlns="${NS}">${body.replace('<EndToEndId>', '<EndToEndId xmlns="urn:evil">')}</Document>`, 'urn:evil'],
+      ['an amount in no namespace', `<Document xmlns="${NS}">${body.replace('<Amt Ccy', '<Amt xmlns="" Ccy')}</Document>`, 'no namespace'],
+    ])('%s is 400 invalid_request naming the namespace found', (_what, xml, found) => {
+      expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(found) });
+    });
+
+    it('a prefix bound to the namespace reads as the default namespace does; a prefix never declared is not well-formed', () => {
+      const prefixed = `<c:Document xmlns:c="${NS}">${body.replace(/<(\/?)([A-Za-z]+)/g, '<$1c:$2')}</c:Document>`;
+      expect(parseStatement(prefixed)).toEqual(parseStatement(statementOf()));
+      expect(refusalOf(`<c:Document xmlns:x="${NS}">${body}</c:Document>`)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('prefix c') });
+    });
+  });
+
   describe('a batch booking: one entry for several transfers', () => {
     const batchOf = (entryAmount: string, parts: string[], { ref = '<AcctSvcrRef>B-7</AcctSvcrRef>' } = {}) =>
       statementOf().replace(
