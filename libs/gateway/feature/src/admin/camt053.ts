@@ -123,8 +123,18 @@ const childrenNamed = (parent: XmlElement | undefined, name: string): XmlElement
   return found;
 };
 
-/** The element at `names` below `node`, the first of each name. */
-const path = (node: XmlElement | undefined, ...names: string[]): XmlElement | undefined => names.reduce((at, name) => childrenNamed(at, name)[0], node);
+/**
+ * The child of `parent` named `name`, which the schema allows once: one repeated is refused, never
+ * the first read and the others dropped.
+ */
+const one = (parent: XmlElement | undefined, name: string): XmlElement | undefined => {
+  const found = childrenNamed(parent, name);
+  if (found.length > 1) throw invalid(`${parent!.name} holds ${name} more than once: a camt.053.001.08 statement allows one`);
+  return found[0];
+};
+
+/** The element at `names` below `node`, each of which the schema allows once. */
+const path = (node: XmlElement | undefined, ...names: string[]): XmlElement | undefined => names.reduce(one, node);
 
 /** An element's text; null when it is absent or holds elements. */
 const text = (element: XmlElement | undefined): string | null => element?.text ?? null;
@@ -149,8 +159,10 @@ const isCalendarDay = (year: number, month: number, day: number): boolean => {
 
 /** `BookgDt` (`Dt` or `DtTm`) as an ISO time: a date alone is midnight UTC; a day the calendar lacks is none. */
 const bookingTime = (entry: XmlElement): string | null => {
-  const date = text(path(entry, 'BookgDt', 'Dt'));
-  const dateTime = text(path(entry, 'BookgDt', 'DtTm'));
+  const booking = path(entry, 'BookgDt');
+  const date = text(path(booking, 'Dt'));
+  const dateTime = text(path(booking, 'DtTm'));
+  if (date !== null && dateTime !== null) throw invalid('BookgDt holds both Dt and DtTm: a camt.053.001.08 statement has one of them');
   const value = dateTime ?? (date === null ? null : `${date}T00:00:00Z`);
   const day = value === null ? null : /^(\d{4})-(\d{2})-(\d{2})T/.exec(value);
   if (value === null || !day || !isCalendarDay(Number(day[1]), Number(day[2]), Number(day[3]))) return null;
@@ -224,14 +236,22 @@ export function parseStatement(xml: string): ParsedStatement {
   const root = top === undefined ? undefined : elementOf(tagOf(top)!, top, new Map());
   if (root?.name !== 'Document') throw invalid('the body is not an ISO 20022 Document');
   if (root.namespace !== CAMT_053_NAMESPACE) throw invalid(`the Document is in ${namespaceName(root.namespace)}: a camt.053.001.08 statement's is ${CAMT_053_NAMESPACE}`);
-  const statements = childrenNamed(path(root, 'BkToCstmrStmt'), 'Stmt');
-  if (statements.length !== 1) throw invalid('the Document must hold BkToCstmrStmt with exactly one Stmt');
-  const statement = statements[0]!;
+  const report = path(root, 'BkToCstmrStmt');
+  path(report, 'GrpHdr');
+  const statement = path(report, 'Stmt');
+  if (statement === undefined) throw invalid('the Document must hold BkToCstmrStmt with exactly one Stmt');
   const statementId = text(path(statement, 'Id'));
   if (statementId === null || statementId === '' || statementId.length > 35) throw invalid('Stmt/Id is missing or longer than 35 characters');
   const rawEntries = childrenNamed(statement, 'Ntry');
   if (rawEntries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${rawEntries.length} entries: at most ${STATEMENT_ENTRIES_MAX} per import`);
-  const entries = rawEntries.flatMap((entry) => transactionsOf(entry, statementId));
+  const entries = rawEntries.flatMap((entry, index) => {
+    try {
+      return transactionsOf(entry, statementId);
+    } catch (error) {
+      // The entry at fault is named by its place, as finance finds it in the bank's file.
+      throw error instanceof ServiceError ? invalid(`Ntry ${index + 1}: ${error.message}`) : error;
+    }
+  });
   if (entries.length > STATEMENT_ENTRIES_MAX) throw invalid(`the statement has ${entries.length} transactions: at most ${STATEMENT_ENTRIES_MAX} per import`);
   return { statementId, entries };
 }

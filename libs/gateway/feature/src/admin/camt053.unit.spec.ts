@@ -102,6 +102,36 @@ describe('camt.053 statement parser', () => {
     });
   });
 
+  describe('an element the schema allows once, repeated, is 400 invalid_request naming it (never the first read, the rest dropped)', () => {
+    const twice = (element: string) => (xml: string) => xml.replace(element, `${element}${element}`);
+    it.each([
+      ['BkToCstmrStmt', (xml: string) => xml.replace(/<BkToCstmrStmt>[\s\S]*<\/BkToCstmrStmt>/, (whole) => `${whole}${whole.replace('STMT-1', 'STMT-2')}`)],
+      ['Stmt', (xml: string) => xml.replace(/<Stmt>[\s\S]*<\/Stmt>/, (whole) => `${whole}${whole}`)],
+      ['GrpHdr', twice('<GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-28T10:00:00Z</CreDtTm></GrpHdr>')],
+      ['Id', twice('<Id>STMT-1</Id>')],
+      ['NtryRef', twice('<NtryRef>REF-1</NtryRef>')],
+      ['Amt', twice('<Amt Ccy="DZD">125.00</Amt>')],
+      ['CdtDbtInd', twice('<CdtDbtInd>DBIT</CdtDbtInd>')],
+      ['Sts', twice('<Sts><Cd>BOOK</Cd></Sts>')],
+      ['Cd', twice('<Cd>BOOK</Cd>')],
+      ['BookgDt', twice('<BookgDt><Dt>2026-11-28</Dt></BookgDt>')],
+      ['Dt', twice('<Dt>2026-11-28</Dt>')],
+      ['Refs', twice('<Refs><EndToEndId>po_abc</EndToEndId></Refs>')],
+      ['EndToEndId', twice('<EndToEndId>po_abc</EndToEndId>')],
+      ['RtrInf', (xml: string) => xml.replace('</Refs>', '</Refs><RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf><RtrInf><Rsn><Cd>AC01</Cd></Rsn></RtrInf>')],
+      ['Cd', (xml: string) => xml.replace('</Refs>', '</Refs><RtrInf><Rsn><Cd>AC04</Cd><Cd>AC01</Cd></Rsn></RtrInf>')],
+      ['AcctSvcrRef', (xml: string) => xml.replace('<NtryRef>REF-1</NtryRef>', '<NtryRef>REF-1</NtryRef><AcctSvcrRef>A</AcctSvcrRef><AcctSvcrRef>B</AcctSvcrRef>')],
+    ])('%s', (name, repeat) => {
+      const xml = repeat(statementOf());
+      expect(xml).not.toBe(statementOf());
+      expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(`${name} more than once`) });
+    });
+
+    it('BookgDt holds Dt or DtTm, not both', () => {
+      expect(refusalOf(statementOf().replace('<Dt>2026-11-28</Dt>', '<Dt>2026-11-28</Dt><DtTm>2026-11-29T10:00:00Z</DtTm>'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('BookgDt') });
+    });
+  });
+
   describe('a batch booking: one entry for several transfers', () => {
     const batchOf = (entryAmount: string, parts: string[], { ref = '<AcctSvcrRef>B-7</AcctSvcrRef>' } = {}) =>
       statementOf().replace(
