@@ -394,5 +394,38 @@ describe('payouts', () => {
       // The genuine statement is still new.
       expect((await importStatement(genuine)).body).toMatchObject({ paid: 1, duplicate: false });
     });
+
+    it('a return changes the payout only when booked and with a reason code: blank is return_without_reason, PDNG not_a_booked_debit_or_return, anything but a code 400', async () => {
+      const returns = await createIntegrator(service);
+      const account = (await bankAccountOf(returns, DZ_IBAN)).body.id;
+      await fund(returns.merchant, 100_000);
+      const [blank, pending] = [(await payout({ amount: 10_000, bank_account: account }, returns)).body.id as string, (await payout({ amount: 20_000, bank_account: account }, returns)).body.id as string];
+      const made = await batch('DZD');
+      const before = await balanceOf(service, returns.merchant);
+      const imported = await importStatement(
+        statement(`RT1-${made.body.id}`, [
+          { e2e: blank, amount: '100.00', currency: 'DZD', indicator: 'CRDT', ref: 'B', returnCode: '   ' },
+          { e2e: pending, amount: '200.00', currency: 'DZD', indicator: 'CRDT', ref: 'P', status: 'PDNG', returnCode: 'AC04' },
+        ]).replace(/<Ntry>(\s*<NtryRef>P<\/NtryRef>[\s\S]*?)<BookgDt>[\s\S]*?<\/BookgDt>/, '<Ntry>$1'),
+      );
+      expect(imported.status).toBe(201);
+      expect(imported.body).toMatchObject({ paid: 0, failed: 0 });
+      expect(imported.body.unmatched.map((u: { end_to_end_id: string; reason: string }) => [u.end_to_end_id, u.reason])).toEqual([
+        [blank, 'return_without_reason'],
+        [pending, 'not_a_booked_debit_or_return'],
+      ]);
+      for (const code of ['A'.repeat(1000), '&lt;img src=x onerror=alert(1)&gt;']) {
+        const refused = await importStatement(statement(`RT2-${made.body.id}`, [{ e2e: blank, amount: '100.00', currency: 'DZD', indicator: 'CRDT', ref: 'H', returnCode: code }]));
+        expect(refused.status).toBe(400);
+        expect(refused.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('Ntry 1') });
+      }
+      for (const id of [blank, pending]) expect(await retrieve(id, returns)).toMatchObject({ status: 'in_transit', failure_code: null });
+      expect(await balanceOf(service, returns.merchant)).toBe(before);
+      // Booked, the same return fails the payout and credits the money back.
+      const booked = await importStatement(statement(`RT3-${made.body.id}`, [{ e2e: pending, amount: '200.00', currency: 'DZD', indicator: 'CRDT', ref: 'P', returnCode: 'AC04' }]));
+      expect(booked.body).toMatchObject({ failed: 1, unmatched: [] });
+      expect(await retrieve(pending, returns)).toMatchObject({ status: 'failed', failure_reason: 'returned_by_bank', failure_code: 'AC04' });
+      expect(await balanceOf(service, returns.merchant)).toBe(before + 20_000);
+    });
   });
 });

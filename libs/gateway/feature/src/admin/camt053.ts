@@ -176,6 +176,17 @@ const amountOf = (element: XmlElement | undefined): { amount: number | null; cur
   return { amount: minorUnits(text(element), currency), currency };
 };
 
+/** ISO 20022's ExternalReturnReason1Code: 1 to 4 characters (`AC04`), letters and digits in the code list. */
+const RETURN_REASON_CODE = /^[A-Za-z0-9]{1,4}$/;
+
+/** A return's `RtrInf/Rsn/Cd`; empty or blank is none (`return_without_reason`), anything but a code refused. */
+const returnCodeOf = (returnInfo: XmlElement | undefined): string | null => {
+  const code = text(path(returnInfo, 'Rsn', 'Cd'));
+  if (code === null || code.trim() === '') return null;
+  if (!RETURN_REASON_CODE.test(code)) throw invalid('RtrInf/Rsn/Cd must be an ISO return reason code, 1 to 4 letters or digits (such as AC04)');
+  return code;
+};
+
 /**
  * The transactions of one `Ntry`. An entry of one `TxDtls` (or none) is one transaction of the entry's
  * amount. A batch booking, one entry for several transfers, is one transaction a `TxDtls`, each of its
@@ -205,7 +216,7 @@ const transactionsOf = (entry: XmlElement, statementId: string): StatementEntry[
       amount: addsUp ? parts[index]!.amount : null,
       currency: parts[index]!.currency ?? booked.currency,
       ...common,
-      returnCode: text(path(returnInfo, 'Rsn', 'Cd')),
+      returnCode: returnCodeOf(returnInfo),
       isReturn: returnInfo !== undefined,
     } satisfies Omit<StatementEntry, 'entryRef'>;
     // Without the bank's own reference, the transaction is known by what it says.

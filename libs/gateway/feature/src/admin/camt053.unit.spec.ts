@@ -132,6 +132,26 @@ describe('camt.053 statement parser', () => {
     });
   });
 
+  describe("a return's reason code (ExternalReturnReason1Code: 1 to 4 letters or digits)", () => {
+    const returned = (reason: string) => statementOf().replace('<CdtDbtInd>DBIT</CdtDbtInd>', '<CdtDbtInd>CRDT</CdtDbtInd>').replace('</Refs>', `</Refs><RtrInf><Rsn>${reason}</Rsn></RtrInf>`);
+
+    it('is read as given', () => {
+      expect(parseStatement(returned('<Cd>AC04</Cd>')).entries[0]).toMatchObject({ isReturn: true, returnCode: 'AC04' });
+    });
+
+    it('empty or blank counts as missing (return_without_reason)', () => {
+      for (const reason of ['<Cd></Cd>', '<Cd/>', '<Cd>   </Cd>', '<Cd>\t\n</Cd>', '']) {
+        expect(parseStatement(returned(reason)).entries[0]).toMatchObject({ isReturn: true, returnCode: null });
+      }
+    });
+
+    it('anything else is 400 invalid_request naming the entry', () => {
+      for (const code of ['A'.repeat(1000), 'AC045', '&lt;img src=x onerror=alert(1)&gt;', 'AC 4', 'AC-4', 'ÀC04']) {
+        expect(refusalOf(returned(`<Cd>${code}</Cd>`))).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^Ntry 1: .*RtrInf\/Rsn\/Cd/) });
+      }
+    });
+  });
+
   describe('a batch booking: one entry for several transfers', () => {
     const batchOf = (entryAmount: string, parts: string[], { ref = '<AcctSvcrRef>B-7</AcctSvcrRef>' } = {}) =>
       statementOf().replace(
