@@ -427,5 +427,30 @@ describe('payouts', () => {
       expect(await retrieve(pending, returns)).toMatchObject({ status: 'failed', failure_reason: 'returned_by_bank', failure_code: 'AC04' });
       expect(await balanceOf(service, returns.merchant)).toBe(before + 20_000);
     });
+
+    it('a statement in another namespace, with two BkToCstmrStmt, or with an undeclared entity reference is 400 invalid_request; nothing applied', async () => {
+      const reader = await createIntegrator(service);
+      const account = (await bankAccountOf(reader, DZ_IBAN)).body.id;
+      await fund(reader.merchant, 100_000);
+      const [first, second] = [(await payout({ amount: 10_000, bank_account: account }, reader)).body.id as string, (await payout({ amount: 20_000, bank_account: account }, reader)).body.id as string];
+      const made = await batch('DZD');
+      const NS = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
+      const paying = (id: string, e2e: string, amount: string) => statement(id, [{ e2e, amount, currency: 'DZD', indicator: 'DBIT', ref: 'N1' }]);
+      const inner = (xml: string) => /<BkToCstmrStmt>[\s\S]*<\/BkToCstmrStmt>/.exec(xml)![0];
+      const hostile = [
+        `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09" xmlns:c="${NS}">${inner(paying(`NS1-${made.body.id}`, first, '100.00'))}</Document>`,
+        `<Document xmlns:c="${NS}">${inner(paying(`NS2-${made.body.id}`, first, '100.00'))}</Document>`,
+        `<x:Document xmlns:x="urn:evil" xmlns="${NS}">${inner(paying(`NS3-${made.body.id}`, first, '100.00'))}</x:Document>`,
+        `<Document xmlns="${NS}">${inner(paying(`NS4-${made.body.id}`, second, '200.00')).replace('<BkToCstmrStmt>', '<BkToCstmrStmt xmlns="urn:evil">')}</Document>`,
+        `<Document xmlns="${NS}">${inner(paying(`TWO-${made.body.id}`, first, '100.00'))}${inner(paying(`TWO-${made.body.id}-2`, second, '200.00'))}</Document>`,
+        paying(`ENT-${made.body.id}&x;`, first, '100.00'),
+        paying(`ENT2-${made.body.id}`, first, '100.00').replace('Ccy="DZD"', 'Ccy="DZD&x;"'),
+      ];
+      for (const xml of hostile) {
+        const response = await importStatement(xml);
+        expect({ xml, status: response.status, code: response.body.error?.code }).toEqual({ xml, status: 400, code: 'invalid_request' });
+      }
+      for (const id of [first, second]) expect(await retrieve(id, reader)).toMatchObject({ status: 'in_transit', paid_at: null });
+    });
   });
 });

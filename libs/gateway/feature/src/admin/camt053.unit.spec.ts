@@ -69,6 +69,13 @@ describe('camt.053 statement parser', () => {
     }
   });
 
+  it('a reference to an entity never declared is not well-formed: 400 invalid_request naming it, in text or in an attribute', () => {
+    for (const xml of [statementOf({ id: 'X&x;' }), statementOf({ ref: 'R&nbsp;1' }), statementOf().replace('Ccy="DZD"', 'Ccy="DZD&x;"'), statementOf({ id: 'X&#;' }), statementOf({ id: 'X&#x;' })]) {
+      expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/not well-formed XML: &(x|nbsp|#|#x); /) });
+    }
+    expect(refusalOf(statementOf().replace('Ccy="DZD"', 'Ccy="D&amp;Z & D"'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('a & starts no reference') });
+  });
+
   it('a booking date that is no day of the calendar (February 30) is no booking date, not the day it rolls over to', () => {
     for (const bookingDate of ['2026-02-30', '2026-02-29', '2026-04-31', '2026-13-01', '2026-00-10']) {
       expect(parseStatement(statementOf({ bookingDate })).entries[0]!.bookingDate).toBeNull();
