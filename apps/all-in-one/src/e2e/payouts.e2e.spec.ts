@@ -146,7 +146,7 @@ describe('payouts', () => {
     it('an account holder or a description with a control character or a noncharacter is 400 invalid_request naming it; nothing is created', async () => {
       await fund(shop.merchant, 100_000);
       const before = await balanceOf(service, shop.merchant);
-      for (const hostile of ['A\u0001B\u001fC', 'tab\there', 'line\nbreak', 'cr\rhere', 'del\u007f', 'c1\u0085', 'non\ufffe', 'non\uffff', 'non\ufdd0']) {
+      for (const hostile of ['A\u0001B\u001fC', 'tab\there', 'line\nbreak', 'cr\rhere', 'del\u007f', 'c1\u0085', 'non\ufffe', 'non\uffff', 'non\ufdd0', 'non\udbff\udfff', 'non\u{1FFFE}', '\u{EFFFF}', 'non\u{10FFFE}']) {
         const account = await service.http('POST', '/v1/bank_accounts', {
           key: shop.apiKey,
           body: { connection: shop.merchant, account_holder: hostile, iban: DZ_IBAN },
@@ -158,6 +158,7 @@ describe('payouts', () => {
       }
       expect(await balanceOf(service, shop.merchant)).toBe(before);
       expect((await payout({ amount: 1000, description: 'Facture n° 42 — été 😀' })).status).toBe(201);
+      expect((await payout({ amount: 1000, description: 'plane 16 \u{10FFFD}, plane 1 \u{1FFFD}' })).status).toBe(201);
     });
 
     it('a retried create (same Idempotency-Key) answers the same payout and debits once', async () => {
