@@ -453,5 +453,34 @@ describe('payouts', () => {
       }
       for (const id of [first, second]) expect(await retrieve(id, reader)).toMatchObject({ status: 'in_transit', paid_at: null });
     });
+
+    it('a statement not in UTF-8 (Latin-1 bytes, UTF-16, another declared encoding) is 400 naming the encoding, another charset 415; nothing applied', async () => {
+      const latin = await createIntegrator(service);
+      const account = (await bankAccountOf(latin, DZ_IBAN)).body.id;
+      await fund(latin.merchant, 100_000);
+      const id = (await payout({ amount: 10_000, bank_account: account }, latin)).body.id as string;
+      const made = await batch('DZD');
+      const genuine = statement(`ENC-${made.body.id}`, [{ e2e: id, amount: '100.00', currency: 'DZD', indicator: 'DBIT', ref: 'E' }]);
+      const declared = genuine.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
+      const sent = (body: string | Uint8Array, contentType = 'application/xml') => service.admin('POST', '/admin/v1/bank_statements', { rawBody: body, headers: { 'Content-Type': contentType } });
+      for (const [body, named] of [
+        [Buffer.from(declared.replace('<NtryRef>E</NtryRef>', '<NtryRef>\u00e9</NtryRef>'), 'latin1'), 'UTF-8'],
+        [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(genuine.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le')]), 'UTF-16'],
+        [Buffer.from(genuine.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le'), 'UTF-16'],
+        [declared, 'ISO-8859-1'],
+      ] as const) {
+        const response = await sent(body);
+        expect({ named, status: response.status, code: response.body.error?.code }).toEqual({ named, status: 400, code: 'invalid_request' });
+        expect(response.body.error.message).toContain(named);
+      }
+      const charset = await sent(genuine, 'application/xml; charset=iso-8859-1');
+      expect(charset.status).toBe(415);
+      expect(charset.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('iso-8859-1') });
+      expect(await retrieve(id, latin)).toMatchObject({ status: 'in_transit' });
+      // UTF-8 with its byte order mark, and charset=utf-8, are read.
+      const read = await sent(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(genuine.replace('<NtryRef>E</NtryRef>', '<NtryRef>\u00e9</NtryRef>'))]), 'application/xml; charset=UTF-8');
+      expect(read.status).toBe(201);
+      expect(read.body).toMatchObject({ paid: 1, unmatched: [] });
+    });
   });
 });

@@ -248,6 +248,9 @@ export function parseStatement(xml: string): ParsedStatement {
   } catch (error) {
     throw invalid(`the body is not well-formed XML: ${(error as Error).message.slice(0, 200)}`);
   }
+  // The body is read as UTF-8 (ISO 20022's encoding): a file that says it is in another is refused, not misread.
+  const declared = (document.find((node) => tagOf(node) === '?xml')?.[':@'] as Record<string, string> | undefined)?.['@encoding'];
+  if (declared !== undefined && !/^utf-?8$/i.test(declared)) throw invalid(`the statement declares encoding="${declared.slice(0, 40)}": a statement is read in UTF-8 only (encoding="UTF-8", or no encoding declared)`);
   const top = document.find((node) => !tagOf(node)?.startsWith('?') && !tagOf(node)?.startsWith('#'));
   const root = top === undefined ? undefined : elementOf(tagOf(top)!, top, new Map());
   if (root?.name !== 'Document') throw invalid('the body is not an ISO 20022 Document');

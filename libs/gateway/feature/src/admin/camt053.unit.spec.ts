@@ -76,6 +76,12 @@ describe('camt.053 statement parser', () => {
     expect(refusalOf(statementOf().replace('Ccy="DZD"', 'Ccy="D&amp;Z & D"'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('a & starts no reference') });
   });
 
+  it('a statement that declares an encoding other than UTF-8 is 400 invalid_request naming it', () => {
+    expect(refusalOf(statementOf().replace('encoding="UTF-8"', 'encoding="ISO-8859-1"'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('ISO-8859-1') });
+    expect(parseStatement(statementOf().replace('encoding="UTF-8"', "encoding='utf-8'")).statementId).toBe('STMT-1');
+    expect(parseStatement(statementOf().replace(' encoding="UTF-8"', '')).statementId).toBe('STMT-1');
+  });
+
   it('a booking date that is no day of the calendar (February 30) is no booking date, not the day it rolls over to', () => {
     for (const bookingDate of ['2026-02-30', '2026-02-29', '2026-04-31', '2026-13-01', '2026-00-10']) {
       expect(parseStatement(statementOf({ bookingDate })).entries[0]!.bookingDate).toBeNull();
