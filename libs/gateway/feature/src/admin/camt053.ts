@@ -16,7 +16,8 @@ const invalid = (message: string): ServiceError => new ServiceError('invalid_req
 /**
  * A DOCTYPE (where external entities and entity bombs are declared) is refused outright: a statement
  * never has one. The parser itself resolves no entity either (processEntities off): the five
- * predefined entities and numeric character references are decoded here (`decode`), in one pass.
+ * predefined entities and numeric character references are decoded here (`decode`), in one pass, and
+ * any other reference is refused.
  */
 const DOCTYPE = /<!DOCTYPE/i;
 const ENTITY = /<!ENTITY/i;
@@ -256,6 +257,7 @@ export function parseStatement(xml: string): ParsedStatement {
   if (root?.name !== 'Document') throw invalid('the body is not an ISO 20022 Document');
   if (root.namespace !== CAMT_053_NAMESPACE) throw invalid(`the Document is in ${namespaceName(root.namespace)}: a camt.053.001.08 statement's is ${CAMT_053_NAMESPACE}`);
   const report = path(root, 'BkToCstmrStmt');
+  // GrpHdr is not read, but given twice it is refused as any element the schema allows once.
   path(report, 'GrpHdr');
   const statement = path(report, 'Stmt');
   if (statement === undefined) throw invalid('the Document must hold BkToCstmrStmt with exactly one Stmt');

@@ -108,6 +108,11 @@ describe('camt.053 statement parser', () => {
       expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(found) });
     });
 
+    it("an element the import does not read may be in another namespace (a bank's supplementary data)", () => {
+      const supplemented = statementOf().replace('</Ntry>', '<SplmtryData><Envlp><b:Note xmlns:b="urn:bank:notes">batch 7</b:Note></Envlp></SplmtryData></Ntry>');
+      expect(parseStatement(supplemented)).toEqual(parseStatement(statementOf()));
+    });
+
     it('a prefix bound to the namespace reads as the default namespace does; a prefix never declared is not well-formed', () => {
       const prefixed = `<c:Document xmlns:c="${NS}">${body.replace(/<(\/?)([A-Za-z]+)/g, '<$1c:$2')}</c:Document>`;
       expect(parseStatement(prefixed)).toEqual(parseStatement(statementOf()));
