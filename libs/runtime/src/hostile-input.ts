@@ -84,6 +84,11 @@ export function checkBodyEncoding(request: FastifyRequest): void {
   const contentType = request.headers['content-type'] ?? '';
   // Another media type is refused as not JSON (400), whatever its charset.
   if (!READ_MEDIA_TYPES.test(contentType)) return;
+  checkCharset(contentType);
+}
+
+/** A `charset=` other than UTF-8 in a Content-Type the route reads is refused by name (415). */
+export function checkCharset(contentType: string): void {
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new ServiceError('invalid_request', `charset=${printable(charset)} is not supported: send the body in UTF-8 (charset=utf-8)`, undefined, 415);

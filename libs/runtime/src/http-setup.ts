@@ -17,7 +17,7 @@ import {
   RETRY_AFTER_UNAVAILABLE_SECONDS,
 } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
-import { checkBodyEncoding, checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
+import { checkBodyEncoding, checkCharset, checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
 import { observeRequests } from './request-observability';
 
 export const fastifyOptions = {
@@ -136,8 +136,36 @@ function acceptXmlOnStatementRoute(fastify: FastifyInstance): void {
       throw new ServiceError('invalid_request', `the request body must be JSON, sent with Content-Type: application/json (XML is accepted by ${XML_BODY_ROUTE.method} ${XML_BODY_ROUTE.url} only)`);
     }
     if (Number(request.headers['content-length'] ?? 0) > STATEMENT_BODY_LIMIT_BYTES) throw statementTooLarge();
+    checkCharset(String(request.headers['content-type']));
   });
-  fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: STATEMENT_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, String(body)));
+  // Read as bytes, not as a string: Fastify decodes a string with replacement characters and then
+  // refuses the body as not its Content-Length, an answer that names no encoding.
+  fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'buffer', bodyLimit: STATEMENT_BODY_LIMIT_BYTES }, (_request, body, done) => {
+    try {
+      done(null, utf8Statement(body as Buffer));
+    } catch (error) {
+      done(error as ServiceError, undefined);
+    }
+  });
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A statement's bytes as text: UTF-8 only (a leading byte order mark is dropped). UTF-16, known by its
+ * byte order mark or by `<` beside a zero byte, and any other bytes that are not UTF-8 are refused by
+ * name.
+ */
+function utf8Statement(bytes: Buffer): string {
+  const [first, second] = [bytes[0], bytes[1]];
+  if ((first === 0xfe && second === 0xff) || (first === 0xff && second === 0xfe) || (first === 0x00 && second === 0x3c) || (first === 0x3c && second === 0x00)) {
+    throw new ServiceError('invalid_request', 'the statement is encoded in UTF-16: send it in UTF-8');
+  }
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new ServiceError('invalid_request', 'the statement is not valid UTF-8 (ISO-8859-1 or another encoding?): send it in UTF-8');
+  }
 }
 
 /** The one form allowed above FORM_BODY_LIMIT_BYTES: the console's statement, pasted as XML. */

@@ -23,8 +23,8 @@ export interface Response<T = any> {
 export interface RequestOptions {
   key?: string;
   body?: unknown;
-  /** Sent as is, instead of JSON.stringify(body). */
-  rawBody?: string;
+  /** Sent as is (text as UTF-8, bytes unchanged), instead of JSON.stringify(body). */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 

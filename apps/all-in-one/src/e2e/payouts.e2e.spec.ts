@@ -146,7 +146,7 @@ describe('payouts', () => {
     it('an account holder or a description with a control character or a noncharacter is 400 invalid_request naming it; nothing is created', async () => {
       await fund(shop.merchant, 100_000);
       const before = await balanceOf(service, shop.merchant);
-      for (const hostile of ['A\u0001B\u001fC', 'tab\there', 'line\nbreak', 'cr\rhere', 'del\u007f', 'c1\u0085', 'non\ufffe', 'non\uffff', 'non\ufdd0']) {
+      for (const hostile of ['A\u0001B\u001fC', 'tab\there', 'line\nbreak', 'cr\rhere', 'del\u007f', 'c1\u0085', 'non\ufffe', 'non\uffff', 'non\ufdd0', 'non\udbff\udfff', 'non\u{1FFFE}', '\u{EFFFF}', 'non\u{10FFFE}']) {
         const account = await service.http('POST', '/v1/bank_accounts', {
           key: shop.apiKey,
           body: { connection: shop.merchant, account_holder: hostile, iban: DZ_IBAN },
@@ -158,6 +158,7 @@ describe('payouts', () => {
       }
       expect(await balanceOf(service, shop.merchant)).toBe(before);
       expect((await payout({ amount: 1000, description: 'Facture n° 42 — été 😀' })).status).toBe(201);
+      expect((await payout({ amount: 1000, description: 'plane 16 \u{10FFFD}, plane 1 \u{1FFFD}' })).status).toBe(201);
     });
 
     it('a retried create (same Idempotency-Key) answers the same payout and debits once', async () => {
@@ -393,6 +394,93 @@ describe('payouts', () => {
       expect(await retrieve(target)).toMatchObject({ status: 'in_transit' });
       // The genuine statement is still new.
       expect((await importStatement(genuine)).body).toMatchObject({ paid: 1, duplicate: false });
+    });
+
+    it('a return changes the payout only when booked and with a reason code: blank is return_without_reason, PDNG not_a_booked_debit_or_return, anything but a code 400', async () => {
+      const returns = await createIntegrator(service);
+      const account = (await bankAccountOf(returns, DZ_IBAN)).body.id;
+      await fund(returns.merchant, 100_000);
+      const [blank, pending] = [(await payout({ amount: 10_000, bank_account: account }, returns)).body.id as string, (await payout({ amount: 20_000, bank_account: account }, returns)).body.id as string];
+      const made = await batch('DZD');
+      const before = await balanceOf(service, returns.merchant);
+      const imported = await importStatement(
+        statement(`RT1-${made.body.id}`, [
+          { e2e: blank, amount: '100.00', currency: 'DZD', indicator: 'CRDT', ref: 'B', returnCode: '   ' },
+          { e2e: pending, amount: '200.00', currency: 'DZD', indicator: 'CRDT', ref: 'P', status: 'PDNG', returnCode: 'AC04' },
+        ]).replace(/<Ntry>(\s*<NtryRef>P<\/NtryRef>[\s\S]*?)<BookgDt>[\s\S]*?<\/BookgDt>/, '<Ntry>$1'),
+      );
+      expect(imported.status).toBe(201);
+      expect(imported.body).toMatchObject({ paid: 0, failed: 0 });
+      expect(imported.body.unmatched.map((u: { end_to_end_id: string; reason: string }) => [u.end_to_end_id, u.reason])).toEqual([
+        [blank, 'return_without_reason'],
+        [pending, 'not_a_booked_debit_or_return'],
+      ]);
+      for (const code of ['A'.repeat(1000), '&lt;img src=x onerror=alert(1)&gt;']) {
+        const refused = await importStatement(statement(`RT2-${made.body.id}`, [{ e2e: blank, amount: '100.00', currency: 'DZD', indicator: 'CRDT', ref: 'H', returnCode: code }]));
+        expect(refused.status).toBe(400);
+        expect(refused.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('Ntry 1') });
+      }
+      for (const id of [blank, pending]) expect(await retrieve(id, returns)).toMatchObject({ status: 'in_transit', failure_code: null });
+      expect(await balanceOf(service, returns.merchant)).toBe(before);
+      // Booked, the same return fails the payout and credits the money back.
+      const booked = await importStatement(statement(`RT3-${made.body.id}`, [{ e2e: pending, amount: '200.00', currency: 'DZD', indicator: 'CRDT', ref: 'P', returnCode: 'AC04' }]));
+      expect(booked.body).toMatchObject({ failed: 1, unmatched: [] });
+      expect(await retrieve(pending, returns)).toMatchObject({ status: 'failed', failure_reason: 'returned_by_bank', failure_code: 'AC04' });
+      expect(await balanceOf(service, returns.merchant)).toBe(before + 20_000);
+    });
+
+    it('a statement in another namespace, with two BkToCstmrStmt, or with an undeclared entity reference is 400 invalid_request; nothing applied', async () => {
+      const reader = await createIntegrator(service);
+      const account = (await bankAccountOf(reader, DZ_IBAN)).body.id;
+      await fund(reader.merchant, 100_000);
+      const [first, second] = [(await payout({ amount: 10_000, bank_account: account }, reader)).body.id as string, (await payout({ amount: 20_000, bank_account: account }, reader)).body.id as string];
+      const made = await batch('DZD');
+      const NS = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
+      const paying = (id: string, e2e: string, amount: string) => statement(id, [{ e2e, amount, currency: 'DZD', indicator: 'DBIT', ref: 'N1' }]);
+      const inner = (xml: string) => /<BkToCstmrStmt>[\s\S]*<\/BkToCstmrStmt>/.exec(xml)![0];
+      const hostile = [
+        `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09" xmlns:c="${NS}">${inner(paying(`NS1-${made.body.id}`, first, '100.00'))}</Document>`,
+        `<Document xmlns:c="${NS}">${inner(paying(`NS2-${made.body.id}`, first, '100.00'))}</Document>`,
+        `<x:Document xmlns:x="urn:evil" xmlns="${NS}">${inner(paying(`NS3-${made.body.id}`, first, '100.00'))}</x:Document>`,
+        `<Document xmlns="${NS}">${inner(paying(`NS4-${made.body.id}`, second, '200.00')).replace('<BkToCstmrStmt>', '<BkToCstmrStmt xmlns="urn:evil">')}</Document>`,
+        `<Document xmlns="${NS}">${inner(paying(`TWO-${made.body.id}`, first, '100.00'))}${inner(paying(`TWO-${made.body.id}-2`, second, '200.00'))}</Document>`,
+        paying(`ENT-${made.body.id}&x;`, first, '100.00'),
+        paying(`ENT2-${made.body.id}`, first, '100.00').replace('Ccy="DZD"', 'Ccy="DZD&x;"'),
+      ];
+      for (const xml of hostile) {
+        const response = await importStatement(xml);
+        expect({ xml, status: response.status, code: response.body.error?.code }).toEqual({ xml, status: 400, code: 'invalid_request' });
+      }
+      for (const id of [first, second]) expect(await retrieve(id, reader)).toMatchObject({ status: 'in_transit', paid_at: null });
+    });
+
+    it('a statement not in UTF-8 (Latin-1 bytes, UTF-16, another declared encoding) is 400 naming the encoding, another charset 415; nothing applied', async () => {
+      const latin = await createIntegrator(service);
+      const account = (await bankAccountOf(latin, DZ_IBAN)).body.id;
+      await fund(latin.merchant, 100_000);
+      const id = (await payout({ amount: 10_000, bank_account: account }, latin)).body.id as string;
+      const made = await batch('DZD');
+      const genuine = statement(`ENC-${made.body.id}`, [{ e2e: id, amount: '100.00', currency: 'DZD', indicator: 'DBIT', ref: 'E' }]);
+      const declared = genuine.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
+      const sent = (body: string | Uint8Array, contentType = 'application/xml') => service.admin('POST', '/admin/v1/bank_statements', { rawBody: body, headers: { 'Content-Type': contentType } });
+      for (const [body, named] of [
+        [Buffer.from(declared.replace('<NtryRef>E</NtryRef>', '<NtryRef>\u00e9</NtryRef>'), 'latin1'), 'UTF-8'],
+        [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(genuine.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le')]), 'UTF-16'],
+        [Buffer.from(genuine.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le'), 'UTF-16'],
+        [declared, 'ISO-8859-1'],
+      ] as const) {
+        const response = await sent(body);
+        expect({ named, status: response.status, code: response.body.error?.code }).toEqual({ named, status: 400, code: 'invalid_request' });
+        expect(response.body.error.message).toContain(named);
+      }
+      const charset = await sent(genuine, 'application/xml; charset=iso-8859-1');
+      expect(charset.status).toBe(415);
+      expect(charset.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('iso-8859-1') });
+      expect(await retrieve(id, latin)).toMatchObject({ status: 'in_transit' });
+      // UTF-8 with its byte order mark, and charset=utf-8, are read.
+      const read = await sent(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(genuine.replace('<NtryRef>E</NtryRef>', '<NtryRef>\u00e9</NtryRef>'))]), 'application/xml; charset=UTF-8');
+      expect(read.status).toBe(201);
+      expect(read.body).toMatchObject({ paid: 1, unmatched: [] });
     });
   });
 });

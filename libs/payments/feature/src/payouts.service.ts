@@ -412,8 +412,9 @@ export class PayoutsService {
     if (entry.amount !== terms.amount) return { unmatched: 'amount_mismatch' };
     let command: PayoutCommand;
     let applied: 'paid' | 'failed';
-    if (entry.creditDebit === 'CRDT' && entry.isReturn) {
-      if (entry.returnCode === null) return { unmatched: 'return_without_reason' };
+    // Only a booked entry moves money: a pending (PDNG) return, as a pending debit, changes nothing yet.
+    if (entry.creditDebit === 'CRDT' && entry.isReturn && entry.status === 'BOOK') {
+      if (entry.returnCode === null || entry.returnCode.trim() === '') return { unmatched: 'return_without_reason' };
       command = { type: 'ReturnPayout', payoutId, code: entry.returnCode, entryRef: entry.entryRef, now: this.clock.now() };
       applied = 'failed';
     } else if (entry.creditDebit === 'DBIT' && entry.status === 'BOOK' && !entry.isReturn) {

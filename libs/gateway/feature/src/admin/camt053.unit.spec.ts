@@ -69,6 +69,19 @@ describe('camt.053 statement parser', () => {
     }
   });
 
+  it('a reference to an entity never declared is not well-formed: 400 invalid_request naming it, in text or in an attribute', () => {
+    for (const xml of [statementOf({ id: 'X&x;' }), statementOf({ ref: 'R&nbsp;1' }), statementOf().replace('Ccy="DZD"', 'Ccy="DZD&x;"'), statementOf({ id: 'X&#;' }), statementOf({ id: 'X&#x;' })]) {
+      expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/not well-formed XML: &(x|nbsp|#|#x); /) });
+    }
+    expect(refusalOf(statementOf().replace('Ccy="DZD"', 'Ccy="D&amp;Z & D"'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('a & starts no reference') });
+  });
+
+  it('a statement that declares an encoding other than UTF-8 is 400 invalid_request naming it', () => {
+    expect(refusalOf(statementOf().replace('encoding="UTF-8"', 'encoding="ISO-8859-1"'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('ISO-8859-1') });
+    expect(parseStatement(statementOf().replace('encoding="UTF-8"', "encoding='utf-8'")).statementId).toBe('STMT-1');
+    expect(parseStatement(statementOf().replace(' encoding="UTF-8"', '')).statementId).toBe('STMT-1');
+  });
+
   it('a booking date that is no day of the calendar (February 30) is no booking date, not the day it rolls over to', () => {
     for (const bookingDate of ['2026-02-30', '2026-02-29', '2026-04-31', '2026-13-01', '2026-00-10']) {
       expect(parseStatement(statementOf({ bookingDate })).entries[0]!.bookingDate).toBeNull();
@@ -77,6 +90,84 @@ describe('camt.053 statement parser', () => {
     const dateTime = (value: string) => parseStatement(statementOf().replace('<Dt>2026-11-28</Dt>', `<DtTm>${value}</DtTm>`)).entries[0]!.bookingDate;
     expect(dateTime('2026-02-30T10:00:00Z')).toBeNull();
     expect(dateTime('2026-03-01T01:00:00+02:00')).toBe('2026-02-28T23:00:00.000Z');
+  });
+
+  describe('every element the import reads is in the camt.053.001.08 namespace', () => {
+    const NS = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
+    const body = statementOf().replace(/^<\?xml[^>]*>\s*<Document[^>]*>/, '').replace(/<\/Document>$/, '');
+
+    it.each([
+      ['Document in another default namespace, camt.053 bound to an unused prefix', `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09" xmlns:c="${NS}">${body}</Document>`, 'pain.001.001.09'],
+      ['Document in no namespace, camt.053 bound to an unused prefix', `<Document xmlns:c="${NS}">${body}</Document>`, 'no namespace'],
+      ['a prefixed Document in another namespace', `<x:Document xmlns:x="urn:evil" xmlns="${NS}">${body}</x:Document>`, 'urn:evil'],
+      ['BkToCstmrStmt in another namespace', `<Document xmlns="${NS}">${body.replace('<BkToCstmrStmt>', '<BkToCstmrStmt xmlns="urn:evil">')}</Document>`, 'urn:evil'],
+      ['an entry in another namespace', `<Document xmlns="${NS}">${body.replace('<Ntry>', '<e:Ntry xmlns:e="urn:evil">').replace('</Ntry>', '</e:Ntry>')}</Document>`, 'urn:evil'],
+      ['an EndToEndId in another namespace', `<Document xmlns="${NS}">${body.replace('<EndToEndId>', '<EndToEndId xmlns="urn:evil">')}</Document>`, 'urn:evil'],
+      ['an amount in no namespace', `<Document xmlns="${NS}">${body.replace('<Amt Ccy', '<Amt xmlns="" Ccy')}</Document>`, 'no namespace'],
+    ])('%s is 400 invalid_request naming the namespace found', (_what, xml, found) => {
+      expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(found) });
+    });
+
+    it("an element the import does not read may be in another namespace (a bank's supplementary data)", () => {
+      const supplemented = statementOf().replace('</Ntry>', '<SplmtryData><Envlp><b:Note xmlns:b="urn:bank:notes">batch 7</b:Note></Envlp></SplmtryData></Ntry>');
+      expect(parseStatement(supplemented)).toEqual(parseStatement(statementOf()));
+    });
+
+    it('a prefix bound to the namespace reads as the default namespace does; a prefix never declared is not well-formed', () => {
+      const prefixed = `<c:Document xmlns:c="${NS}">${body.replace(/<(\/?)([A-Za-z]+)/g, '<$1c:$2')}</c:Document>`;
+      expect(parseStatement(prefixed)).toEqual(parseStatement(statementOf()));
+      expect(refusalOf(`<c:Document xmlns:x="${NS}">${body}</c:Document>`)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('prefix c') });
+    });
+  });
+
+  describe('an element the schema allows once, repeated, is 400 invalid_request naming it (never the first read, the rest dropped)', () => {
+    const twice = (element: string) => (xml: string) => xml.replace(element, `${element}${element}`);
+    it.each([
+      ['BkToCstmrStmt', (xml: string) => xml.replace(/<BkToCstmrStmt>[\s\S]*<\/BkToCstmrStmt>/, (whole) => `${whole}${whole.replace('STMT-1', 'STMT-2')}`)],
+      ['Stmt', (xml: string) => xml.replace(/<Stmt>[\s\S]*<\/Stmt>/, (whole) => `${whole}${whole}`)],
+      ['GrpHdr', twice('<GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-28T10:00:00Z</CreDtTm></GrpHdr>')],
+      ['Id', twice('<Id>STMT-1</Id>')],
+      ['NtryRef', twice('<NtryRef>REF-1</NtryRef>')],
+      ['Amt', twice('<Amt Ccy="DZD">125.00</Amt>')],
+      ['CdtDbtInd', twice('<CdtDbtInd>DBIT</CdtDbtInd>')],
+      ['Sts', twice('<Sts><Cd>BOOK</Cd></Sts>')],
+      ['Cd', twice('<Cd>BOOK</Cd>')],
+      ['BookgDt', twice('<BookgDt><Dt>2026-11-28</Dt></BookgDt>')],
+      ['Dt', twice('<Dt>2026-11-28</Dt>')],
+      ['Refs', twice('<Refs><EndToEndId>po_abc</EndToEndId></Refs>')],
+      ['EndToEndId', twice('<EndToEndId>po_abc</EndToEndId>')],
+      ['RtrInf', (xml: string) => xml.replace('</Refs>', '</Refs><RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf><RtrInf><Rsn><Cd>AC01</Cd></Rsn></RtrInf>')],
+      ['Cd', (xml: string) => xml.replace('</Refs>', '</Refs><RtrInf><Rsn><Cd>AC04</Cd><Cd>AC01</Cd></Rsn></RtrInf>')],
+      ['AcctSvcrRef', (xml: string) => xml.replace('<NtryRef>REF-1</NtryRef>', '<NtryRef>REF-1</NtryRef><AcctSvcrRef>A</AcctSvcrRef><AcctSvcrRef>B</AcctSvcrRef>')],
+    ])('%s', (name, repeat) => {
+      const xml = repeat(statementOf());
+      expect(xml).not.toBe(statementOf());
+      expect(refusalOf(xml)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(`${name} more than once`) });
+    });
+
+    it('BookgDt holds Dt or DtTm, not both', () => {
+      expect(refusalOf(statementOf().replace('<Dt>2026-11-28</Dt>', '<Dt>2026-11-28</Dt><DtTm>2026-11-29T10:00:00Z</DtTm>'))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('BookgDt') });
+    });
+  });
+
+  describe("a return's reason code (ExternalReturnReason1Code: 1 to 4 letters or digits)", () => {
+    const returned = (reason: string) => statementOf().replace('<CdtDbtInd>DBIT</CdtDbtInd>', '<CdtDbtInd>CRDT</CdtDbtInd>').replace('</Refs>', `</Refs><RtrInf><Rsn>${reason}</Rsn></RtrInf>`);
+
+    it('is read as given', () => {
+      expect(parseStatement(returned('<Cd>AC04</Cd>')).entries[0]).toMatchObject({ isReturn: true, returnCode: 'AC04' });
+    });
+
+    it('empty or blank counts as missing (return_without_reason)', () => {
+      for (const reason of ['<Cd></Cd>', '<Cd/>', '<Cd>   </Cd>', '<Cd>\t\n</Cd>', '']) {
+        expect(parseStatement(returned(reason)).entries[0]).toMatchObject({ isReturn: true, returnCode: null });
+      }
+    });
+
+    it('anything else is 400 invalid_request naming the entry', () => {
+      for (const code of ['A'.repeat(1000), 'AC045', '&lt;img src=x onerror=alert(1)&gt;', 'AC 4', 'AC-4', 'ÀC04']) {
+        expect(refusalOf(returned(`<Cd>${code}</Cd>`))).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^Ntry 1: .*RtrInf\/Rsn\/Cd/) });
+      }
+    });
   });
 
   describe('a batch booking: one entry for several transfers', () => {

@@ -72,9 +72,12 @@ export class PayoutsAdminController {
    */
   @Returns(BankStatementImportResource, 'Import a bank statement', {
     description:
-      'Applies an ISO 20022 `camt.053.001.08` statement: a booked debit entry whose `EndToEndId` is an `in_transit` payout with the same amount and currency marks it `paid`; a returned credit marks it `failed` (`returned_by_bank`, `failure_code` the return reason) and the amount goes back; any other entry changes nothing and is listed in `unmatched`. A statement imported before answers `duplicate: true` and applies nothing. Answers 201.',
+      'Applies an ISO 20022 `camt.053.001.08` statement: a booked (`BOOK`) debit entry whose `EndToEndId` is an `in_transit` payout with the same amount and currency marks it `paid`; a booked returned credit marks it `failed` (`returned_by_bank`, `failure_code` the return reason) and the amount goes back; any other entry (a pending one included) changes nothing and is listed in `unmatched`. A statement imported before answers `duplicate: true` and applies nothing. A body that is not such a statement is `400 invalid_request` naming what is wrong, and applies nothing: not well-formed (an entity never declared included), not UTF-8, an element read in another namespace, not exactly one `BkToCstmrStmt` and `Stmt`, an element the schema allows once repeated, a return reason that is not a code of 1 to 4 letters or digits. A charset other than UTF-8 is `415`. Answers 201.',
   })
-  @MediaBody('application/xml', { type: 'string', description: 'An ISO 20022 `camt.053.001.08` bank statement (`Content-Type: application/xml`).' })
+  @MediaBody('application/xml', {
+    type: 'string',
+    description: 'An ISO 20022 `camt.053.001.08` bank statement in UTF-8 (`Content-Type: application/xml`): one `BkToCstmrStmt` with one `Stmt`, every element the import reads in the `camt.053.001.08` namespace, no DOCTYPE.',
+  })
   @Audited('bank_statement_import.created')
   @Post('bank_statements')
   @HttpCode(201)

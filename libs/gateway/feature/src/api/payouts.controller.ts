@@ -17,13 +17,20 @@ import { CREATED_RANGE, JsonBody, LIST_QUERY, QueryParams, Returns } from '../op
 import { parseListQuery } from './list-query';
 
 /**
- * Text the bank file carries (the account holder, the payout's description): no control character
- * (tab, CR and LF included: the file's text fields are one line) and no noncharacter of the Basic
- * Multilingual Plane, which XML 1.0 forbids or a bank cannot print (the file writes any other as a
- * space). Spelt as code point ranges, not `\p{…}`: the pattern is the API description's too, which
- * tools read with regex dialects that lack Unicode properties.
+ * The high surrogates of U+1FFFE/U+1FFFF, U+2FFFE/U+2FFFF … U+10FFFE/U+10FFFF: each plane's last two
+ * code points, noncharacters, are one of these followed by U+DFFE or U+DFFF.
  */
-const BANK_TEXT = /^[^\u0000-\u001F\u007F-\u009F\uFDD0-\uFDEF\uFFFE\uFFFF]*$/u;
+const PLANE_END_HIGH_SURROGATES = Array.from({ length: 16 }, (_, plane) => `\\u${(0xd83f + plane * 0x40).toString(16).toUpperCase()}`).join('');
+
+/**
+ * Text the bank file carries (the account holder, the payout's description): no control character
+ * (tab, CR and LF included: the file's text fields are one line) and no noncharacter (U+FDD0…U+FDEF
+ * and the last two code points of every plane), which XML 1.0 forbids or a bank cannot print (the
+ * file writes any other as a space). Spelt as UTF-16 code units without the `u` flag, not `\p{…}` or
+ * `\u{…}`: the pattern is the API description's too, which tools read with regex dialects that lack
+ * both. A surrogate pair is one character: one whose high half ends a plane must not end in DFFE/DFFF.
+ */
+const BANK_TEXT = new RegExp(`^(?:[^\\u0000-\\u001F\\u007F-\\u009F\\uFDD0-\\uFDEF\\uFFFE\\uFFFF${PLANE_END_HIGH_SURROGATES}]|[${PLANE_END_HIGH_SURROGATES}][\\uDC00-\\uDFFD])*$`);
 const IsBankText = () => Matches(BANK_TEXT, { message: '$property must not contain control characters (tab, CR, LF included) or Unicode noncharacters' });
 
 export class CreateBankAccountBody {
