@@ -70,8 +70,8 @@ export const OUTCOMES: Record<string, (intent: AuditIntent, bus: MessageBus) => 
   'topup.created': made(topup),
   'payout_batch.created': made(exists('payout_batch')),
   'bank_statement_import.created': made(exists('bank_statement_import')),
-  // The console's redeliveries and replays leave nothing to read back that tells one request's from
-  // another's: as a rotation, the intent is taken as done, so that an action is never lost.
+  // Redeliveries and replays (the console's and the APIs') leave nothing to read back that tells one
+  // request's from another's: as a rotation, the intent is taken as done, so that an action is never lost.
   'event.redelivered': assumedDone,
   'failed_deliveries.redelivered': assumedDone,
   'parked_events.replayed': assumedDone,
