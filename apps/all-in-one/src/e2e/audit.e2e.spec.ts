@@ -87,6 +87,33 @@ describe('audit trail', () => {
     await expectRecorded(await service.admin('POST', '/admin/v1/topups', { body: { account: customer.body.id, amount: 1_000, currency: 'DZD' } }), 'topup.created', ADMIN, null);
   });
 
+  it('an integrator\'s first key, a business user and a cash agent are each recorded as their own creation', async () => {
+    const key = idempotencyKey();
+    const create = () => service.admin('POST', '/admin/v1/integrators', { body: { name: 'Keyed shop' }, headers: { 'Idempotency-Key': key } });
+    const integrator = await create();
+    secrets.push(integrator.body.api_key);
+    await expectRecorded(integrator, 'integrator.created', ADMIN, integrator.body.id);
+    const keyEvents = (await eventsOf(integrator.body.api_key_id)).filter((e) => e.action === 'api_key.created');
+    expect(keyEvents).toEqual([expect.objectContaining({ actor: ADMIN, integrator: integrator.body.id, target: { object: 'api_key', id: integrator.body.api_key_id }, request_id: requestId(integrator) })]);
+    // A replay of the create records neither again.
+    expect((await create()).headers.get('idempotent-replayed')).toBe('true');
+    expect((await eventsOf(integrator.body.api_key_id)).map((e) => e.action)).toEqual(['api_key.created']);
+    expect((await eventsOf(integrator.body.id)).map((e) => e.action)).toEqual(['integrator.created']);
+
+    secrets.push('correct horse battery');
+    const business = await service.admin('POST', '/admin/v1/connections', { body: { integrator: integrator.body.id, kind: 'business', name: 'Supplies', currency: 'DZD' } });
+    const user = await service.admin('POST', '/admin/v1/business_users', { body: { business: business.body.id, name: 'Nadia', login: `nadia-${business.body.id}`, password: 'correct horse battery' } });
+    await expectRecorded(user, 'business_user.created', ADMIN, integrator.body.id);
+    const point = await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Kiosk', address: '2 rue' } });
+    const agent = await service.admin('POST', '/admin/v1/agents', { body: { cash_point: point.body.id, name: 'Karim', login: `karim-${point.body.id}`, password: 'correct horse battery' } });
+    await expectRecorded(agent, 'agent.created', ADMIN, null);
+    // A taken login is refused (400): nothing recorded.
+    const before = (await adminEvents('')).length;
+    const taken = await service.admin('POST', '/admin/v1/agents', { body: { cash_point: point.body.id, name: 'Karim', login: `karim-${point.body.id}`, password: 'correct horse battery' } });
+    expect(taken.status).toBe(400);
+    expect((await adminEvents('')).length).toBe(before);
+  });
+
   it('integrator changes: keys, webhook endpoints, refunds, each recorded once by the key that made it', async () => {
     const actor = { type: 'api_key', id: shop.apiKeyId };
     const created = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Reporting', scopes: ['balances:read', 'events:read'] } });

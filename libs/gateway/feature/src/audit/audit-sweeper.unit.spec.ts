@@ -13,7 +13,9 @@ const RECORDED_IN_TRANSACTION = [
   'connection.created',
   'customer.created',
   'customer.pin_reset',
+  'business_user.created',
   'business_user.password_reset',
+  'agent.created',
   'agent.password_reset',
 ];
 

@@ -82,8 +82,10 @@ export class AuditTrail {
   ) {}
 
   /** For a change the gateway stores: pass it to the repository, which calls it in the change's transaction. */
-  readonly record: AuditWriter = async (db: Queryable, target: Target, integrator: string | null) => {
-    await this.log.record(this.entry(target, integrator ?? this.integrator, this.clock.now(), this.repeatable ? null : onceKey(this.action, target.id)), db);
+  readonly record: AuditWriter = async (db: Queryable, target: Target, integrator: string | null, action = this.action) => {
+    // Another action than the route's is a creation (an integrator's first key): once per target.
+    const operationKey = this.repeatable && action === this.action ? null : onceKey(action, target.id);
+    await this.log.record({ ...this.entry(target, integrator ?? this.integrator, this.clock.now(), operationKey), action }, db);
     this.recorded = true;
   };
 
