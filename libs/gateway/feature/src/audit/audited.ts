@@ -128,7 +128,7 @@ export class AuditTrail {
 export const integratorOf = async (answer: Record<string, unknown>, directory: DirectoryRepository): Promise<string | null> => {
   if (answer['object'] === 'integrator' && typeof answer['id'] === 'string') return answer['id'];
   if (typeof answer['integrator'] === 'string') return answer['integrator'];
-  for (const field of [answer['business'], answer['account'], answer['owner']]) {
+  for (const field of [answer['business'], answer['account'], answer['owner'], answer['beneficiary_connection']]) {
     if (hasPrefix(field, 'connection')) return (await directory.findConnection(field))?.integratorId ?? null;
   }
   return null;
