@@ -254,6 +254,7 @@ describe('audit trail', () => {
     // Refused ones record nothing: an unknown or another integrator's event or endpoint, a bad body.
     const before = (await adminEvents('')).length;
     expect((await service.http('POST', '/v1/events/evt_000000000000000000000000/redeliver', { key: shop.apiKey })).status).toBe(404);
+    for (const id of ['evt_a%00', 'a'.repeat(4000)]) expect([400, 404]).toContain((await service.http('POST', `/v1/events/${id}/redeliver`, { key: shop.apiKey })).status);
     expect((await service.http('POST', `/v1/events/${eventId}/redeliver`, { key: other.apiKey })).status).toBe(404);
     expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}/recover`, { key: other.apiKey, body: { since: '2020-01-01T00:00:00Z' } })).status).toBe(404);
     expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}/recover`, { key: shop.apiKey, body: { since: 'yesterday' } })).status).toBe(400);
