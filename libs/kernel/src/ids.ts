@@ -53,7 +53,7 @@ export const ID_PREFIXES = {
   /** A console run of a reconciliation, or of the ledger chain's verification (their audit events' targets). */
   reconciliation: 'rec',
   chainVerification: 'chv',
-  /** A console operation over many objects (every failed delivery redelivered, every parked event replayed). */
+  /** An operation of the console or the admin API over many objects (every failed delivery redelivered, every parked event replayed). */
   operation: 'opr',
   webhookEndpoint: 'we',
   webhookDelivery: 'whd',

@@ -198,7 +198,10 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     // The stored answer opens only with the caller's own secret: another key of the integrator gets no secret.
     const other = await as(shop.apiKey, 'POST', '/v1/api_keys', { name: 'Another full key', scopes: ['*'] });
     secrets.push(other.body.api_key);
-    expectError(await as(other.body.api_key, 'POST', '/v1/api_keys', body, headers), 409, 'idempotency_key_reused');
+    const reused = await as(other.body.api_key, 'POST', '/v1/api_keys', body, headers);
+    expectError(reused, 409, 'idempotency_key_reused');
+    // Not the original response: no Idempotent-Replayed header.
+    expect(reused.headers.get('idempotent-replayed')).toBeNull();
     const rollHeaders = { 'Idempotency-Key': idempotencyKey() };
     const rolled = await as(shop.apiKey, 'POST', `/v1/api_keys/${first.body.id}/roll`, { expires_in: 60 }, rollHeaders);
     const rolledAgain = await as(shop.apiKey, 'POST', `/v1/api_keys/${first.body.id}/roll`, { expires_in: 60 }, rollHeaders);

@@ -87,6 +87,33 @@ describe('audit trail', () => {
     await expectRecorded(await service.admin('POST', '/admin/v1/topups', { body: { account: customer.body.id, amount: 1_000, currency: 'DZD' } }), 'topup.created', ADMIN, null);
   });
 
+  it('an integrator\'s first key, a business user and a cash agent are each recorded as their own creation', async () => {
+    const key = idempotencyKey();
+    const create = () => service.admin('POST', '/admin/v1/integrators', { body: { name: 'Keyed shop' }, headers: { 'Idempotency-Key': key } });
+    const integrator = await create();
+    secrets.push(integrator.body.api_key);
+    await expectRecorded(integrator, 'integrator.created', ADMIN, integrator.body.id);
+    const keyEvents = (await eventsOf(integrator.body.api_key_id)).filter((e) => e.action === 'api_key.created');
+    expect(keyEvents).toEqual([expect.objectContaining({ actor: ADMIN, integrator: integrator.body.id, target: { object: 'api_key', id: integrator.body.api_key_id }, request_id: requestId(integrator) })]);
+    // A replay of the create records neither again.
+    expect((await create()).headers.get('idempotent-replayed')).toBe('true');
+    expect((await eventsOf(integrator.body.api_key_id)).map((e) => e.action)).toEqual(['api_key.created']);
+    expect((await eventsOf(integrator.body.id)).map((e) => e.action)).toEqual(['integrator.created']);
+
+    secrets.push('correct horse battery');
+    const business = await service.admin('POST', '/admin/v1/connections', { body: { integrator: integrator.body.id, kind: 'business', name: 'Supplies', currency: 'DZD' } });
+    const user = await service.admin('POST', '/admin/v1/business_users', { body: { business: business.body.id, name: 'Nadia', login: `nadia-${business.body.id}`, password: 'correct horse battery' } });
+    await expectRecorded(user, 'business_user.created', ADMIN, integrator.body.id);
+    const point = await service.admin('POST', '/admin/v1/cash_points', { body: { name: 'Kiosk', address: '2 rue' } });
+    const agent = await service.admin('POST', '/admin/v1/agents', { body: { cash_point: point.body.id, name: 'Karim', login: `karim-${point.body.id}`, password: 'correct horse battery' } });
+    await expectRecorded(agent, 'agent.created', ADMIN, null);
+    // A taken login is refused (400): nothing recorded.
+    const before = (await adminEvents('')).length;
+    const taken = await service.admin('POST', '/admin/v1/agents', { body: { cash_point: point.body.id, name: 'Karim', login: `karim-${point.body.id}`, password: 'correct horse battery' } });
+    expect(taken.status).toBe(400);
+    expect((await adminEvents('')).length).toBe(before);
+  });
+
   it('integrator changes: keys, webhook endpoints, refunds, each recorded once by the key that made it', async () => {
     const actor = { type: 'api_key', id: shop.apiKeyId };
     const created = await service.http('POST', '/v1/api_keys', { key: shop.apiKey, body: { name: 'Reporting', scopes: ['balances:read', 'events:read'] } });
@@ -173,6 +200,68 @@ describe('audit trail', () => {
     const second = await update(['payment.succeeded']);
     const updates = (await eventsOf(endpoint.body.id)).filter((e) => e.action === 'webhook_endpoint.updated');
     expect(updates.map((e) => e.request_id)).toEqual([requestId(first), requestId(second)]);
+  });
+
+  it('redeliveries and replays through the APIs are recorded as the console records them, each request its own event', async () => {
+    const actor = { type: 'api_key', id: shop.apiKeyId };
+    const endpoint = await service.http('POST', '/v1/webhook_endpoints', { key: shop.apiKey, body: { url: receiver.url, enabled_events: ['*'] } });
+    secrets.push(endpoint.body.secret);
+    const payment = await createPayment(service, shop);
+    expect((await service.http('POST', `/v1/payments/${payment.id}/cancel`, { key: shop.apiKey })).status).toBe(200);
+    let eventId: string | undefined;
+    for (const until = Date.now() + 30_000; eventId === undefined && Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      eventId = (await service.http('GET', `/v1/events?object_id=${payment.id}`, { key: shop.apiKey })).body.data?.[0]?.id;
+    }
+    expect(eventId).toMatch(/^evt_/);
+    const ofAction = async (action: string) => (await adminEvents(`action=${action}`)).reverse();
+    const expected = (response: Response, action: string, who: object, integrator: string | null, target: object) => ({
+      id: expect.stringMatching(/^aud_/),
+      object: 'audit_event',
+      action,
+      actor: who,
+      integrator,
+      target,
+      request_id: requestId(response),
+      created_at: expect.any(String),
+    });
+
+    // An event redelivered twice: two events, one per request.
+    const redeliver = () => service.http('POST', `/v1/events/${eventId}/redeliver`, { key: shop.apiKey });
+    const [first, second] = [await redeliver(), await redeliver()];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const eventTarget = { object: 'event', id: eventId };
+    expect(await ofAction('event.redelivered')).toEqual([first, second].map((r) => expected(r, 'event.redelivered', actor, shop.id, eventTarget)));
+    // An endpoint's failed deliveries recovered: its failed deliveries sent again, as the console's redelivery.
+    const recovered = await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}/recover`, { key: shop.apiKey, body: { since: '2020-01-01T00:00:00Z' } });
+    expect(recovered.status).toBe(200);
+    const endpointTarget = { object: 'webhook_endpoint', id: endpoint.body.id };
+    // The back office's redeliveries: every endpoint's (an operation), then one endpoint's.
+    const all = await service.admin('POST', '/admin/v1/operations/failed_deliveries/redeliver', { body: {} });
+    const one = await service.admin('POST', '/admin/v1/operations/failed_deliveries/redeliver', { body: { endpoint_id: endpoint.body.id } });
+    expect([all.status, one.status]).toEqual([200, 200]);
+    expect(await ofAction('failed_deliveries.redelivered')).toEqual([
+      expected(recovered, 'failed_deliveries.redelivered', actor, shop.id, endpointTarget),
+      expected(all, 'failed_deliveries.redelivered', ADMIN, null, { object: 'operation', id: expect.stringMatching(/^opr_[0-9A-Za-z]{20,}$/) }),
+      expected(one, 'failed_deliveries.redelivered', ADMIN, null, endpointTarget),
+    ]);
+    // The parked events replayed: every app's, then one subscription's (each an operation).
+    const replayAll = await service.admin('POST', '/admin/v1/operations/parked_events/replay', { body: {} });
+    const replayViews = await service.admin('POST', '/admin/v1/operations/parked_events/replay', { body: { subscription_id: 'payments.payment-views' } });
+    expect([replayAll.status, replayViews.status]).toEqual([200, 200]);
+    const operation = { object: 'operation', id: expect.stringMatching(/^opr_[0-9A-Za-z]{20,}$/) };
+    expect(await ofAction('parked_events.replayed')).toEqual([expected(replayAll, 'parked_events.replayed', ADMIN, null, operation), expected(replayViews, 'parked_events.replayed', ADMIN, null, operation)]);
+
+    // Refused ones record nothing: an unknown or another integrator's event or endpoint, a bad body.
+    const before = (await adminEvents('')).length;
+    expect((await service.http('POST', '/v1/events/evt_000000000000000000000000/redeliver', { key: shop.apiKey })).status).toBe(404);
+    for (const id of ['evt_a%00', 'a'.repeat(4000)]) expect([400, 404]).toContain((await service.http('POST', `/v1/events/${id}/redeliver`, { key: shop.apiKey })).status);
+    expect((await service.http('POST', `/v1/events/${eventId}/redeliver`, { key: other.apiKey })).status).toBe(404);
+    expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}/recover`, { key: other.apiKey, body: { since: '2020-01-01T00:00:00Z' } })).status).toBe(404);
+    expect((await service.http('POST', `/v1/webhook_endpoints/${endpoint.body.id}/recover`, { key: shop.apiKey, body: { since: 'yesterday' } })).status).toBe(400);
+    expect((await service.admin('POST', '/admin/v1/operations/failed_deliveries/redeliver', { body: { endpoint_id: 'we_000000000000000000000000' } })).status).toBe(404);
+    expect((await service.admin('POST', '/admin/v1/operations/parked_events/replay', { body: { event_id: 'x' } })).status).toBe(400);
+    expect((await service.admin('POST', '/admin/v1/operations/parked_events/replay', { body: { subscription_id: 'payments.payment-views', event_id: 'not-parked' } })).status).toBe(404);
+    expect((await adminEvents('')).length).toBe(before);
   });
 
   it('reads and failed requests are not recorded', async () => {

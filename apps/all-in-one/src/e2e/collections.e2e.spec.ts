@@ -466,6 +466,11 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
           settlement: { gross_amount: received, fee_amount: fee, net_amount: received - fee, currency: 'DZD', settled_at: response.body.deposit.validated_at },
         });
         expect((await retrieve(collection.id, owner)).body).toEqual(response.body);
+        // The back office's decision is in the audit trail, on the collection, with the wholesaler's integrator.
+        const audited = await service.admin('GET', `/admin/v1/audit_events?action=collection.deposit_resolved&integrator=${owner.id}`);
+        expect(audited.body.data).toEqual([
+          expect.objectContaining({ actor: { type: 'admin', id: null }, integrator: owner.id, target: { object: 'collection', id: collection.id }, request_id: response.headers.get('request-id') }),
+        ]);
         expect(await balanceOf(service, owner.wholesaler)).toBe(received - fee);
         expect(await custody()).toEqual(start);
         const entries = await entriesOf(collection.id);
@@ -567,6 +572,9 @@ describe('Marketplace cash reconciliation: collections, deposits and settlement 
         expectError(await resolve('col_doesnotexist000000000000', { resolution: 'accept_received' }), 404, 'resource_not_found');
         const asIntegrator = await service.http('POST', `/admin/v1/collections/${collectedOnly.id}/resolve_deposit`, { key: shop.apiKey, body: { resolution: 'accept_received' } });
         expectError(asIntegrator, 401, 'authentication_required');
+        // Refused, they are not in the audit trail.
+        const audited = (await service.admin('GET', '/admin/v1/audit_events?action=collection.deposit_resolved&limit=100')).body.data as { target: { id: string } }[];
+        expect(audited.filter((e) => [awaiting.id, collectedOnly.id, 'col_doesnotexist000000000000'].includes(e.target.id))).toEqual([]);
       });
     });
 

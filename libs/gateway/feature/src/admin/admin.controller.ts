@@ -271,13 +271,19 @@ export class AdminController {
   @JsonBody(ResolveDepositBody)
   @Post('collections/:id/resolve_deposit')
   @HttpCode(200)
-  async resolveDeposit(@Param('id') collectionId: string, @Body() body: unknown): Promise<CollectionResource> {
+  // A correction may be made again while the deposit stays under review: each request is its own event.
+  @Audited('collection.deposit_resolved', { repeatable: true })
+  async resolveDeposit(@Param('id') collectionId: string, @Body() body: unknown, @Audit() audit: AuditTrail): Promise<CollectionResource> {
     const input = validateBody(ResolveDepositBody, body);
+    const target = { object: 'collection', id: collectionId };
     if (input.resolution === 'accept_received') {
       if (input.amount_received !== undefined) throw new ServiceError('invalid_request', 'accept_received takes no amount_received', 'amount_received');
+      // What the collection shows once resolved: how the sweeper tells, after a crash, that it was.
+      await audit.intend(target, { resolution: 'accept_received' });
       return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'accept_received' }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS });
     }
     if (input.amount_received === undefined) throw new ServiceError('invalid_request', 'amount_received is required to correct the count', 'amount_received');
+    await audit.intend(target, { resolution: 'correct', amount_received: input.amount_received });
     return this.bus.request('collections.resolve-deposit', { collectionId, resolution: 'correct', amountReceived: input.amount_received }, { timeoutMs: SETTLEMENT_REQUEST_TIMEOUT_MS });
   }
 

@@ -2,8 +2,9 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Query, UseGuards } from 
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { MESSAGE_BUS, type MessageBus } from '@pay/bus';
 import { type EndpointHealth, EndpointHealthResource, type FailedDelivery, FailedDeliveryResource, listOf, type ListResource, operationsListOf, type ParkedEvent, ParkedEventReplayResource, ParkedEventResource, RedeliveryResource, ServiceError, type Static, SUBSCRIBING_APPS, type SubscribingApp, SubscriptionResource, type SubscriptionStatus } from '@pay/contracts';
-import { ID_LENGTH_MAX, OPERATIONS_APP_TIMEOUT_MS, OPERATIONS_REPLAY_TIMEOUT_MS } from '@pay/kernel';
+import { ID_LENGTH_MAX, newId, OPERATIONS_APP_TIMEOUT_MS, OPERATIONS_REPLAY_TIMEOUT_MS } from '@pay/kernel';
 import { parseListQuery } from '../api/list-query';
+import { Audit, Audited, type AuditTrail } from '../audit/audited';
 import { AdminGuard } from '../auth/admin.guard';
 import { validateBody } from '../http/validation';
 import { JsonBody, LIST_QUERY, QueryParams, Returns } from '../openapi/describe';
@@ -71,10 +72,13 @@ export class OperationsController {
   @JsonBody(ReplayParkedBody)
   @Post('parked_events/replay')
   @HttpCode(200)
-  async replayParked(@Body() body: unknown): Promise<ParkedEventReplayResource> {
+  @Audited('parked_events.replayed', { repeatable: true })
+  async replayParked(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<ParkedEventReplayResource> {
     const { subscription_id: subscriptionId, event_id: eventId } = validateOptionalBody(ReplayParkedBody, body);
     if (eventId !== undefined && subscriptionId === undefined) throw new ServiceError('invalid_request', 'event_id needs the subscription_id it is parked in', 'subscription_id');
     const replay = { ...(subscriptionId === undefined ? {} : { subscriptionId }), ...(eventId === undefined ? {} : { eventId }) };
+    // As the console's replay: the parked event, or for many (a subscription's, every app's) the operation.
+    await audit.intend(eventId === undefined ? { object: 'operation', id: newId('operation') } : { object: 'parked_event', id: eventId });
     // A replay handles events again: given the time a projection batch may take, not the usual bound.
     const ask = (app: SubscribingApp) => this.bus.request(`${app}.operations.replay-parked`, replay, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
     // One subscription: its app's answer, or its error. Every app: each app's answer or error.
@@ -107,8 +111,11 @@ export class OperationsController {
   @JsonBody(RedeliverFailedBody)
   @Post('failed_deliveries/redeliver')
   @HttpCode(200)
-  async redeliverFailed(@Body() body: unknown): Promise<RedeliveryResource> {
+  @Audited('failed_deliveries.redelivered', { repeatable: true })
+  async redeliverFailed(@Body() body: unknown, @Audit() audit: AuditTrail): Promise<RedeliveryResource> {
     const endpointId = validateOptionalBody(RedeliverFailedBody, body).endpoint_id;
+    // As the console's redelivery: the endpoint, or for every endpoint's the operation.
+    await audit.intend(endpointId === undefined ? { object: 'operation', id: newId('operation') } : { object: 'webhook_endpoint', id: endpointId });
     const { redelivered } = await this.bus.request('webhooks.operations.redeliver-failed', endpointId === undefined ? {} : { endpointId }, { timeoutMs: OPERATIONS_REPLAY_TIMEOUT_MS });
     return { object: 'redelivery', endpoint: endpointId ?? null, redelivered };
   }

@@ -62,7 +62,8 @@ export class PeopleController {
   @JsonBody(BusinessUserBody)
   @Post('business_users')
   @HttpCode(201)
-  async createBusinessUser(@Creation() request: CreateRequest): Promise<BusinessUserResource> {
+  @Audited('business_user.created')
+  async createBusinessUser(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<BusinessUserResource> {
     const input = validateBody(BusinessUserBody, request.body);
     const business = await this.directory.findConnection(input.business);
     if (!business || business.kind !== 'business') throw new ServiceError('invalid_request', `no such business connection: '${input.business}'`, 'business');
@@ -70,7 +71,7 @@ export class PeopleController {
     // The body holds the password: its stored digest is keyed.
     const call = { scope: 'admin', key, endpoint: 'POST /admin/v1/business_users', objectKind: 'businessUser' as const, bodyKey: bodyKey(request, key) };
     return this.idempotency.run(call, request, async (userId) => {
-      const user = await this.people.createBusinessUser(input, this.clock.now(), userId);
+      const user = await this.people.createBusinessUser(input, this.clock.now(), userId, audit.record, business.integratorId);
       if (!user) throw loginTaken(input.login);
       return businessUserResource(user);
     });
@@ -80,7 +81,8 @@ export class PeopleController {
   @JsonBody(AgentBody)
   @Post('agents')
   @HttpCode(201)
-  async createAgent(@Creation() request: CreateRequest): Promise<AgentResource> {
+  @Audited('agent.created')
+  async createAgent(@Creation() request: CreateRequest, @Audit() audit: AuditTrail): Promise<AgentResource> {
     const input = validateBody(AgentBody, request.body);
     try {
       await this.bus.request('cash.cash-points.retrieve', { cashPointId: input.cash_point });
@@ -96,6 +98,7 @@ export class PeopleController {
         { cashPoint: input.cash_point, role: input.role ?? 'cashier', name: input.name, login: input.login, password: input.password },
         this.clock.now(),
         agentId,
+        audit.record,
       );
       if (!agent) throw loginTaken(input.login);
       return agentResource(agent);

@@ -128,6 +128,7 @@ export class WebhookEndpointsController {
   @JsonBody(RecoverBody)
   @Post(':id/recover')
   @HttpCode(200)
+  @Audited('failed_deliveries.redelivered', { repeatable: true, intends: { object: 'webhook_endpoint', param: 'id' } })
   async recover(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown) {
     const { since } = validateBody(RecoverBody, body);
     return this.bus.request('webhooks.endpoints.recover', { integratorId, id, since: new Date(parseIsoInstant(since, 'up')!).toISOString() });
@@ -168,6 +169,7 @@ export class EventsController {
   @Returns(EventResource, 'Redeliver an event', { description: 'Schedules a new delivery of the event to each endpoint that listens to its type.' })
   @Post(':id/redeliver')
   @HttpCode(200)
+  @Audited('event.redelivered', { repeatable: true, intends: { object: 'event', param: 'id' } })
   async redeliver(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Body() body: unknown): Promise<EventResource> {
     requireEmptyBody(body);
     return this.bus.request('webhooks.events.redeliver', { integratorId, id });

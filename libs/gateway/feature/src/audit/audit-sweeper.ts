@@ -39,6 +39,12 @@ const bankAccount: Read = (intent, bus) => orNotFound(() => bus.request('payment
 const endpoint: Read = (intent, bus) => orNotFound(() => bus.request('webhooks.endpoints.retrieve', { integratorId: integratorId(intent), id: intent.target.id }));
 const beneficiary: Read = (intent, bus) => orNotFound(() => bus.request('supplier-payments.beneficiaries.find', { beneficiaryId: intent.target.id }));
 const cashPoint: Read = (intent, bus) => orNotFound(() => bus.request('cash.cash-points.retrieve', { cashPointId: intent.target.id }));
+const collection: Read = (intent, bus) => orNotFound(() => bus.request('collections.retrieve', { integratorId: null, collectionId: intent.target.id }));
+/** A deposit resolved: accepted as received, the collection is settled; corrected, it shows the count. */
+const depositResolved = (answer: Answer, intent: AuditIntent): boolean =>
+  intent.details['resolution'] === 'accept_received'
+    ? answer['status'] === 'settled'
+    : (answer['deposit'] as Answer | null)?.['amount_received'] === intent.details['amount_received'];
 const topup: Read = async (intent, bus) =>
   (await bus.request('ledger.entries', { reference: intent.target.id })).data.length > 0 ? { id: intent.target.id, object: 'topup', account: intent.details['account'] } : undefined;
 /** The endpoint shows every field the update asked for (its URL kept as a hash). */
@@ -67,11 +73,12 @@ export const OUTCOMES: Record<string, (intent: AuditIntent, bus: MessageBus) => 
   'beneficiary.created': made(beneficiary),
   'beneficiary.revoked': made(when(beneficiary, (b) => b['status'] === 'revoked')),
   'cash_point.created': made(cashPoint),
+  'collection.deposit_resolved': made(when(collection, depositResolved)),
   'topup.created': made(topup),
   'payout_batch.created': made(exists('payout_batch')),
   'bank_statement_import.created': made(exists('bank_statement_import')),
-  // The console's redeliveries and replays leave nothing to read back that tells one request's from
-  // another's: as a rotation, the intent is taken as done, so that an action is never lost.
+  // Redeliveries and replays (the console's and the APIs') leave nothing to read back that tells one
+  // request's from another's: as a rotation, the intent is taken as done, so that an action is never lost.
   'event.redelivered': assumedDone,
   'failed_deliveries.redelivered': assumedDone,
   'parked_events.replayed': assumedDone,

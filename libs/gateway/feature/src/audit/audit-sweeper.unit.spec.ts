@@ -13,11 +13,13 @@ const RECORDED_IN_TRANSACTION = [
   'connection.created',
   'customer.created',
   'customer.pin_reset',
+  'business_user.created',
   'business_user.password_reset',
+  'agent.created',
   'agent.password_reset',
 ];
 
-/** The console's actions that another app carries out (audited by its handlers, not by a route's decorator). */
+/** The console's actions that another app carries out (audited by its handlers; the APIs' same actions by their routes' decorators). */
 const CONSOLE_DISPATCHED = ['event.redelivered', 'failed_deliveries.redelivered', 'parked_events.replayed'];
 
 describe('audit sweeper', () => {
@@ -32,7 +34,7 @@ describe('audit sweeper', () => {
       }
     }
     expect(actions.size).toBeGreaterThan(15);
-    const dispatched = [...[...actions].filter((action) => !RECORDED_IN_TRANSACTION.includes(action)), ...CONSOLE_DISPATCHED].sort();
+    const dispatched = [...new Set([...[...actions].filter((action) => !RECORDED_IN_TRANSACTION.includes(action)), ...CONSOLE_DISPATCHED])].sort();
     expect(dispatched).toEqual(Object.keys(OUTCOMES).sort());
   });
 });

@@ -27,6 +27,12 @@ const TRAIL = Symbol('audit trail');
 export interface AuditedOptions {
   /** The change may happen again to the same target (an update, a secret rotation): each request is its own event. */
   repeatable?: boolean;
+  /**
+   * The change is dispatched to another app and its target is the route's path parameter `param`: the
+   * intent is written before the handler runs, so the handler needs no `@Audit()` trail. A refusal (4xx,
+   * a bad body included) drops it.
+   */
+  intends?: { object: string; param: string };
 }
 
 /** Killed here (FAILPOINTS) a process has made a change and not yet recorded it: the crash test's point. */
@@ -76,8 +82,10 @@ export class AuditTrail {
   ) {}
 
   /** For a change the gateway stores: pass it to the repository, which calls it in the change's transaction. */
-  readonly record: AuditWriter = async (db: Queryable, target: Target, integrator: string | null) => {
-    await this.log.record(this.entry(target, integrator ?? this.integrator, this.clock.now(), this.repeatable ? null : onceKey(this.action, target.id)), db);
+  readonly record: AuditWriter = async (db: Queryable, target: Target, integrator: string | null, action = this.action) => {
+    // Another action than the route's is a creation (an integrator's first key): once per target.
+    const operationKey = this.repeatable && action === this.action ? null : onceKey(action, target.id);
+    await this.log.record({ ...this.entry(target, integrator ?? this.integrator, this.clock.now(), operationKey), action }, db);
     this.recorded = true;
   };
 
@@ -120,7 +128,7 @@ export class AuditTrail {
 export const integratorOf = async (answer: Record<string, unknown>, directory: DirectoryRepository): Promise<string | null> => {
   if (answer['object'] === 'integrator' && typeof answer['id'] === 'string') return answer['id'];
   if (typeof answer['integrator'] === 'string') return answer['integrator'];
-  for (const field of [answer['business'], answer['account'], answer['owner']]) {
+  for (const field of [answer['business'], answer['account'], answer['owner'], answer['beneficiary_connection']]) {
     if (hasPrefix(field, 'connection')) return (await directory.findConnection(field))?.integratorId ?? null;
   }
   return null;
@@ -148,7 +156,11 @@ export class AuditInterceptor implements NestInterceptor {
     const actor = key ? { type: 'api_key' as const, id: key.keyId } : { type: 'admin' as const, id: null };
     const trail = new AuditTrail(action, options.repeatable === true, actor, key?.integratorId ?? null, request.id, this.audit, this.clock);
     (request as unknown as Record<symbol, AuditTrail>)[TRAIL] = trail;
-    return next.handle().pipe(
+    const intends = options.intends;
+    const handled = intends
+      ? from(trail.intend({ object: intends.object, id: String((request.params as Record<string, unknown>)[intends.param]) })).pipe(mergeMap(() => next.handle()))
+      : next.handle();
+    return handled.pipe(
       mergeMap((answer: unknown) => from(this.answered(trail, request, reply, answer as Record<string, unknown> | undefined).then(() => answer))),
       catchError((error: unknown) => from(this.failed(trail, error).then(() => Promise.reject(error)))),
     );

@@ -31,8 +31,11 @@ export interface AuditIntent extends AuditEntry {
 /** Anything that runs a query: the pool, or a transaction's client. */
 export type Queryable = Pick<Pool, 'query'>;
 
-/** Inserts the audit event of a change the gateway stores, on `db`: the change's own transaction. */
-export type AuditWriter = (db: Queryable, target: { object: string; id: string }, integrator: string | null) => Promise<void>;
+/**
+ * Inserts the audit event of a change the gateway stores, on `db`: the change's own transaction. `action`:
+ * a creation the same request makes besides its route's own change (an integrator's first key).
+ */
+export type AuditWriter = (db: Queryable, target: { object: string; id: string }, integrator: string | null, action?: string) => Promise<void>;
 
 /** How the sweeper found an intent's change: done (with the target as its owner shows it), not done, or not known yet. */
 export type IntentOutcome = { done: true; answer: Record<string, unknown> } | { done: false } | undefined;

@@ -76,6 +76,8 @@ export class DirectoryRepository {
       );
       const { keyId, secret } = await this.insertKey(client, id, now, rows[0]!.first_key ?? undefined);
       await audit?.(client, { object: 'integrator', id }, id);
+      // Its first key is a key's creation too (contract: every key's creation is recorded).
+      await audit?.(client, { object: 'api_key', id: keyId }, id, 'api_key.created');
       return { integrator: { id, object: 'integrator' as const, name: rows[0]!.name, created_at: rows[0]!.created_at.toISOString() }, apiKey: secret, apiKeyId: keyId };
     });
   }

@@ -34,13 +34,27 @@ type Row = { id: string; name: string; login: string; created_at: Date };
 export class PeopleRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the user it made. */
-  async createBusinessUser(input: { business: string; name: string; login: string; password: string }, now: Date, id = newId('businessUser')): Promise<BusinessUser | undefined> {
-    const { rows } = await this.pool.query<{ created_at: Date }>(
-      `INSERT INTO gw_business_users (id, business, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login WHERE gw_business_users.id = EXCLUDED.id RETURNING created_at`,
-      [id, input.business, input.name, input.login, await hashSecret(input.password), now],
-    );
+  /**
+   * Undefined when the login is taken; the same id again (a create resumed after a crash) answers the user
+   * it made. Audited in its transaction (the business's integrator).
+   */
+  async createBusinessUser(
+    input: { business: string; name: string; login: string; password: string },
+    now: Date,
+    id = newId('businessUser'),
+    audit?: AuditWriter,
+    integratorId: string | null = null,
+  ): Promise<BusinessUser | undefined> {
+    const passwordScrypt = await hashSecret(input.password);
+    const { rows } = await inTransaction(this.pool, async (client) => {
+      const created = await client.query<{ created_at: Date }>(
+        `INSERT INTO gw_business_users (id, business, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login WHERE gw_business_users.id = EXCLUDED.id RETURNING created_at`,
+        [id, input.business, input.name, input.login, passwordScrypt, now],
+      );
+      if (created.rows[0] && audit) await audit(client, { object: 'business_user', id }, integratorId);
+      return created;
+    });
     return rows[0] && { id, business: input.business, name: input.name, login: input.login, createdAt: rows[0].created_at.toISOString() };
   }
 
@@ -61,13 +75,18 @@ export class PeopleRepository {
     return row && matches ? { id: row.id, business: row.business, name: row.name, login: row.login, createdAt: row.created_at.toISOString() } : undefined;
   }
 
-  /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the agent it made. */
-  async createAgent(input: { cashPoint: string; role: AgentRole; name: string; login: string; password: string }, now: Date, id = newId('agent')): Promise<Agent | undefined> {
-    const { rows } = await this.pool.query<{ created_at: Date }>(
-      `INSERT INTO gw_agents (id, cash_point, role, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login WHERE gw_agents.id = EXCLUDED.id RETURNING created_at`,
-      [id, input.cashPoint, input.role, input.name, input.login, await hashSecret(input.password), now],
-    );
+  /** Undefined when the login is taken; the same id again (a create resumed after a crash) answers the agent it made. Audited in its transaction. */
+  async createAgent(input: { cashPoint: string; role: AgentRole; name: string; login: string; password: string }, now: Date, id = newId('agent'), audit?: AuditWriter): Promise<Agent | undefined> {
+    const passwordScrypt = await hashSecret(input.password);
+    const { rows } = await inTransaction(this.pool, async (client) => {
+      const created = await client.query<{ created_at: Date }>(
+        `INSERT INTO gw_agents (id, cash_point, role, name, login, password_scrypt, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login WHERE gw_agents.id = EXCLUDED.id RETURNING created_at`,
+        [id, input.cashPoint, input.role, input.name, input.login, passwordScrypt, now],
+      );
+      if (created.rows[0] && audit) await audit(client, { object: 'agent', id }, null);
+      return created;
+    });
     return rows[0] && { id, cashPoint: input.cashPoint, role: input.role, name: input.name, login: input.login, createdAt: rows[0].created_at.toISOString() };
   }
 

@@ -98,8 +98,10 @@ export class IdempotencyStore {
     try {
       const claimed = await this.claim(call, requestSha256, holder);
       if ('replay' in claimed) {
+        // Opened first: a seal this caller cannot open is a 409, not the original response, so it carries no header.
+        const original = (call.seal ? call.seal.open(claimed.replay.body) : claimed.replay.body) as T;
         void request.reply.header('Idempotent-Replayed', 'true').status(claimed.replay.status);
-        return (call.seal ? call.seal.open(claimed.replay.body) : claimed.replay.body) as T;
+        return original;
       }
       try {
         const result = await create(claimed.objectId);
