@@ -155,7 +155,7 @@ describe('bootstrap against a service with the sandbox off', () => {
   afterAll(() => live?.stop());
 
   it('refuses (exit 1, saying why) and creates nothing: its top-ups would be money on a live ledger', async () => {
-    const created = async () => ((await live.admin('GET', '/admin/v1/audit_events?limit=100')).body.data as { type: string }[]).filter((e) => e.type === 'integrator.created').length;
+    const created = async () => ((await live.admin('GET', '/admin/v1/audit_events?limit=100')).body.data as { action: string }[]).filter((e) => e.action === 'integrator.created').length;
     const before = await created();
     const refused = await run(process.execPath, [join(ROOT, 'tools', 'payments.js'), 'bootstrap'], { cwd: ROOT, env: { ...process.env, PAY_BASE_URL: live.url, PAY_ADMIN_KEY: live.adminKey }, timeout: 180_000 }).catch(
       (error: { code: number; stderr: string }) => error,
