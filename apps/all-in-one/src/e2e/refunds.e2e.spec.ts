@@ -103,6 +103,19 @@ describe('refunds', () => {
     expect(await balanceOf(service, customer)).toBe(100_000);
   });
 
+  it('the list filtered by payment refuses a starting_after of another payment’s refund (400) and pages its own', async () => {
+    await service.admin('POST', '/admin/v1/topups', { body: { account: shop.merchant, amount: 2_000_000, currency: 'DZD' } });
+    const first = (await paidPayment(1_000_000)).payment;
+    const second = (await paidPayment(1_000_000)).payment;
+    const a = (await refund({ payment: first.id, amount: 100_000 })).body;
+    const other = (await refund({ payment: second.id, amount: 100_000 })).body;
+    const b = (await refund({ payment: first.id, amount: 100_000 })).body;
+    const page = await service.http('GET', `/v1/refunds?payment=${first.id}&starting_after=${other.id}`, { key: shop.apiKey });
+    expect({ status: page.status, error: page.body.error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'starting_after' }) });
+    const own = await service.http('GET', `/v1/refunds?payment=${first.id}&starting_after=${b.id}`, { key: shop.apiKey });
+    expect(own.body.data.map((r: any) => r.id)).toEqual([a.id]);
+  });
+
   it('a payment that is not succeeded is 409; a cash payment or another object is 400; another integrator’s payment is 404', async () => {
     const pending = await createPayment(service, shop);
     expect((await refund({ payment: pending.id })).body.error.code).toBe('invalid_status');

@@ -76,7 +76,8 @@ export async function listPayments(pool: Pool, query: ListObjects<PaymentListFil
     ...query,
     table: 'payment_views',
     idColumn: 'payment_id',
-    equals: { status: filters.status, order_reference: filters.order_reference, merchant_connection: filters.merchant_connection },
+    equals: { order_reference: filters.order_reference, merchant_connection: filters.merchant_connection },
+    changing: { status: filters.status },
   });
   return { object: 'list', data: states.map(toPaymentResource), has_more: hasMore };
 }

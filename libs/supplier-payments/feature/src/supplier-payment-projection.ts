@@ -64,11 +64,11 @@ export class SupplierPaymentViews {
 
   /**
    * Newest first (creation order), with the filters. `starting_after` must be one of the integrator's
-   * supplier payments (the unfiltered list): a payment whose status changed between two pages of a
-   * status-filtered list still works as a cursor.
+   * supplier payments of the invoice reference filtered on, of any status: a payment whose status changed
+   * between two pages of a status-filtered list still works as a cursor.
    */
   async list(query: ListSupplierPayments): Promise<ListResource<SupplierPaymentResource>> {
-    const beforeSeq = query.startingAfter === undefined ? null : await this.seqOf(query.integratorId, query.startingAfter);
+    const beforeSeq = query.startingAfter === undefined ? null : await this.seqOf(query.integratorId, query.startingAfter, query.invoiceReference);
     const { rows } = await this.pool.query<{ state: Existing }>({
       name: 'sp-views-list',
       text: `SELECT state FROM sp_supplier_payment_views
@@ -80,11 +80,11 @@ export class SupplierPaymentViews {
     return { object: 'list', data: rows.slice(0, query.limit).map((r) => toSupplierPaymentResource(r.state)), has_more: rows.length > query.limit };
   }
 
-  private async seqOf(integratorId: string, supplierPaymentId: string): Promise<string> {
+  private async seqOf(integratorId: string, supplierPaymentId: string, invoiceReference: string | undefined): Promise<string> {
     const { rows } = await this.pool.query<{ seq: string }>({
       name: 'sp-views-seq',
-      text: 'SELECT seq FROM sp_supplier_payment_views WHERE integrator_id = $1 AND supplier_payment_id = $2',
-      values: [integratorId, supplierPaymentId],
+      text: 'SELECT seq FROM sp_supplier_payment_views WHERE integrator_id = $1 AND supplier_payment_id = $2 AND ($3::text IS NULL OR invoice_reference = $3)',
+      values: [integratorId, supplierPaymentId, invoiceReference ?? null],
     });
     if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${supplierPaymentId}' is not an id of this list`, 'starting_after');
     return rows[0].seq;
