@@ -2,11 +2,14 @@ import type { Pool } from 'pg';
 import { ServiceError } from '@pay/contracts';
 
 /**
- * One page of an integrator's objects from a projection table, newest first (by the table's `seq`,
- * its projection order), with equality filters on indexed columns and a half-open range on
- * `created_at`. Every list of the API reads its table through this, so that pagination behaves the
- * same everywhere: `starting_after` must be one of the integrator's objects (of the unfiltered list,
- * so that an object whose status changed between two pages still works as a cursor).
+ * One page of an integrator's objects from a projection table, newest first: by `created_at` (the time
+ * the request created the object), then by the table's `seq` among equal times. `seq` alone is the order
+ * the projection inserted the rows, the order their streams committed, which concurrent requests do not
+ * keep. Equality filters on indexed columns and a half-open range on `created_at`; each list has an index
+ * per filter ending in (created_at DESC, seq DESC). Every list of the API reads its table through this,
+ * so that pagination behaves the same everywhere: `starting_after` must be an object of the list as
+ * filtered, except for the filters on what changes over an object's life (`changing`, its status), so
+ * that an object whose status changed between two pages still works as a cursor.
  */
 export interface ListPageQuery {
   /** Projection table and its id column: trusted constants of the calling app, never user input. */
@@ -45,14 +48,15 @@ export async function listPage<State>(pool: Pool, query: ListPageQuery): Promise
       query.startingAfter,
     ]);
     if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
-    add((n) => `seq < $${n}`, rows[0].seq);
+    // The cursor row's created_at is read in SQL: through a JS Date it would lose its microseconds.
+    add((n) => `(created_at, seq) < ((SELECT created_at FROM ${query.table} WHERE seq = $${n}), $${n})`, rows[0].seq);
   }
   for (const [column, value] of Object.entries(query.changing ?? {})) {
     if (value !== undefined) add((n) => `${column} = $${n}`, value);
   }
   values.push(query.limit + 1);
   const { rows } = await pool.query<{ state: State }>(
-    `SELECT ${query.valueColumn ?? 'state'} AS state FROM ${query.table} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`,
+    `SELECT ${query.valueColumn ?? 'state'} AS state FROM ${query.table} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC LIMIT $${values.length}`,
     values,
   );
   return { states: rows.slice(0, query.limit).map((row) => row.state), hasMore: rows.length > query.limit };

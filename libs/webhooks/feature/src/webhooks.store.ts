@@ -202,7 +202,10 @@ export class WebhooksStore {
   async listEndpoints(integratorId: string, limit: number, startingAfter?: string): Promise<ListResource<WebhookEndpointResource>> {
     const beforeSeq = startingAfter === undefined ? null : await this.seqOf('wh_endpoints', integratorId, startingAfter, 'AND deleted_at IS NULL');
     const { rows } = await this.pool.query<EndpointDbRow>(
-      `SELECT * FROM wh_endpoints WHERE integrator_id = $1 AND deleted_at IS NULL AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+      // Newest first by created_at (the request's time), then seq: concurrent creates insert out of that order.
+      `SELECT * FROM wh_endpoints WHERE integrator_id = $1 AND deleted_at IS NULL
+         AND ($2::bigint IS NULL OR (created_at, seq) < ((SELECT created_at FROM wh_endpoints WHERE seq = $2), $2))
+       ORDER BY created_at DESC, seq DESC LIMIT $3`,
       [integratorId, beforeSeq, limit + 1],
     );
     return toPage(rows.map((row) => toEndpointResource(toEndpoint(row))), limit);
