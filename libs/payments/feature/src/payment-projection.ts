@@ -18,7 +18,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
   decider: paymentDecider,
   idOf: (event) => event.paymentId,
   createdBy: 'PaymentCreated',
-  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list, newest first.
+  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list among equal created_at.
   insert: async (tx, rows) => {
     await tx.query({
       name: 'payment-views-insert',
