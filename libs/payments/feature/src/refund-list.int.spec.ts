@@ -94,7 +94,6 @@ describe('refund list order', () => {
       ['int_bulk0', rows[0]!.seq],
     );
     const byPayment = await plan(`SELECT state FROM refund_views WHERE integrator_id = $1 AND payment = $2 ORDER BY created_at DESC, seq DESC LIMIT 11`, ['int_bulk0', 'pay_bulk0']);
-    process.stdout.write(`refund_views, 20,000 rows:\n${unfiltered}\n\n${byPayment}\n`);
     expect(unfiltered).toMatch(/Index Scan using refund_views_list_by_time/);
     expect(byPayment).toMatch(/Index Scan using refund_views_by_payment_by_time/);
     for (const text of [unfiltered, byPayment]) expect(text).not.toMatch(/Sort|Seq Scan/);
