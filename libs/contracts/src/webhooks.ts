@@ -33,6 +33,14 @@ export interface ListEndpointDeliveries {
   status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
 }
 
+/** An event's deliveries, oldest first: `startingAfter` a delivery of the event. */
+export interface ListEventDeliveries {
+  integratorId: string;
+  id: string;
+  limit: number;
+  startingAfter?: string;
+}
+
 export interface RecoverDeliveries {
   integratorId: string;
   id: string;
@@ -60,7 +68,7 @@ export interface WebhooksTopics {
   'webhooks.events.list': { request: ListObjects<'type' | 'object_id'>; reply: ListResource<EventResource> };
   'webhooks.events.retrieve': { request: IntegratorObjectRef; reply: EventResource };
   'webhooks.events.redeliver': { request: IntegratorObjectRef; reply: EventResource };
-  'webhooks.events.deliveries': { request: IntegratorObjectRef; reply: ListResource<EndpointDeliveryResource> };
+  'webhooks.events.deliveries': { request: ListEventDeliveries; reply: ListResource<EndpointDeliveryResource> };
   'webhooks.apply-deadlines': { request: ApplyDeadlines; reply: DeadlinesApplied };
 }
 

@@ -449,8 +449,6 @@ export const WEBHOOK_LOCATION_LENGTH_MAX = 200;
 export const WEBHOOK_ERROR_LENGTH_MAX = 500;
 /** Random bytes of an endpoint's signing secret (`whsec_` + base64: 192 bits). */
 export const WEBHOOK_SECRET_BYTES = 24;
-/** Deliveries of one event listed (one an endpoint it was sent to). */
-export const WEBHOOK_EVENT_DELIVERIES_LISTED_MAX = 100;
 /** Keep-alive agents for webhook attempts: one per origin, at most this many (the least recently used dropped). */
 export const WEBHOOK_AGENT_ORIGINS_MAX = 256;
 /**

@@ -33,7 +33,6 @@ import type {
   EventDelivery,
   EventListParams,
   HandoverCode,
-  List,
   ListParams,
   Payment,
   PaymentCreateParams,
@@ -196,9 +195,9 @@ export class EventsResource extends Resource {
   redeliver(eventId: string, options?: RequestOptions): Promise<Event> {
     return this.http.request({ method: 'POST', path: `/v1/events/${id(eventId)}/redeliver` }, options);
   }
-  /** The event's deliveries and their attempts (one answer, not paginated). */
-  deliveries(eventId: string, options?: RequestOptions): Promise<List<EventDelivery>> {
-    return this.http.request({ method: 'GET', path: `/v1/events/${id(eventId)}/deliveries` }, options);
+  /** The event's deliveries and their attempts, oldest first (paginated like every list). */
+  deliveries(eventId: string, params: ListParams = {}, options?: RequestOptions): ListCall<EventDelivery, ListParams> {
+    return new ListCall(this.http, `/v1/events/${id(eventId)}/deliveries`, params, options);
   }
 }
 

@@ -303,6 +303,9 @@ describe('audit trail', () => {
     expect(next.body.data.map((e: any) => e.id)).toEqual(data.slice(2, 4).map((e) => e.id));
     const foreign = (await service.http('GET', '/v1/audit_events?limit=1', { key: other.apiKey })).body.data[0].id;
     expect((await service.http('GET', `/v1/audit_events?starting_after=${foreign}`, { key: shop.apiKey })).status).toBe(400);
+    const notCreated = data.find((e) => e.action !== 'api_key.created')!;
+    expect((await service.http('GET', `/v1/audit_events?action=api_key.created&starting_after=${notCreated.id}`, { key: shop.apiKey })).status).toBe(400);
+    expect((await service.http('GET', `/v1/audit_events?created_gte=${encodeURIComponent(middle.created_at)}&starting_after=${data[data.length - 1]!.id}`, { key: shop.apiKey })).status).toBe(400);
     expect((await service.http('GET', '/v1/audit_events?integrator=x', { key: shop.apiKey })).status).toBe(400);
     expect((await service.http('GET', '/v1/audit_events?created_gte=yesterday', { key: shop.apiKey })).status).toBe(400);
     // The back office: every integrator's, filtered by integrator; a finance key too; an integrator key is 401.

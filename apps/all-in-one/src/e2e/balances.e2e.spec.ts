@@ -130,6 +130,15 @@ describe('balances and balance transactions', () => {
     expect(one.body).toEqual(bySource.body.data[0]);
   });
 
+  it('a starting_after outside the filtered list (another source, or outside the period) is 400', async () => {
+    const all = (await get(`/v1/balance_transactions?connection=${shop.merchant}`)).body.data;
+    const ofOtherSource = all.find((t: any) => t.source !== payments[0].id);
+    const bySource = await get(`/v1/balance_transactions?connection=${shop.merchant}&source=${payments[0].id}&starting_after=${ofOtherSource.id}`);
+    expect({ status: bySource.status, error: bySource.body.error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'starting_after' }) });
+    const past = await get(`/v1/balance_transactions?connection=${shop.merchant}&created_lt=2000-01-01T00:00:00Z&starting_after=${all[0].id}`);
+    expect(past.status).toBe(400);
+  });
+
   it("another integrator's connection and transactions are refused", async () => {
     expect((await get(`/v1/balances/${shop.merchant}`, other.apiKey)).status).toBe(403);
     const list = await get(`/v1/balance_transactions?connection=${shop.merchant}`, other.apiKey);

@@ -119,8 +119,14 @@ describe('edges of the contract', () => {
         // Each round waits until the previous deliveries are done: pending ones would get no new delivery.
         await hook.waitFor(hook.received.length === 0 ? 1 : hook.received.length);
         for (let waited = 0; waited < 20_000; waited += 100) {
-          const { body } = await service.http('GET', `/v1/events/${eventId}/deliveries`, { key: integrator.apiKey });
-          if (body.data.every((d: { status: string }) => d.status !== 'pending' && d.status !== 'delivering')) break;
+          const deliveries: Array<{ status: string }> = [];
+          for (let cursor = '', more = true; more; ) {
+            const { body } = await service.http('GET', `/v1/events/${eventId}/deliveries?limit=100${cursor}`, { key: integrator.apiKey });
+            deliveries.push(...body.data);
+            more = body.has_more;
+            cursor = `&starting_after=${body.data[body.data.length - 1]?.id}`;
+          }
+          if (deliveries.every((d) => d.status !== 'pending' && d.status !== 'delivering')) break;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         last = await service.http('POST', `/v1/events/${eventId}/redeliver`, { key: integrator.apiKey });

@@ -88,6 +88,21 @@ describe('lists', () => {
       expect(response.body.error).toMatchObject({ code: 'invalid_request', param });
     });
 
+    it('a starting_after outside the filtered list is 400; one whose status the filter no longer keeps pages on', async () => {
+      const outside = [
+        `merchant_connection=${secondMerchant}&starting_after=${created[4].id}`,
+        `order_reference=list-order-0&starting_after=${created[3].id}`,
+        `created_gte=${created[2].created_at}&starting_after=${created[1].id}`,
+        `created_lt=${created[2].created_at}&starting_after=${created[3].id}`,
+      ];
+      for (const query of outside) {
+        const response = await list(`/v1/payments?${query}`);
+        expect({ query, status: response.status, error: response.body.error }).toEqual({ query, status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'starting_after' }) });
+      }
+      expect(ids(await list(`/v1/payments?order_reference=list-order-0&starting_after=${created[4].id}`))).toEqual([created[2].id, created[0].id]);
+      expect(ids(await list(`/v1/payments?status=pending&starting_after=${created[1].id}`))).toEqual([created[0].id]);
+    });
+
     it('another integrator sees only its own', async () => {
       const response = await list('/v1/payments', other.apiKey);
       expect(response.body.data).toHaveLength(1);
@@ -120,6 +135,8 @@ describe('lists', () => {
       expect(ids(await list(`/v1/cash_payments?payment_reference=${created[2].payment_reference}`))).toEqual([created[2].id]);
       expect((await list('/v1/cash_payments?status=pending')).status).toBe(400);
       expect((await list('/v1/cash_payments', other.apiKey)).body.data).toEqual([]);
+      expect((await list(`/v1/cash_payments?order_reference=cash-1&starting_after=${created[2].id}`)).body.error).toMatchObject({ code: 'invalid_request', param: 'starting_after' });
+      expect((await list(`/v1/cash_payments?payment_reference=${created[2].payment_reference}&starting_after=${created[1].id}`)).status).toBe(400);
     });
   });
 
@@ -150,6 +167,7 @@ describe('lists', () => {
       expect((await list('/v1/collections?status=collected_awaiting_deposit')).body.data[0]).toEqual(retrieved.body);
       expect(ids(await list('/v1/collections?order_reference=col-2'))).toEqual([created[2].id]);
       expect((await list('/v1/collections?status=settledd')).status).toBe(400);
+      expect((await list(`/v1/collections?order_reference=col-2&starting_after=${created[1].id}`)).body.error).toMatchObject({ code: 'invalid_request', param: 'starting_after' });
     });
   });
 
@@ -168,6 +186,23 @@ describe('lists', () => {
       const future = new Date(Date.now() + 365 * 86_400_000).toISOString();
       expect((await list(`/v1/events?created_gte=${future}`)).body.data).toEqual([]);
       expect((await list(`/v1/events?created_lt=${future}&limit=100`)).body.data).toHaveLength(all.length);
+    });
+  });
+
+  describe('GET /v1/events starting_after', () => {
+    it('a starting_after outside the filtered list (another type, another object) is 400', async () => {
+      const canceled = [];
+      for (let i = 0; i < 2; i++) {
+        const payment = await createPayment(service, shop);
+        expect((await service.http('POST', `/v1/payments/${payment.id}/cancel`, { key: shop.apiKey })).body.status).toBe('canceled');
+        canceled.push(payment.id);
+      }
+      const events = (await list('/v1/events?type=payment.canceled&limit=2')).body.data;
+      expect(events.map((e: any) => e.data.id)).toEqual([...canceled].reverse());
+      const [second, first] = events;
+      expect((await list(`/v1/events?type=payment.succeeded&starting_after=${second.id}`)).body.error).toMatchObject({ code: 'invalid_request', param: 'starting_after' });
+      expect((await list(`/v1/events?object_id=${canceled[1]}&starting_after=${first.id}`)).body.error).toMatchObject({ code: 'invalid_request', param: 'starting_after' });
+      expect(ids(await list(`/v1/events?type=payment.canceled&starting_after=${second.id}&limit=1`))).toEqual([first.id]);
     });
   });
 

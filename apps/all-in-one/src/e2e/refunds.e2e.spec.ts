@@ -103,6 +103,38 @@ describe('refunds', () => {
     expect(await balanceOf(service, customer)).toBe(100_000);
   });
 
+  it('the list filtered by payment refuses a starting_after of another payment’s refund (400) and pages its own', async () => {
+    await service.admin('POST', '/admin/v1/topups', { body: { account: shop.merchant, amount: 2_000_000, currency: 'DZD' } });
+    const first = (await paidPayment(1_000_000)).payment;
+    const second = (await paidPayment(1_000_000)).payment;
+    const a = (await refund({ payment: first.id, amount: 100_000 })).body;
+    const other = (await refund({ payment: second.id, amount: 100_000 })).body;
+    const b = (await refund({ payment: first.id, amount: 100_000 })).body;
+    const page = await service.http('GET', `/v1/refunds?payment=${first.id}&starting_after=${other.id}`, { key: shop.apiKey });
+    expect({ status: page.status, error: page.body.error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'invalid_request', param: 'starting_after' }) });
+    const own = await service.http('GET', `/v1/refunds?payment=${first.id}&starting_after=${b.id}`, { key: shop.apiKey });
+    expect(own.body.data.map((r: any) => r.id)).toEqual([a.id]);
+  });
+
+  it('concurrent refunds of one payment are listed newest first by created_at, and page through once', async () => {
+    await service.admin('POST', '/admin/v1/topups', { body: { account: shop.merchant, amount: 1_000_000, currency: 'DZD' } });
+    const { payment } = await paidPayment(1_000_000);
+    const made = await Promise.all(Array.from({ length: 8 }, () => refund({ payment: payment.id, amount: 10_000 })));
+    expect(made.map((r) => r.status)).toEqual(Array(8).fill(201));
+    const listed = (await service.http('GET', `/v1/refunds?payment=${payment.id}&limit=100`, { key: shop.apiKey })).body.data;
+    const times = listed.map((r: any) => r.created_at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(new Set(listed.map((r: any) => r.id))).toEqual(new Set(made.map((r) => r.body.id)));
+    const paged: string[] = [];
+    for (let cursor = '', more = true; more; ) {
+      const page = await service.http('GET', `/v1/refunds?payment=${payment.id}&limit=3${cursor}`, { key: shop.apiKey });
+      paged.push(...page.body.data.map((r: any) => r.id));
+      more = page.body.has_more;
+      cursor = `&starting_after=${paged[paged.length - 1]}`;
+    }
+    expect(paged).toEqual(listed.map((r: any) => r.id));
+  });
+
   it('a payment that is not succeeded is 409; a cash payment or another object is 400; another integrator’s payment is 404', async () => {
     const pending = await createPayment(service, shop);
     expect((await refund({ payment: pending.id })).body.error.code).toBe('invalid_status');

@@ -122,7 +122,7 @@ describe('@pay/sdk against the service', () => {
         sdk.payouts.create(body), sdk.payouts.retrieve(x), sdk.payouts.list().page(), sdk.payouts.cancel(x),
         sdk.beneficiaries.retrieve(x, { payer_connection: 'conn_1' }),
         sdk.balances.retrieve(x), sdk.balanceTransactions.list({ connection: 'conn_1' }).page(), sdk.balanceTransactions.retrieve(x),
-        sdk.events.list().page(), sdk.events.retrieve(x), sdk.events.redeliver(x), sdk.events.deliveries(x),
+        sdk.events.list().page(), sdk.events.retrieve(x), sdk.events.redeliver(x), sdk.events.deliveries(x).page(),
         sdk.webhookEndpoints.create(body), sdk.webhookEndpoints.retrieve(x), sdk.webhookEndpoints.list().page(), sdk.webhookEndpoints.update(x, {}),
         sdk.webhookEndpoints.delete(x), sdk.webhookEndpoints.rotateSecret(x), sdk.webhookEndpoints.deliveries(x).page(), sdk.webhookEndpoints.recover(x, { since: new Date() }),
         helpers.payments.authorize(x, { customer: 'cus_1' }), helpers.payments.decline(x), helpers.cashPayments.pay(x, { cash_point: 'cp_1', amount: 1 }),

@@ -464,6 +464,17 @@ describe('supplier payments and beneficiaries over HTTP', () => {
       expect((await list(b, '?status=canceled')).body.data[0]).toMatchObject({ id: second.id, status: 'canceled' });
     });
 
+    it('a starting_after of another invoice reference is 400; one whose status the filter no longer keeps pages on', async () => {
+      const b = await setup();
+      const first = await create(b, { invoice_reference: 'INV-C' });
+      const other = await create(b, { invoice_reference: 'INV-D' });
+      const second = await create(b, { invoice_reference: 'INV-C' });
+      expectError(await list(b, `?invoice_reference=INV-C&starting_after=${other.id}`), 400, 'invalid_request', 'starting_after');
+      expect(ids(await list(b, `?invoice_reference=INV-C&starting_after=${second.id}`))).toEqual([first.id]);
+      await action(b, second.id, 'cancel');
+      expect(ids(await list(b, `?status=awaiting_approval&starting_after=${second.id}`))).toEqual([other.id, first.id]);
+    });
+
     it.each([
       ['limit=0'],
       ['limit=101'],

@@ -164,6 +164,53 @@ describe('webhook endpoints lifecycle', () => {
     expect((await service.http('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=lost`, { key: shop.apiKey })).status).toBe(400);
   });
 
+  it('an event’s deliveries are a list like any other: oldest first, limit (default 10), starting_after, a true has_more', async () => {
+    const shop = await createIntegrator(service);
+    const hook = await receiver();
+    const endpoints: string[] = [];
+    for (let i = 0; i < 12; i++) endpoints.push((await register(shop, `${hook.url}/${i}`)).id);
+    await pay(shop);
+    const events = await service.http('GET', '/v1/events?type=payment.succeeded', { key: shop.apiKey });
+    const eventId = events.body.data[0].id;
+    const path = `/v1/events/${eventId}/deliveries`;
+    let all: any;
+    for (let waited = 0; waited < 20_000; waited += 100) {
+      all = await service.http('GET', `${path}?limit=100`, { key: shop.apiKey });
+      if (all.body.data?.length === 12) break;
+      await sleep(100);
+    }
+    expect({ status: all.status, count: all.body.data?.length, has_more: all.body.has_more }).toEqual({ status: 200, count: 12, has_more: false });
+    const times = all.body.data.map((d: any) => d.created_at);
+    expect([...times].sort()).toEqual(times);
+    const first = await service.http('GET', path, { key: shop.apiKey });
+    expect({ count: first.body.data.length, has_more: first.body.has_more }).toEqual({ count: 10, has_more: true });
+    const paged: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 10; page++) {
+      const response = await service.http('GET', `${path}?limit=5${cursor}`, { key: shop.apiKey });
+      expect(response.status).toBe(200);
+      paged.push(...response.body.data.map((d: any) => d.id));
+      if (!response.body.has_more) break;
+      cursor = `&starting_after=${response.body.data[response.body.data.length - 1].id}`;
+    }
+    expect(paged).toEqual(all.body.data.map((d: any) => d.id));
+    const other = await service.http('GET', `/v1/webhook_endpoints/${endpoints[0]}/deliveries`, { key: shop.apiKey });
+    expect(other.status).toBe(200);
+    const elsewhere = await createIntegrator(service);
+    await register(elsewhere, `${hook.url}/elsewhere`);
+    await pay(elsewhere);
+    const theirs = (await service.http('GET', '/v1/events?type=payment.succeeded', { key: elsewhere.apiKey })).body.data[0].id;
+    let foreign: any;
+    for (let waited = 0; waited < 20_000 && !foreign; waited += 100) {
+      foreign = (await service.http('GET', `/v1/events/${theirs}/deliveries`, { key: elsewhere.apiKey })).body.data[0];
+      if (!foreign) await sleep(100);
+    }
+    for (const query of [`starting_after=${foreign.id}`, 'starting_after=whd_unknown', 'limit=0', 'limit=101']) {
+      const response = await service.http('GET', `${path}?${query}`, { key: shop.apiKey });
+      expect({ query, status: response.status, code: response.body.error?.code }).toEqual({ query, status: 400, code: 'invalid_request' });
+    }
+  });
+
   it('filters an endpoint’s deliveries by status canceled: the retries a disable canceled', async () => {
     const shop = await createIntegrator(service);
     const hook = await receiver();

@@ -78,7 +78,8 @@ export async function listCashPayments(pool: Pool, query: ListObjects<'order_ref
     ...query,
     table: 'cash_payment_views',
     idColumn: 'cash_payment_id',
-    equals: { status: filters.status, order_reference: filters.order_reference, payment_reference: filters.payment_reference },
+    equals: { order_reference: filters.order_reference, payment_reference: filters.payment_reference },
+    changing: { status: filters.status },
   });
   return { object: 'list', data: states.map(toCashPaymentResource), has_more: hasMore };
 }

@@ -87,7 +87,8 @@ export async function listCollections(pool: Pool, query: ListObjects<'order_refe
     ...query,
     table: 'collection_views',
     idColumn: 'collection_id',
-    equals: { status: filters.status, order_reference: filters.order_reference },
+    equals: { order_reference: filters.order_reference },
+    changing: { status: filters.status },
   });
   return { object: 'list', data: states.map((state) => toCollectionResource(state, now)), has_more: hasMore };
 }

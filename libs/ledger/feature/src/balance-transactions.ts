@@ -59,18 +59,19 @@ export class BalanceTransactions {
       values.push(value);
       where.push(condition(values.length));
     };
+    if (query.source !== undefined) add((n) => `e.reference = $${n}`, query.source);
+    if (query.createdGte !== undefined) add((n) => `p.created_at >= $${n}`, query.createdGte);
+    if (query.createdLt !== undefined) add((n) => `p.created_at < $${n}`, query.createdLt);
     if (query.startingAfter !== undefined) {
+      // Looked up under the list's filters: a movement of another source or period is not a cursor of this list.
       const cursor = await this.pool.query<{ entry_position: string; seq: number }>(
-        'SELECT entry_position, seq FROM ledger_postings WHERE txn_id = $1 AND account_id = $2',
-        [query.startingAfter, query.owner],
+        `SELECT p.entry_position, p.seq FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id WHERE ${where.join(' AND ')} AND p.txn_id = $${values.length + 1}`,
+        [...values, query.startingAfter],
       );
       if (!cursor.rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
       values.push(cursor.rows[0].entry_position, cursor.rows[0].seq);
       where.push(`(p.entry_position, p.seq) < ($${values.length - 1}::bigint, $${values.length}::smallint)`);
     }
-    if (query.source !== undefined) add((n) => `e.reference = $${n}`, query.source);
-    if (query.createdGte !== undefined) add((n) => `p.created_at >= $${n}`, query.createdGte);
-    if (query.createdLt !== undefined) add((n) => `p.created_at < $${n}`, query.createdLt);
     values.push(query.limit + 1);
     const { rows } = await this.pool.query<Row>(`${SELECT_ROWS} WHERE ${where.join(' AND ')} ORDER BY p.entry_position DESC, p.seq DESC LIMIT $${values.length}`, values);
     return { object: 'list', data: rows.slice(0, query.limit).map(toResource), has_more: rows.length > query.limit };

@@ -18,7 +18,7 @@ export const projectPaymentEvents = projectForward<PaymentEvent, Payment, 'Payme
   decider: paymentDecider,
   idOf: (event) => event.paymentId,
   createdBy: 'PaymentCreated',
-  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list, newest first.
+  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list among equal created_at.
   insert: async (tx, rows) => {
     await tx.query({
       name: 'payment-views-insert',
@@ -76,7 +76,8 @@ export async function listPayments(pool: Pool, query: ListObjects<PaymentListFil
     ...query,
     table: 'payment_views',
     idColumn: 'payment_id',
-    equals: { status: filters.status, order_reference: filters.order_reference, merchant_connection: filters.merchant_connection },
+    equals: { order_reference: filters.order_reference, merchant_connection: filters.merchant_connection },
+    changing: { status: filters.status },
   });
   return { object: 'list', data: states.map(toPaymentResource), has_more: hasMore };
 }

@@ -113,7 +113,8 @@ export async function listPayouts(pool: Pool, query: ListObjects<'connection' | 
     ...query,
     table: 'payout_views',
     idColumn: 'payout_id',
-    equals: { listed: 'true', connection: query.filters.connection, status: query.filters.status },
+    equals: { listed: 'true', connection: query.filters.connection },
+    changing: { status: query.filters.status },
   });
   return { object: 'list', data: states.map(toPayoutResource), has_more: hasMore };
 }

@@ -16,7 +16,7 @@ export const projectRefundEvents = projectForward<RefundEvent, Refund, 'RefundRe
   decider: refundDecider,
   idOf: (event) => event.refundId,
   createdBy: 'RefundRequested',
-  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list, newest first.
+  // Rows are inserted in the events' order (WITH ORDINALITY): `seq` orders the list among equal created_at.
   insert: async (tx, rows) => {
     await tx.query({
       name: 'refund-views-insert',

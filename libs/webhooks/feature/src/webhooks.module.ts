@@ -99,9 +99,9 @@ class WebhooksRuntime implements OnModuleInit, OnApplicationShutdown {
       this.dispatcher.wake();
       return event;
     });
-    this.bus.handle('webhooks.events.deliveries', async ({ integratorId, id }) => {
-      if (!(await store.findEvent(integratorId, id))) throw notFound('event', id);
-      return store.deliveriesOf(integratorId, id);
+    this.bus.handle('webhooks.events.deliveries', async (query) => {
+      if (!(await store.findEvent(query.integratorId, query.id))) throw notFound('event', query.id);
+      return store.deliveriesOf(query);
     });
     this.bus.handle('webhooks.apply-deadlines', async ({ clockOffsetMs }) => {
       this.clock.observeOffset(clockOffsetMs);

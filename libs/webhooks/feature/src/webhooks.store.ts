@@ -4,6 +4,7 @@ import type {
   EventResource,
   IntegrationEvent,
   ListEndpointDeliveries,
+  ListEventDeliveries,
   ListObjects,
   ListResource,
   WebhookEndpointResource,
@@ -21,7 +22,6 @@ import {
   PREVIOUS_SECRET_TTL_MS,
   SECRET_ROTATION_INTERVAL_MIN_MS,
   WEBHOOK_ENDPOINTS_PER_INTEGRATOR_MAX,
-  WEBHOOK_EVENT_DELIVERIES_LISTED_MAX,
   WEBHOOK_REDELIVERIES_PER_INTEGRATOR_MAX,
   WEBHOOK_REDELIVERY_WINDOW_MS,
 } from '@pay/kernel';
@@ -202,7 +202,10 @@ export class WebhooksStore {
   async listEndpoints(integratorId: string, limit: number, startingAfter?: string): Promise<ListResource<WebhookEndpointResource>> {
     const beforeSeq = startingAfter === undefined ? null : await this.seqOf('wh_endpoints', integratorId, startingAfter, 'AND deleted_at IS NULL');
     const { rows } = await this.pool.query<EndpointDbRow>(
-      `SELECT * FROM wh_endpoints WHERE integrator_id = $1 AND deleted_at IS NULL AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+      // Newest first by created_at (the request's time), then seq: concurrent creates insert out of that order.
+      `SELECT * FROM wh_endpoints WHERE integrator_id = $1 AND deleted_at IS NULL
+         AND ($2::bigint IS NULL OR (created_at, seq) < ((SELECT created_at FROM wh_endpoints WHERE seq = $2), $2))
+       ORDER BY created_at DESC, seq DESC LIMIT $3`,
       [integratorId, beforeSeq, limit + 1],
     );
     return toPage(rows.map((row) => toEndpointResource(toEndpoint(row))), limit);
@@ -415,14 +418,24 @@ export class WebhooksStore {
     });
   }
 
-  async deliveriesOf(integratorId: string, eventId: string): Promise<ListResource<EndpointDeliveryResource>> {
+  /** An event's deliveries, oldest first (the order they were made), a page at a time. */
+  async deliveriesOf(query: ListEventDeliveries): Promise<ListResource<EndpointDeliveryResource>> {
+    const values: unknown[] = [query.id, query.integratorId];
+    let cursor = '';
+    if (query.startingAfter !== undefined) {
+      const { rows } = await this.pool.query<{ created_at: Date }>('SELECT created_at FROM wh_deliveries WHERE id = $1 AND event_id = $2', [query.startingAfter, query.id]);
+      if (!rows[0]) throw notInList(query.startingAfter);
+      values.push(rows[0].created_at, query.startingAfter);
+      cursor = 'AND (d.created_at, d.id) > ($3, $4)';
+    }
+    values.push(query.limit + 1);
     const { rows } = await this.pool.query<DeliveryDbRow>(
       `SELECT d.id, d.event_id, d.endpoint_id, d.status, d.next_attempt_at, d.created_at, ${ATTEMPT_LIST} AS attempt_list
        FROM wh_deliveries d JOIN wh_events ev ON ev.id = d.event_id AND ev.integrator_id = $2
-       WHERE d.event_id = $1 ORDER BY d.created_at, d.id LIMIT $3`,
-      [eventId, integratorId, WEBHOOK_EVENT_DELIVERIES_LISTED_MAX],
+       WHERE d.event_id = $1 ${cursor} ORDER BY d.created_at, d.id LIMIT $${values.length}`,
+      values,
     );
-    return { object: 'list', data: rows.map(toEndpointDeliveryResource), has_more: false };
+    return toPage(rows.map(toEndpointDeliveryResource), query.limit);
   }
 
   // ---- dispatching ----

@@ -175,9 +175,11 @@ export class EventsController {
     return this.bus.request('webhooks.events.redeliver', { integratorId, id });
   }
 
-  @Returns(listOf(EndpointDeliveryResource), 'List an event’s deliveries', { description: 'Every delivery of the event, oldest first, each with its attempts in `attempt_history`.' })
+  @Returns(listOf(EndpointDeliveryResource), 'List an event’s deliveries', { description: 'The deliveries of the event, oldest first, each with its attempts in `attempt_history`.' })
+  @QueryParams(...LIST_QUERY)
   @Get(':id/deliveries')
-  async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string): Promise<ListResource<EndpointDeliveryResource>> {
-    return this.bus.request('webhooks.events.deliveries', { integratorId, id });
+  async deliveries(@Integrator() { integratorId }: ApiKeyRecord, @Param('id') id: string, @Query() query: unknown): Promise<ListResource<EndpointDeliveryResource>> {
+    const { limit, startingAfter } = parseListQuery(query);
+    return this.bus.request('webhooks.events.deliveries', { integratorId, id, limit, ...(startingAfter === undefined ? {} : { startingAfter }) });
   }
 }

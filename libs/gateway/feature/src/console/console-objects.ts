@@ -74,7 +74,7 @@ export class ConsoleObjects {
       this.auditLog.list({ target: id, limit: CONSOLE_LIST_MAX }).then((list) => list.data),
     ]);
     const withDeliveries = await Promise.all(
-      events.map(async (event) => ({ event, deliveries: integratorId ? (await this.bus.request('webhooks.events.deliveries', { integratorId, id: event.id })).data : [] })),
+      events.map(async (event) => ({ event, deliveries: integratorId ? (await this.bus.request('webhooks.events.deliveries', { integratorId, id: event.id, limit: CONSOLE_LIST_MAX })).data : [] })),
     );
     const currency = typeof resource['currency'] === 'string' && (CURRENCIES as readonly string[]).includes(resource['currency']) ? (resource['currency'] as Currency) : null;
     return {

@@ -179,7 +179,7 @@ export class AuditLog {
     return settled;
   }
 
-  /** Newest first (insertion order); `startingAfter` must be an event of the same list (same integrator). */
+  /** Newest first (insertion order); `startingAfter` must be an event of the same list (its filters). */
   async list(query: AuditQuery): Promise<{ data: AuditEventResource[]; hasMore: boolean }> {
     const values: unknown[] = [];
     const where: string[] = [];
@@ -193,10 +193,11 @@ export class AuditLog {
     if (query.createdGte !== undefined) add((p) => `created_at >= ${p}`, query.createdGte);
     if (query.createdLt !== undefined) add((p) => `created_at < ${p}`, query.createdLt);
     if (query.startingAfter !== undefined) {
-      const { rows } = await this.pool.query<{ seq: string }>(
-        `SELECT seq FROM gw_audit_events WHERE id = $1 AND ($2::text IS NULL OR integrator_id = $2)`,
-        [query.startingAfter, query.integrator ?? null],
-      );
+      // Looked up under the list's filters: an event of another action, target or period is not a cursor of it.
+      const { rows } = await this.pool.query<{ seq: string }>(`SELECT seq FROM gw_audit_events WHERE ${[...where, `id = $${values.length + 1}`].join(' AND ')}`, [
+        ...values,
+        query.startingAfter,
+      ]);
       if (!rows[0]) throw new ServiceError('invalid_request', `starting_after '${query.startingAfter}' is not an id of this list`, 'starting_after');
       add((p) => `seq < ${p}`, rows[0].seq);
     }

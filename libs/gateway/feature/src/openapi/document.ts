@@ -131,7 +131,7 @@ function queryParameters(params: readonly QueryParam[]): object[] {
       description = `How many objects a page holds, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`;
     } else if (name === 'starting_after') {
       schema = { type: 'string', maxLength: STRING_LENGTH_MAX };
-      description = 'The id of the last object of the previous page: the page after it.';
+      description = 'The id of the last object of the previous page: the page after it. It must be an object of the list as filtered (its status aside), else 400 invalid_request.';
     } else if (TIME_PARAMS.has(name)) {
       schema = { type: 'string', format: 'date-time' };
       description = TIME_DESCRIPTIONS[name] ?? `An ISO 8601 time (${words(name)}).`;
