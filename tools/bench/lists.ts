@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       console.log(`${label.padEnd(32)} p50 ${times[Math.floor(SAMPLES * 0.5)]!.toFixed(1)} ms  p99 ${times[Math.floor(SAMPLES * 0.99)]!.toFixed(1)} ms`);
     }
     const plan = await db.query(
-      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT state AS state FROM payment_views WHERE integrator_id = $1 AND status = $2 ORDER BY seq DESC LIMIT 101`,
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT state AS state FROM payment_views WHERE integrator_id = $1 AND status = $2 ORDER BY created_at DESC, seq DESC LIMIT 101`,
       [integrator.id, 'succeeded'],
     );
     console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
