@@ -245,6 +245,35 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(after).toMatchObject({ status: 'expired', expires_at: new Date(overlapEnds).toISOString() });
   }, 180_000);
 
+  it('a key is rolled once: a key in its overlap answers another roll, sequential or parallel, 409 invalid_status (a retry of the same roll replays it)', async () => {
+    const sequential = await restricted(['events:read']);
+    const rollHeaders = { 'Idempotency-Key': idempotencyKey() };
+    const first = await as(shop.apiKey, 'POST', `/v1/api_keys/${sequential.id}/roll`, { expires_in: 3600 }, rollHeaders);
+    expect(first.status).toBe(201);
+    secrets.push(first.body.api_key);
+    // In its overlap the old key is active, with the overlap's end as its expires_at.
+    expect((await as(shop.apiKey, 'GET', `/v1/api_keys/${sequential.id}`)).body).toMatchObject({ status: 'active', expires_at: expect.any(String) });
+    expectError(await as(shop.apiKey, 'POST', `/v1/api_keys/${sequential.id}/roll`, { expires_in: 3600 }), 409, 'invalid_status');
+    const replay = await as(shop.apiKey, 'POST', `/v1/api_keys/${sequential.id}/roll`, { expires_in: 3600 }, rollHeaders);
+    expect({ status: replay.status, body: replay.body }).toEqual({ status: 201, body: first.body });
+    // The successor can be rolled in its turn.
+    const next = await as(shop.apiKey, 'POST', `/v1/api_keys/${first.body.id}/roll`, { expires_in: 60 });
+    expect(next.status).toBe(201);
+    secrets.push(next.body.api_key);
+
+    const parallel = await restricted(['events:read']);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => as(shop.apiKey, 'POST', `/v1/api_keys/${parallel.id}/roll`, { expires_in: 60 })));
+    for (const answer of answers) if (typeof answer.body?.api_key === 'string') secrets.push(answer.body.api_key);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) expectError(answer, 409, 'invalid_status');
+    const audit = await as(shop.apiKey, 'GET', '/v1/audit_events?action=api_key.rolled&limit=100');
+    const successor = answers.find((a) => a.status === 201)!.body.id;
+    const named = (audit.body.data as { target: { id: string } }[]).map((e) => e.target.id);
+    expect(named).toContain(successor);
+    const keys = (await as(shop.apiKey, 'GET', '/v1/api_keys?limit=100')).body.data as { id: string; name: string; created_at: string }[];
+    expect(keys.filter((k) => k.name === parallel.body.name && Date.parse(k.created_at) > Date.parse(parallel.body.created_at)).map((k) => k.id)).toEqual([successor]);
+  });
+
   it('revoke: the key, status revoked; 401 from every gateway within a second', async () => {
     const key = await restricted(['events:read']);
     // Two gateways at least (distributed: with E2E_INSTANCES=2), each having cached the key.
