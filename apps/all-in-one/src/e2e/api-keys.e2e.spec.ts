@@ -274,6 +274,24 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(keys.filter((k) => k.name === parallel.body.name && Date.parse(k.created_at) > Date.parse(parallel.body.created_at)).map((k) => k.id)).toEqual([successor]);
   });
 
+  it('rolling a key with an expires_at: the successor keeps it, and the overlap ends there when it falls within it', async () => {
+    const expiresAt = new Date(Date.now() + 30 * 60_000).toISOString();
+    const temporary = await restricted(['events:read'], { expires_at: expiresAt });
+    const rolled = await as(shop.apiKey, 'POST', `/v1/api_keys/${temporary.id}/roll`, { expires_in: 3600 });
+    expect(rolled.status).toBe(201);
+    secrets.push(rolled.body.api_key);
+    expect(rolled.body.expires_at).toBe(expiresAt);
+    expect((await as(shop.apiKey, 'GET', `/v1/api_keys/${rolled.body.id}`)).body.expires_at).toBe(expiresAt);
+    expect((await as(shop.apiKey, 'GET', `/v1/api_keys/${temporary.id}`)).body).toMatchObject({ status: 'active', expires_at: expiresAt });
+    // An overlap shorter than the time left: the old key stops when it ends, the successor at the original expiry.
+    const later = await restricted(['events:read'], { expires_at: expiresAt });
+    const short = await as(shop.apiKey, 'POST', `/v1/api_keys/${later.id}/roll`, { expires_in: 60 });
+    expect(short.status).toBe(201);
+    secrets.push(short.body.api_key);
+    expect(short.body.expires_at).toBe(expiresAt);
+    expect(Date.parse((await as(shop.apiKey, 'GET', `/v1/api_keys/${later.id}`)).body.expires_at)).toBe(Date.parse(short.body.created_at) + 60_000);
+  });
+
   it('revoke: the key, status revoked; 401 from every gateway within a second', async () => {
     const key = await restricted(['events:read']);
     // Two gateways at least (distributed: with E2E_INSTANCES=2), each having cached the key.
