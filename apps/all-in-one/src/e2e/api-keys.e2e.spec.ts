@@ -326,6 +326,31 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(Date.parse(lastUsed!)).toBeLessThanOrEqual(usedUntil + 5);
   }, 90_000);
 
+  it('a finance key\'s last_used_at follows its use too (at most 60 s behind)', async () => {
+    const created = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Books' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(created.status).toBe(201);
+    secrets.push(created.body.api_key);
+    const usedFrom = Date.now();
+    for (let i = 0; i < 3; i++) expect((await service.http('GET', '/admin/v1/ledger/trial_balance', { key: created.body.api_key })).status).toBe(200);
+    const usedUntil = Date.now();
+    const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
+    await db.connect();
+    let lastUsed: Date | null = null;
+    try {
+      for (const deadline = Date.now() + 60_000; lastUsed === null && Date.now() < deadline; await sleep(500)) {
+        lastUsed = (await db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM gw_api_keys WHERE id = $1', [created.body.id])).rows[0]!.last_used_at;
+      }
+    } finally {
+      await db.end();
+    }
+    expect(lastUsed).not.toBeNull();
+    expect(lastUsed!.getTime()).toBeGreaterThanOrEqual(usedFrom - 5);
+    expect(lastUsed!.getTime()).toBeLessThanOrEqual(usedUntil + 5);
+    // The revocation's answer shows it.
+    const revoked = await service.admin('POST', `/admin/v1/api_keys/${created.body.id}/revoke`);
+    expect(revoked.body).toMatchObject({ role: 'finance', status: 'revoked', last_used_at: lastUsed!.toISOString() });
+  }, 90_000);
+
   it('the API description names the scope of every /v1 operation', async () => {
     const document = (await service.http('GET', '/openapi.json')).body;
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>)
