@@ -351,6 +351,37 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(revoked.body).toMatchObject({ role: 'finance', status: 'revoked', last_used_at: lastUsed!.toISOString() });
   }, 90_000);
 
+  it('the Authorization scheme is case-insensitive (RFC 9110 11.1): bearer, BEARER and Bearer alike, for an integrator, the admin and a finance key', async () => {
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Scheme' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(finance.status).toBe(201);
+    secrets.push(finance.body.api_key);
+    // The admin route answers 404 to the admin key (an unknown key to revoke), 401 to anyone else.
+    const calls: [string, string, string, number][] = [
+      [shop.apiKey, 'GET', '/v1/events?limit=1', 200],
+      [service.adminKey, 'POST', '/admin/v1/api_keys/key_00000000000000000000/revoke', 404],
+      [service.adminKey, 'GET', '/admin/v1/ledger/trial_balance', 200],
+      [finance.body.api_key, 'GET', '/admin/v1/ledger/trial_balance', 200],
+    ];
+    const answers: { scheme: string; path: string; status: number; expected: number }[] = [];
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      for (const [secret, method, path, expected] of calls) {
+        const response = await service.http(method, path, { headers: { Authorization: `${scheme} ${secret}` } });
+        answers.push({ scheme, path, status: response.status, expected });
+      }
+    }
+    expect(answers.filter((a) => a.status !== a.expected)).toEqual([]);
+    // A create retried under another spelling of the scheme is the same caller's retry: it replays.
+    const headers = { 'Idempotency-Key': idempotencyKey(), 'Content-Type': 'application/json' };
+    const body = JSON.stringify({ name: 'Scheme retry', scopes: ['events:read'] });
+    const first = await service.http('POST', '/v1/api_keys', { rawBody: body, headers: { ...headers, Authorization: `bearer ${shop.apiKey}` } });
+    const again = await service.http('POST', '/v1/api_keys', { rawBody: body, headers: { ...headers, Authorization: `Bearer ${shop.apiKey}` } });
+    secrets.push(first.body.api_key);
+    expect(first.status).toBe(201);
+    expect({ status: again.status, replayed: again.headers.get('idempotent-replayed'), body: again.body }).toEqual({ status: 201, replayed: 'true', body: first.body });
+    // Another scheme is still 401.
+    expectError(await service.http('GET', '/v1/events', { headers: { Authorization: `Basic ${shop.apiKey}` } }), 401, 'authentication_required');
+  });
+
   it('the API description names the scope of every /v1 operation', async () => {
     const document = (await service.http('GET', '/openapi.json')).body;
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>)

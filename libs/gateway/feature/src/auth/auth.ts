@@ -6,7 +6,8 @@ import { API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS, API_KEY_LAST_USED_FLUSH_MS, AP
 import { FINANCE_KEY_PREFIX, type ApiKeyRecord, type DirectoryRepository } from '../directory/directory.repository';
 import type { RateLimiter } from './rate-limiter';
 
-const BEARER = new RegExp(`^Bearer ([A-Za-z0-9_]{1,${API_KEY_LENGTH_MAX}})$`);
+/** The scheme in any case (RFC 9110 11.1: an auth scheme is case-insensitive): `bearer sk_…` is a bearer too. */
+const BEARER = new RegExp(`^Bearer ([A-Za-z0-9_]{1,${API_KEY_LENGTH_MAX}})$`, 'i');
 
 const unauthenticated = (message: string) => new ServiceError('authentication_required', message);
 
