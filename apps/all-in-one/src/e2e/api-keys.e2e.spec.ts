@@ -382,6 +382,56 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expectError(await service.http('GET', '/v1/events', { headers: { Authorization: `Basic ${shop.apiKey}` } }), 401, 'authentication_required');
   });
 
+  it('authentication, then scope, then the body: a body that is not JSON, or cannot be read, is 401 or 403 to a caller without the right key', async () => {
+    const reader = await restricted(['payments:read']);
+    const revoked = await restricted(['payments:write']);
+    expect((await as(shop.apiKey, 'POST', `/v1/api_keys/${revoked.id}/revoke`)).status).toBe(200);
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Body order' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    secrets.push(finance.body.api_key);
+    const JSON_TYPE = 'application/json';
+    const bodies: [string, string, Record<string, string>][] = [
+      ['not JSON', 'nope', { 'Content-Type': JSON_TYPE }],
+      ['a key named twice', '{"amount":1,"amount":2}', { 'Content-Type': JSON_TYPE }],
+      ['nested too deep', `${'['.repeat(70)}${']'.repeat(70)}`, { 'Content-Type': JSON_TYPE }],
+      ['a NUL in a string', '{"description":"a\\u0000b"}', { 'Content-Type': JSON_TYPE }],
+      ['__proto__', '{"__proto__":{"x":1}}', { 'Content-Type': JSON_TYPE }],
+      ['text/plain', 'amount=1', { 'Content-Type': 'text/plain' }],
+      ['an invalid media type', '{}', { 'Content-Type': 'nope' }],
+      ['no media type', '{}', { 'Content-Type': '' }],
+      ['XML', '<a/>', { 'Content-Type': 'application/xml' }],
+      ['a charset other than UTF-8', '{}', { 'Content-Type': 'application/json; charset=latin1' }],
+      ['a Content-Encoding', '{}', { 'Content-Type': JSON_TYPE, 'Content-Encoding': 'gzip' }],
+    ];
+    const callers: [string, Record<string, string>, number, string][] = [
+      ['no key', {}, 401, 'authentication_required'],
+      ['an unknown key', { Authorization: 'Bearer rk_unknown000000000000000000000000' }, 401, 'authentication_required'],
+      ['a revoked key', { Authorization: `Bearer ${revoked.secret}` }, 401, 'authentication_required'],
+      ['a payments:read key', { Authorization: `Bearer ${reader.secret}` }, 403, 'insufficient_scope'],
+    ];
+    const wrong: unknown[] = [];
+    for (const [what, rawBody, headers] of bodies) {
+      for (const [caller, authorization, status, code] of callers) {
+        const response = await service.http('POST', '/v1/payments', { rawBody, headers: { ...headers, ...authorization, 'Idempotency-Key': idempotencyKey() } });
+        if (response.status !== status || response.body?.error?.code !== code) wrong.push({ what, caller, status: response.status, body: response.body });
+      }
+      // The admin API alike: no key 401, a finance key on a write 403.
+      for (const [caller, authorization, status, code] of [
+        ['no key', {}, 401, 'authentication_required'],
+        ['a finance key', { Authorization: `Bearer ${finance.body.api_key}` }, 403, 'forbidden'],
+      ] as const) {
+        const response = await service.http('POST', '/admin/v1/connections', { rawBody, headers: { ...headers, ...authorization, 'Idempotency-Key': idempotencyKey() } });
+        if (response.status !== status || response.body?.error?.code !== code) wrong.push({ what, caller, route: 'admin', status: response.status, body: response.body });
+      }
+      // The right key still gets the body's own error.
+      const own = await service.http('POST', '/v1/payments', { rawBody, headers: { ...headers, Authorization: `Bearer ${shop.apiKey}`, 'Idempotency-Key': idempotencyKey() } });
+      if (own.status < 400 || own.status >= 500 || own.body?.error?.code !== 'invalid_request') wrong.push({ what, caller: 'the right key', status: own.status, body: own.body });
+    }
+    expect(wrong).toEqual([]);
+    // A body over 1 MB is refused before it is read, whoever sends it (413).
+    const large = await service.http('POST', '/v1/payments', { rawBody: `{"description":"${'x'.repeat(1_048_576)}"}` });
+    expectError(large, 413, 'invalid_request');
+  });
+
   it('the API description names the scope of every /v1 operation', async () => {
     const document = (await service.http('GET', '/openapi.json')).body;
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>)
