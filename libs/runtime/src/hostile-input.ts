@@ -105,8 +105,13 @@ export function unreadMediaTypeError(
   readable: (contentType: string) => boolean,
   refusal: (contentType: string) => ServiceError | undefined = () => undefined,
 ): ServiceError | undefined {
+  if (BODYLESS_METHODS.has(request.method)) return undefined;
   const contentType = request.headers['content-type'];
-  if (contentType === undefined || BODYLESS_METHODS.has(request.method)) return undefined;
+  if (contentType === undefined) {
+    // A body without a Content-Type (no body at all is fine).
+    const hasBody = request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+    return hasBody ? new ServiceError('invalid_request', NOT_JSON_MESSAGE) : undefined;
+  }
   if (READ_MEDIA_TYPES.test(contentType) || readable(contentType)) return undefined;
   return refusal(contentType) ?? new ServiceError('invalid_request', NOT_JSON_MESSAGE);
 }

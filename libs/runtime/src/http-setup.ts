@@ -103,7 +103,7 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
   // JSON (and forms, below) only: any other media type is refused as not JSON.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(UNREAD_BODY_MEDIA_TYPE, (_request, _payload, done) => done(null, undefined));
-  // A body without a Content-Type (or one that names no parser): not JSON, answered as above.
+  // A Content-Type the check above let through that still names no parser: not JSON, answered as above.
   fastify.addContentTypeParser('*', (request, _payload, done) => {
     const error = new ServiceError('invalid_request', NOT_JSON_MESSAGE);
     if (!deferBodyError(request, error)) return done(error, undefined);

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { createIntegrator, createPayment, DISTRIBUTED, httpClient, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
 
@@ -427,6 +428,17 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
       if (own.status < 400 || own.status >= 500 || own.body?.error?.code !== 'invalid_request') wrong.push({ what, caller: 'the right key', status: own.status, body: own.body });
     }
     expect(wrong).toEqual([]);
+    // A body without any Content-Type (fetch always sends one): 401, the body unread and the connection closed.
+    const bare = await new Promise<{ status: number; connection: string | undefined; code: string }>((resolve, reject) => {
+      const request = httpRequest(`${service.url}/v1/payments`, { method: 'POST', headers: { 'Content-Length': '4' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, code: JSON.parse(text).error.code }));
+      });
+      request.on('error', reject);
+      request.end('nope');
+    });
+    expect(bare).toEqual({ status: 401, connection: 'close', code: 'authentication_required' });
     // A body over 1 MB is refused before it is read, whoever sends it (413).
     const large = await service.http('POST', '/v1/payments', { rawBody: `{"description":"${'x'.repeat(1_048_576)}"}` });
     expectError(large, 413, 'invalid_request');
