@@ -76,23 +76,49 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
  * A body the API would misread is refused by name (415): a Content-Encoding (compression is not read,
  * and a plain body labelled compressed is not taken as plain), or a charset other than UTF-8.
  */
-export function checkBodyEncoding(request: FastifyRequest): void {
+export function bodyEncodingError(request: FastifyRequest): ServiceError | undefined {
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new ServiceError('invalid_request', `Content-Encoding ${printable(encoding)} is not supported: send the body uncompressed, without Content-Encoding`, undefined, 415);
+    return new ServiceError('invalid_request', `Content-Encoding ${printable(encoding)} is not supported: send the body uncompressed, without Content-Encoding`, undefined, 415);
   }
   const contentType = request.headers['content-type'] ?? '';
   // Another media type is refused as not JSON (400), whatever its charset.
-  if (!READ_MEDIA_TYPES.test(contentType)) return;
-  checkCharset(contentType);
+  if (!READ_MEDIA_TYPES.test(contentType)) return undefined;
+  return charsetError(contentType);
 }
 
-/** A `charset=` other than UTF-8 in a Content-Type the route reads is refused by name (415). */
-export function checkCharset(contentType: string): void {
+/** A `charset=` other than UTF-8 in a Content-Type the route reads, refused by name (415). */
+export function charsetError(contentType: string): ServiceError | undefined {
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new ServiceError('invalid_request', `charset=${printable(charset)} is not supported: send the body in UTF-8 (charset=utf-8)`, undefined, 415);
+    return new ServiceError('invalid_request', `charset=${printable(charset)} is not supported: send the body in UTF-8 (charset=utf-8)`, undefined, 415);
   }
+  return undefined;
+}
+
+/** The methods whose body Fastify reads (GET, HEAD and TRACE have none). */
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE']);
+
+export const NOT_JSON_MESSAGE = 'the request body must be JSON, sent with Content-Type: application/json';
+
+/**
+ * A Content-Type the API does not read, on a request whose body would be parsed: `readable` names
+ * the other media types the route takes (the statement route's XML), `refusal` a more precise error.
+ */
+export function unreadMediaTypeError(
+  request: FastifyRequest,
+  readable: (contentType: string) => boolean,
+  refusal: (contentType: string) => ServiceError | undefined = () => undefined,
+): ServiceError | undefined {
+  if (BODYLESS_METHODS.has(request.method)) return undefined;
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) {
+    // A body without a Content-Type (no body at all is fine).
+    const hasBody = request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+    return hasBody ? new ServiceError('invalid_request', NOT_JSON_MESSAGE) : undefined;
+  }
+  if (READ_MEDIA_TYPES.test(contentType) || readable(contentType)) return undefined;
+  return refusal(contentType) ?? new ServiceError('invalid_request', NOT_JSON_MESSAGE);
 }
 
 /**
@@ -134,6 +160,18 @@ const DEFERRED_ROUTE = /^\/(v1|admin\/v1|console|hosted)(\/|$)/;
 
 /** A request's shape error, held until the route's guards have run (section 2: authentication comes first). */
 const deferredShapeErrors = new WeakMap<FastifyRequest, ServiceError>();
+/** A request's body error (not JSON, unreadable), held the same way; the first one found stands. */
+const deferredBodyErrors = new WeakMap<FastifyRequest, ServiceError>();
+
+/**
+ * Holds a body's error for the route to answer after its guards (authentication, then body shape), on
+ * the routes that defer; false on any other, which answers it at once.
+ */
+export function deferBodyError(request: FastifyRequest, error: ServiceError): boolean {
+  if (!DEFERRED_ROUTE.test(request.routeOptions.url ?? '')) return false;
+  if (!deferredBodyErrors.has(request)) deferredBodyErrors.set(request, error);
+  return true;
+}
 
 /**
  * Refuses a path parameter that cannot name anything (wrong prefix for its collection, characters no
@@ -148,8 +186,8 @@ export async function checkRequestShape(request: FastifyRequest): Promise<void> 
   deferredShapeErrors.set(request, error);
 }
 
-/** The shape error checkRequestShape held for the route, if any. */
-export const shapeErrorOf = (request: FastifyRequest): ServiceError | undefined => deferredShapeErrors.get(request);
+/** The shape error checkRequestShape held for the route (the path and query first, then the body), if any. */
+export const shapeErrorOf = (request: FastifyRequest): ServiceError | undefined => deferredShapeErrors.get(request) ?? deferredBodyErrors.get(request);
 
 function shapeError(request: FastifyRequest): ServiceError | undefined {
   const params = (request.params ?? {}) as Record<string, unknown>;

@@ -17,7 +17,7 @@ import {
   RETRY_AFTER_UNAVAILABLE_SECONDS,
 } from '@pay/kernel';
 import { toErrorResponse } from './error-response';
-import { checkBodyEncoding, checkCharset, checkRequestShape, clientErrors, frameworkErrors, parseJsonBody, requireHost, shapeErrorOf } from './hostile-input';
+import { bodyEncodingError, charsetError, checkRequestShape, clientErrors, deferBodyError, frameworkErrors, NOT_JSON_MESSAGE, parseJsonBody, requireHost, shapeErrorOf, unreadMediaTypeError } from './hostile-input';
 import { observeRequests } from './request-observability';
 
 export const fastifyOptions = {
@@ -61,9 +61,10 @@ export class ContractErrorFilter implements ExceptionFilter {
 }
 
 /**
- * Runs after the guards: a path id that cannot exist or a bad query on an authenticated route is answered
- * once the key has been checked (authentication comes first, contract section 2); on a hosted page, inside
- * its route, whose error filter answers it as a page.
+ * Runs after the guards: a path id that cannot exist, a bad query or a body that is not JSON (or cannot
+ * be read) on an authenticated route is answered once the key and its scope have been checked
+ * (authentication comes first, then the body's shape: contract section 2); on a hosted page, inside its
+ * route, whose error filter answers it as a page.
  */
 export class ShapeErrorAfterAuthentication implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -87,13 +88,31 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
     void reply.header('X-Content-Type-Options', 'nosniff');
     requireHost(request);
   });
-  // Before a byte of the body is read: an encoding or charset the parsers would misread.
-  fastify.addHook('preParsing', async (request: FastifyRequest, _reply: FastifyReply, payload) => {
-    checkBodyEncoding(request);
+  // Before a byte of the body is read: an encoding or charset the parsers would misread, a media type
+  // no parser reads. On a route with a key or a session it is answered after the guards, the body unread.
+  fastify.addHook('preParsing', async (request: FastifyRequest, reply: FastifyReply, payload) => {
+    const contentType = String(request.headers['content-type'] ?? '');
+    const error =
+      bodyEncodingError(request) ??
+      (isXmlOnStatementRoute(request, contentType) ? charsetError(contentType) : undefined) ??
+      unreadMediaTypeError(request, (type) => isXmlOnStatementRoute(request, type), xmlElsewhereError);
+    if (error === undefined) return payload;
+    if (!deferBodyError(request, error)) throw error;
+    // The unread body's parser takes it, reading nothing; the connection ends with the answer, so what
+    // the client still sends is never read.
+    request.headers['content-type'] = UNREAD_BODY_MEDIA_TYPE;
+    void reply.header('Connection', 'close');
     return payload;
   });
-  // JSON (and forms, below) only: any other media type is refused (FST_ERR_CTP_INVALID_MEDIA_TYPE, mapped to invalid_request).
+  // JSON (and forms, below) only: any other media type is refused as not JSON.
   fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(UNREAD_BODY_MEDIA_TYPE, (_request, _payload, done) => done(null, undefined));
+  // A Content-Type the check above let through that still names no parser: not JSON, answered as above.
+  fastify.addContentTypeParser('*', (request, _payload, done) => {
+    const error = new ServiceError('invalid_request', NOT_JSON_MESSAGE);
+    if (!deferBodyError(request, error)) return done(error, undefined);
+    done(null, undefined);
+  });
   // HTML forms of the hosted pages and the console. Parsed as URLSearchParams, never a plain object, so
   // the JSON API still refuses such a body as "not a JSON object".
   limitForms(fastify);
@@ -103,14 +122,18 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
     if (Buffer.byteLength(text) > limit) return done(formTooLarge(limit), undefined);
     done(null, new URLSearchParams(text));
   });
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, parseJsonBody(text, (json) => secureJson.parse(json, undefined, { protoAction: 'error', constructorAction: 'error' })));
-    } catch (error) {
-      done(error instanceof ServiceError ? error : new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)'), undefined);
+      parsed = parseJsonBody(text, (json) => secureJson.parse(json, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (caught) {
+      const error = caught instanceof ServiceError ? caught : new ServiceError('invalid_request', 'the request body is not valid JSON (keys such as __proto__ are refused)');
+      // Answered after the guards where the route has them (authentication, then the body's shape).
+      return deferBodyError(request, error) ? done(null, undefined) : done(error, undefined);
     }
+    done(null, parsed);
   });
   acceptXmlOnStatementRoute(fastify);
   endConnectionsOnceClosing(fastify);
@@ -123,6 +146,16 @@ export function configureHttp(app: NestFastifyApplication, logger: Logger): void
 /** The one route that takes XML: a bank's statement (camt.053), up to 10 MB. */
 export const XML_BODY_ROUTE = { method: 'POST', url: '/admin/v1/bank_statements' } as const;
 const XML_MEDIA_TYPE = /^\s*(application|text)\/xml\s*(;|$)/i;
+const isXmlOnStatementRoute = (request: FastifyRequest, contentType: string): boolean =>
+  XML_MEDIA_TYPE.test(contentType) && request.method === XML_BODY_ROUTE.method && request.routeOptions.url === XML_BODY_ROUTE.url;
+
+const xmlElsewhereError = (contentType: string): ServiceError | undefined =>
+  XML_MEDIA_TYPE.test(contentType)
+    ? new ServiceError('invalid_request', `${NOT_JSON_MESSAGE} (XML is accepted by ${XML_BODY_ROUTE.method} ${XML_BODY_ROUTE.url} only)`)
+    : undefined;
+
+/** The media type a body refused unread is given, so that no parser reads it (the error is held for the route). */
+const UNREAD_BODY_MEDIA_TYPE = 'application/x-unread-body';
 
 /**
  * XML bodies are accepted on XML_BODY_ROUTE only, and there up to STATEMENT_BODY_LIMIT_BYTES: any other
@@ -130,22 +163,22 @@ const XML_MEDIA_TYPE = /^\s*(application|text)\/xml\s*(;|$)/i;
  * entities off and a DOCTYPE refused).
  */
 function acceptXmlOnStatementRoute(fastify: FastifyInstance): void {
+  // XML elsewhere is refused by the first preParsing hook (unreadMediaTypeError).
   fastify.addHook('preParsing', async (request: FastifyRequest) => {
-    if (!XML_MEDIA_TYPE.test(String(request.headers['content-type'] ?? ''))) return;
-    if (request.method !== XML_BODY_ROUTE.method || request.routeOptions.url !== XML_BODY_ROUTE.url) {
-      throw new ServiceError('invalid_request', `the request body must be JSON, sent with Content-Type: application/json (XML is accepted by ${XML_BODY_ROUTE.method} ${XML_BODY_ROUTE.url} only)`);
-    }
+    if (!isXmlOnStatementRoute(request, String(request.headers['content-type'] ?? ''))) return;
     if (Number(request.headers['content-length'] ?? 0) > STATEMENT_BODY_LIMIT_BYTES) throw statementTooLarge();
-    checkCharset(String(request.headers['content-type']));
   });
   // Read as bytes, not as a string: Fastify decodes a string with replacement characters and then
   // refuses the body as not its Content-Length, an answer that names no encoding.
-  fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'buffer', bodyLimit: STATEMENT_BODY_LIMIT_BYTES }, (_request, body, done) => {
+  fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'buffer', bodyLimit: STATEMENT_BODY_LIMIT_BYTES }, (request, body, done) => {
+    let text: string;
     try {
-      done(null, utf8Statement(body as Buffer));
+      text = utf8Statement(body as Buffer);
     } catch (error) {
-      done(error as ServiceError, undefined);
+      // Answered after the admin key is checked, as a JSON body's errors are.
+      return deferBodyError(request, error as ServiceError) ? done(null, undefined) : done(error as ServiceError, undefined);
     }
+    done(null, text);
   });
 }
 

@@ -6,8 +6,8 @@ import { CONFIGURED_SECRET_LENGTH_MAX } from '@pay/kernel';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '@pay/observability';
 
 const METRICS_TOKEN = Symbol('MetricsToken');
-/** A token longer than any configurable METRICS_TOKEN is no token. */
-const BEARER = new RegExp(`^Bearer (\\S{1,${CONFIGURED_SECRET_LENGTH_MAX}})$`);
+/** A token longer than any configurable METRICS_TOKEN is no token; the scheme in any case (RFC 9110 11.1). */
+const BEARER = new RegExp(`^Bearer (\\S{1,${CONFIGURED_SECRET_LENGTH_MAX}})$`, 'i');
 
 /**
  * GET /metrics: Prometheus' text format, on every process's listener (the gateway's port, and each

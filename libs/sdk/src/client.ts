@@ -246,7 +246,7 @@ export class ApiKeysResource extends Resource {
   list(params: ListParams = {}, options?: RequestOptions): ListCall<ApiKey> {
     return new ListCall(this.http, '/v1/api_keys', params, options);
   }
-  /** A new key with the same name and scopes; the old one works `expires_in` seconds more. */
+  /** A new key with the same name, scopes and `expires_at`; the old one works `expires_in` seconds more (at most until its own `expires_at`). */
   roll(keyId: string, params: ApiKeyRollParams = {}, options?: RequestOptions): Promise<ApiKeyWithSecret> {
     return this.http.request({ method: 'POST', path: `/v1/api_keys/${id(keyId)}/roll`, body: params, idempotent: true }, options);
   }

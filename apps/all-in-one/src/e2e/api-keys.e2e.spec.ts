@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { createIntegrator, createPayment, DISTRIBUTED, httpClient, idempotencyKey, paymentBody, startTestService, type Integrator, type Response, type TestService } from './harness';
 
@@ -248,6 +249,53 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(after).toMatchObject({ status: 'expired', expires_at: new Date(overlapEnds).toISOString() });
   }, 180_000);
 
+  it('a key is rolled once: a key in its overlap answers another roll, sequential or parallel, 409 invalid_status (a retry of the same roll replays it)', async () => {
+    const sequential = await restricted(['events:read']);
+    const rollHeaders = { 'Idempotency-Key': idempotencyKey() };
+    const first = await as(shop.apiKey, 'POST', `/v1/api_keys/${sequential.id}/roll`, { expires_in: 3600 }, rollHeaders);
+    expect(first.status).toBe(201);
+    secrets.push(first.body.api_key);
+    // In its overlap the old key is active, with the overlap's end as its expires_at.
+    expect((await as(shop.apiKey, 'GET', `/v1/api_keys/${sequential.id}`)).body).toMatchObject({ status: 'active', expires_at: expect.any(String) });
+    expectError(await as(shop.apiKey, 'POST', `/v1/api_keys/${sequential.id}/roll`, { expires_in: 3600 }), 409, 'invalid_status');
+    const replay = await as(shop.apiKey, 'POST', `/v1/api_keys/${sequential.id}/roll`, { expires_in: 3600 }, rollHeaders);
+    expect({ status: replay.status, body: replay.body }).toEqual({ status: 201, body: first.body });
+    // The successor can be rolled in its turn.
+    const next = await as(shop.apiKey, 'POST', `/v1/api_keys/${first.body.id}/roll`, { expires_in: 60 });
+    expect(next.status).toBe(201);
+    secrets.push(next.body.api_key);
+
+    const parallel = await restricted(['events:read']);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => as(shop.apiKey, 'POST', `/v1/api_keys/${parallel.id}/roll`, { expires_in: 60 })));
+    for (const answer of answers) if (typeof answer.body?.api_key === 'string') secrets.push(answer.body.api_key);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) expectError(answer, 409, 'invalid_status');
+    const audit = await as(shop.apiKey, 'GET', '/v1/audit_events?action=api_key.rolled&limit=100');
+    const successor = answers.find((a) => a.status === 201)!.body.id;
+    const named = (audit.body.data as { target: { id: string } }[]).map((e) => e.target.id);
+    expect(named).toContain(successor);
+    const keys = (await as(shop.apiKey, 'GET', '/v1/api_keys?limit=100')).body.data as { id: string; name: string; created_at: string }[];
+    expect(keys.filter((k) => k.name === parallel.body.name && Date.parse(k.created_at) > Date.parse(parallel.body.created_at)).map((k) => k.id)).toEqual([successor]);
+  });
+
+  it('rolling a key with an expires_at: the successor keeps it, and the overlap ends there when it falls within it', async () => {
+    const expiresAt = new Date(Date.now() + 30 * 60_000).toISOString();
+    const temporary = await restricted(['events:read'], { expires_at: expiresAt });
+    const rolled = await as(shop.apiKey, 'POST', `/v1/api_keys/${temporary.id}/roll`, { expires_in: 3600 });
+    expect(rolled.status).toBe(201);
+    secrets.push(rolled.body.api_key);
+    expect(rolled.body.expires_at).toBe(expiresAt);
+    expect((await as(shop.apiKey, 'GET', `/v1/api_keys/${rolled.body.id}`)).body.expires_at).toBe(expiresAt);
+    expect((await as(shop.apiKey, 'GET', `/v1/api_keys/${temporary.id}`)).body).toMatchObject({ status: 'active', expires_at: expiresAt });
+    // An overlap shorter than the time left: the old key stops when it ends, the successor at the original expiry.
+    const later = await restricted(['events:read'], { expires_at: expiresAt });
+    const short = await as(shop.apiKey, 'POST', `/v1/api_keys/${later.id}/roll`, { expires_in: 60 });
+    expect(short.status).toBe(201);
+    secrets.push(short.body.api_key);
+    expect(short.body.expires_at).toBe(expiresAt);
+    expect(Date.parse((await as(shop.apiKey, 'GET', `/v1/api_keys/${later.id}`)).body.expires_at)).toBe(Date.parse(short.body.created_at) + 60_000);
+  });
+
   it('revoke: the key, status revoked; 401 from every gateway within a second', async () => {
     const key = await restricted(['events:read']);
     // Two gateways at least (distributed: with E2E_INSTANCES=2), each having cached the key.
@@ -281,6 +329,123 @@ describe('API keys: scopes, expiry, rolling, revocation', () => {
     expect(Date.parse(lastUsed!)).toBeGreaterThanOrEqual(usedFrom - 5);
     expect(Date.parse(lastUsed!)).toBeLessThanOrEqual(usedUntil + 5);
   }, 90_000);
+
+  it('a finance key\'s last_used_at follows its use too (at most 60 s behind)', async () => {
+    const created = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Books' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(created.status).toBe(201);
+    secrets.push(created.body.api_key);
+    const usedFrom = Date.now();
+    for (let i = 0; i < 3; i++) expect((await service.http('GET', '/admin/v1/ledger/trial_balance', { key: created.body.api_key })).status).toBe(200);
+    const usedUntil = Date.now();
+    const db = new PgClient({ connectionString: service.databaseUrls?.['gateway'] ?? service.databaseUrl });
+    await db.connect();
+    let lastUsed: Date | null = null;
+    try {
+      for (const deadline = Date.now() + 60_000; lastUsed === null && Date.now() < deadline; await sleep(500)) {
+        lastUsed = (await db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM gw_api_keys WHERE id = $1', [created.body.id])).rows[0]!.last_used_at;
+      }
+    } finally {
+      await db.end();
+    }
+    expect(lastUsed).not.toBeNull();
+    expect(lastUsed!.getTime()).toBeGreaterThanOrEqual(usedFrom - 5);
+    expect(lastUsed!.getTime()).toBeLessThanOrEqual(usedUntil + 5);
+    // The revocation's answer shows it.
+    const revoked = await service.admin('POST', `/admin/v1/api_keys/${created.body.id}/revoke`);
+    expect(revoked.body).toMatchObject({ role: 'finance', status: 'revoked', last_used_at: lastUsed!.toISOString() });
+  }, 90_000);
+
+  it('the Authorization scheme is case-insensitive (RFC 9110 11.1): bearer, BEARER and Bearer alike, for an integrator, the admin and a finance key', async () => {
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Scheme' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(finance.status).toBe(201);
+    secrets.push(finance.body.api_key);
+    // The admin route answers 404 to the admin key (an unknown key to revoke), 401 to anyone else.
+    const calls: [string, string, string, number][] = [
+      [shop.apiKey, 'GET', '/v1/events?limit=1', 200],
+      [service.adminKey, 'POST', '/admin/v1/api_keys/key_00000000000000000000/revoke', 404],
+      [service.adminKey, 'GET', '/admin/v1/ledger/trial_balance', 200],
+      [finance.body.api_key, 'GET', '/admin/v1/ledger/trial_balance', 200],
+    ];
+    const answers: { scheme: string; path: string; status: number; expected: number }[] = [];
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      for (const [secret, method, path, expected] of calls) {
+        const response = await service.http(method, path, { headers: { Authorization: `${scheme} ${secret}` } });
+        answers.push({ scheme, path, status: response.status, expected });
+      }
+    }
+    expect(answers.filter((a) => a.status !== a.expected)).toEqual([]);
+    // A create retried under another spelling of the scheme is the same caller's retry: it replays.
+    const headers = { 'Idempotency-Key': idempotencyKey(), 'Content-Type': 'application/json' };
+    const body = JSON.stringify({ name: 'Scheme retry', scopes: ['events:read'] });
+    const first = await service.http('POST', '/v1/api_keys', { rawBody: body, headers: { ...headers, Authorization: `bearer ${shop.apiKey}` } });
+    const again = await service.http('POST', '/v1/api_keys', { rawBody: body, headers: { ...headers, Authorization: `Bearer ${shop.apiKey}` } });
+    secrets.push(first.body.api_key);
+    expect(first.status).toBe(201);
+    expect({ status: again.status, replayed: again.headers.get('idempotent-replayed'), body: again.body }).toEqual({ status: 201, replayed: 'true', body: first.body });
+    // Another scheme is still 401.
+    expectError(await service.http('GET', '/v1/events', { headers: { Authorization: `Basic ${shop.apiKey}` } }), 401, 'authentication_required');
+  });
+
+  it('authentication, then scope, then the body: a body that is not JSON, or cannot be read, is 401 or 403 to a caller without the right key', async () => {
+    const reader = await restricted(['payments:read']);
+    const revoked = await restricted(['payments:write']);
+    expect((await as(shop.apiKey, 'POST', `/v1/api_keys/${revoked.id}/revoke`)).status).toBe(200);
+    const finance = await service.admin('POST', '/admin/v1/finance_keys', { body: { name: 'Body order' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    secrets.push(finance.body.api_key);
+    const JSON_TYPE = 'application/json';
+    const bodies: [string, string, Record<string, string>][] = [
+      ['not JSON', 'nope', { 'Content-Type': JSON_TYPE }],
+      ['a key named twice', '{"amount":1,"amount":2}', { 'Content-Type': JSON_TYPE }],
+      ['nested too deep', `${'['.repeat(70)}${']'.repeat(70)}`, { 'Content-Type': JSON_TYPE }],
+      ['a NUL in a string', '{"description":"a\\u0000b"}', { 'Content-Type': JSON_TYPE }],
+      ['__proto__', '{"__proto__":{"x":1}}', { 'Content-Type': JSON_TYPE }],
+      ['text/plain', 'amount=1', { 'Content-Type': 'text/plain' }],
+      ['an invalid media type', '{}', { 'Content-Type': 'nope' }],
+      ['no media type', '{}', { 'Content-Type': '' }],
+      ['XML', '<a/>', { 'Content-Type': 'application/xml' }],
+      ['a charset other than UTF-8', '{}', { 'Content-Type': 'application/json; charset=latin1' }],
+      ['a Content-Encoding', '{}', { 'Content-Type': JSON_TYPE, 'Content-Encoding': 'gzip' }],
+    ];
+    const callers: [string, Record<string, string>, number, string][] = [
+      ['no key', {}, 401, 'authentication_required'],
+      ['an unknown key', { Authorization: 'Bearer rk_unknown000000000000000000000000' }, 401, 'authentication_required'],
+      ['a revoked key', { Authorization: `Bearer ${revoked.secret}` }, 401, 'authentication_required'],
+      ['a payments:read key', { Authorization: `Bearer ${reader.secret}` }, 403, 'insufficient_scope'],
+    ];
+    const wrong: unknown[] = [];
+    for (const [what, rawBody, headers] of bodies) {
+      for (const [caller, authorization, status, code] of callers) {
+        const response = await service.http('POST', '/v1/payments', { rawBody, headers: { ...headers, ...authorization, 'Idempotency-Key': idempotencyKey() } });
+        if (response.status !== status || response.body?.error?.code !== code) wrong.push({ what, caller, status: response.status, body: response.body });
+      }
+      // The admin API alike: no key 401, a finance key on a write 403.
+      for (const [caller, authorization, status, code] of [
+        ['no key', {}, 401, 'authentication_required'],
+        ['a finance key', { Authorization: `Bearer ${finance.body.api_key}` }, 403, 'forbidden'],
+      ] as const) {
+        const response = await service.http('POST', '/admin/v1/connections', { rawBody, headers: { ...headers, ...authorization, 'Idempotency-Key': idempotencyKey() } });
+        if (response.status !== status || response.body?.error?.code !== code) wrong.push({ what, caller, route: 'admin', status: response.status, body: response.body });
+      }
+      // The right key still gets the body's own error.
+      const own = await service.http('POST', '/v1/payments', { rawBody, headers: { ...headers, Authorization: `Bearer ${shop.apiKey}`, 'Idempotency-Key': idempotencyKey() } });
+      if (own.status < 400 || own.status >= 500 || own.body?.error?.code !== 'invalid_request') wrong.push({ what, caller: 'the right key', status: own.status, body: own.body });
+    }
+    expect(wrong).toEqual([]);
+    // A body without any Content-Type (fetch always sends one): 401, the body unread and the connection closed.
+    const bare = await new Promise<{ status: number; connection: string | undefined; code: string }>((resolve, reject) => {
+      const request = httpRequest(`${service.url}/v1/payments`, { method: 'POST', headers: { 'Content-Length': '4' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, code: JSON.parse(text).error.code }));
+      });
+      request.on('error', reject);
+      request.end('nope');
+    });
+    expect(bare).toEqual({ status: 401, connection: 'close', code: 'authentication_required' });
+    // A body over 1 MB is refused before it is read, whoever sends it (413).
+    const large = await service.http('POST', '/v1/payments', { rawBody: `{"description":"${'x'.repeat(1_048_576)}"}` });
+    expectError(large, 413, 'invalid_request');
+  });
 
   it('the API description names the scope of every /v1 operation', async () => {
     const document = (await service.http('GET', '/openapi.json')).body;

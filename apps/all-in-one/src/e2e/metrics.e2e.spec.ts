@@ -128,6 +128,8 @@ describe('Prometheus metrics', () => {
       const scraped = await fetch(`${guarded.url}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
       expect(scraped.status).toBe(200);
       expect(await scraped.text()).toContain('# TYPE http_requests_total counter');
+      // The scheme in any case (RFC 9110 11.1).
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { Authorization: `bearer ${token}` } })).status).toBe(200);
     });
   });
 });

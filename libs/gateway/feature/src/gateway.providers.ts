@@ -73,7 +73,11 @@ export const gatewayProviders = (config: GatewayConfig): Provider[] => [
     inject: [PG_POOL_ASYNC_COMMIT],
   },
   AuditInterceptor,
-  { provide: AdminAuthenticator, useFactory: (directory: DirectoryRepository) => new AdminAuthenticator(config.adminApiKey, directory), inject: [DirectoryRepository] },
+  {
+    provide: AdminAuthenticator,
+    useFactory: (directory: DirectoryRepository, clock: Clock, lastUses: LastUses) => new AdminAuthenticator(config.adminApiKey, directory, clock, lastUses),
+    inject: [DirectoryRepository, CLOCK, LastUses],
+  },
   ConnectionAuthorization,
   HostedPages,
   AgentViews,

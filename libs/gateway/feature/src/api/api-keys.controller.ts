@@ -104,9 +104,10 @@ export class ApiKeysController {
     return this.keys.find(integratorId, id, this.clock.now());
   }
 
-  /** `201` a new key (same name and scopes) with its secret; the old one works `expires_in` seconds more (default 0). */
+  /** `201` a new key (same name, scopes and expiry) with its secret; the old one works `expires_in` seconds more (default 0). */
   @Returns(ApiKeyWithSecretResource, 'Roll an API key', {
-    description: 'A new key with the same name and scopes; the old key stops working `expires_in` seconds later (0 to 604800, default 0). Answers 201 with the new key and its secret `api_key`, shown only here.',
+    description:
+      'A new key with the same name, scopes and `expires_at`; the old key stops working `expires_in` seconds later (0 to 604800, default 0), or at its own `expires_at` if sooner. Answers 201 with the new key and its secret `api_key`, shown only here. A key is rolled once: an expired or revoked key, or one already rolled (in its overlap), is `409 invalid_status`.',
   })
   @JsonBody(RollApiKeyBody)
   @Post(':id/roll')

@@ -6,7 +6,8 @@ import { API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS, API_KEY_LAST_USED_FLUSH_MS, AP
 import { FINANCE_KEY_PREFIX, type ApiKeyRecord, type DirectoryRepository } from '../directory/directory.repository';
 import type { RateLimiter } from './rate-limiter';
 
-const BEARER = new RegExp(`^Bearer ([A-Za-z0-9_]{1,${API_KEY_LENGTH_MAX}})$`);
+/** The scheme in any case (RFC 9110 11.1: an auth scheme is case-insensitive): `bearer sk_…` is a bearer too. */
+const BEARER = new RegExp(`^Bearer ([A-Za-z0-9_]{1,${API_KEY_LENGTH_MAX}})$`, 'i');
 
 const unauthenticated = (message: string) => new ServiceError('authentication_required', message);
 
@@ -131,12 +132,15 @@ const isAdminKey = (token: string, adminApiKey: string): boolean => {
 
 /**
  * The back office's keys. The admin key may call every /admin/v1 route; a finance key only the ledger's
- * reads (`forbidden` elsewhere); an integrator key or anything else is 401.
+ * reads (`forbidden` elsewhere); an integrator key or anything else is 401. A finance key's uses are
+ * noted as an integrator key's are (`last_used_at`, written in batches).
  */
 export class AdminAuthenticator {
   constructor(
     private readonly adminApiKey: string,
     private readonly directory: DirectoryRepository,
+    private readonly clock: Clock = systemClock,
+    private readonly lastUses?: LastUses,
   ) {}
 
   /** Admin key only: a valid finance key is 403 forbidden, anything else 401. */
@@ -157,11 +161,19 @@ export class AdminAuthenticator {
   /** What a key signs in to the console as: the admin key, an active finance key (by its id), or neither. */
   async consoleCredentialOf(token: string): Promise<{ role: 'admin' } | { role: 'finance'; keyId: string } | undefined> {
     if (isAdminKey(token, this.adminApiKey)) return { role: 'admin' };
-    const keyId = token.startsWith(FINANCE_KEY_PREFIX) ? await this.directory.activeFinanceKeyId(token) : undefined;
+    const keyId = await this.financeKeyId(token);
     return keyId === undefined ? undefined : { role: 'finance', keyId };
   }
 
-  private isFinanceKey(token: string): Promise<boolean> {
-    return token.startsWith(FINANCE_KEY_PREFIX) ? this.directory.isActiveFinanceKey(token) : Promise.resolve(false);
+  private async isFinanceKey(token: string): Promise<boolean> {
+    return (await this.financeKeyId(token)) !== undefined;
+  }
+
+  /** The active finance key's id, its use noted (a refused route is a use too, as for an integrator key). */
+  private async financeKeyId(token: string): Promise<string | undefined> {
+    if (!token.startsWith(FINANCE_KEY_PREFIX)) return undefined;
+    const keyId = await this.directory.activeFinanceKeyId(token);
+    if (keyId !== undefined) this.lastUses?.note(keyId, this.clock.now());
+    return keyId;
   }
 }

@@ -87,8 +87,10 @@ export class ApiKeysRepository {
   }
 
   /**
-   * A new key with the same name and scopes; the old one stops working `expiresInSeconds` later (or at
-   * its own expiry, if sooner). One transaction, the old key locked: two rolls of one key do not both pass.
+   * A new key with the same name, scopes and expiry; the old one stops working `expiresInSeconds` later
+   * (or at its own expiry, if sooner). A key is rolled once: the old key names its successor, and a key
+   * that has one refuses another roll. One transaction, the old key locked: two rolls of one key do not
+   * both pass.
    */
   async roll(
     integratorId: string,
@@ -99,20 +101,26 @@ export class ApiKeysRepository {
     audit?: AuditWriter,
   ): Promise<{ key: ApiKeyResource; secret: string; old: ApiKeyResource }> {
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM gw_api_keys WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' FOR UPDATE`, [id, integratorId]);
+      const { rows } = await client.query<KeyRow & { rolled_to: string | null }>(
+        `SELECT ${COLUMNS}, rolled_to FROM gw_api_keys WHERE id = $1 AND integrator_id = $2 AND role = 'integrator' FOR UPDATE`,
+        [id, integratorId],
+      );
       const row = rows[0];
       if (!row) throw notFound(id);
-      // The same roll again (its answer was lost in a crash): the old key keeps the overlap it was given.
+      // The same roll again (its answer was lost in a crash): the old key keeps the overlap it was given,
+      // the successor its expiry (the upsert changes the secret only).
       if ((await client.query('SELECT 1 FROM gw_api_keys WHERE id = $1', [newKeyId])).rowCount === 1) {
-        const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: null }, now, newKeyId);
+        const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: row.expires_at }, now, newKeyId);
         return { ...created, old: toApiKeyResource(row, now) };
       }
       const status = toApiKeyResource(row, now).status;
       if (status !== 'active') throw new ServiceError('invalid_status', `the API key is ${status}: only an active key can be rolled`);
+      if (row.rolled_to !== null) throw new ServiceError('invalid_status', `the API key was rolled already, to ${row.rolled_to}: roll that key instead`);
       const overlapEnds = new Date(now.getTime() + expiresInSeconds * 1000);
       const expiresAt = row.expires_at && row.expires_at < overlapEnds ? row.expires_at : overlapEnds;
-      const { rows: updated } = await client.query<KeyRow>(`UPDATE gw_api_keys SET expires_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, expiresAt]);
-      const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: null }, now, newKeyId);
+      const { rows: updated } = await client.query<KeyRow>(`UPDATE gw_api_keys SET expires_at = $2, rolled_to = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, expiresAt, newKeyId]);
+      // A temporary key's successor is as temporary: it keeps the original's expiry.
+      const created = await this.insert(client, integratorId, { name: row.name, scopes: row.scopes, expiresAt: row.expires_at }, now, newKeyId);
       await audit?.(client, { object: 'api_key', id: newKeyId }, integratorId);
       return { ...created, old: toApiKeyResource(updated[0]!, now) };
     });

@@ -49,5 +49,6 @@ export const bodyKey = (request: IdempotentRequest, idempotencyKey: string | und
   // Its own key, not the seal's: one key, one use.
   idempotencyKey === undefined ? undefined : createHmac('sha256', callerKey(request, idempotencyKey)).update('request digest').digest();
 
+/** The scheme's case is the client's choice (RFC 9110 11.1): `bearer sk_…` derives what `Bearer sk_…` does. */
 const callerKey = (request: IdempotentRequest, idempotencyKey: string): Buffer =>
-  createHash('sha256').update(`${String(request.reply.request.headers.authorization)}\n${idempotencyKey}`).digest();
+  createHash('sha256').update(`${String(request.reply.request.headers.authorization).replace(/^bearer /i, 'Bearer ')}\n${idempotencyKey}`).digest();

@@ -153,11 +153,11 @@ const REQUEST_ID = { $ref: '#/components/headers/Request-Id' };
 /** The errors of section 2, one response each, shared by every operation. */
 const ERROR_RESPONSES: Record<string, { name: string; description: string; retryAfter?: 'required' | 'optional' }> = {
   '400': { name: 'BadRequest', description: 'invalid_request, invalid_amount, unsupported_currency, currency_mismatch or insufficient_balance (a payout above the available balance): the parameter at fault is `param`.' },
-  '401': { name: 'Unauthorized', description: 'authentication_required: the key is missing, malformed, unknown or revoked.' },
+  '401': { name: 'Unauthorized', description: 'authentication_required: the key is missing, malformed, unknown or revoked (the scheme `Bearer` in any case). The key is checked first, then its scope (403), then the body: a body that is not JSON is 401 without a valid key.' },
   '403': { name: 'Forbidden', description: 'insufficient_scope (a restricted key without the operation’s `x-required-scope`, named in `param`), connection_not_authorized, beneficiary_not_authorized, or forbidden (a finance key outside the ledger’s reads).' },
   '404': { name: 'NotFound', description: 'resource_not_found: an unknown id, or an object of another integrator.' },
   '409': { name: 'Conflict', description: 'invalid_status (not allowed in the object’s status), idempotency_key_reused or idempotency_key_in_use.' },
-  '413': { name: 'PayloadTooLarge', description: 'invalid_request: the body is over 1 MB (1,048,576 bytes; a bank statement: 10 MB).' },
+  '413': { name: 'PayloadTooLarge', description: 'invalid_request: the body is over 1 MB (1,048,576 bytes; a bank statement: 10 MB), answered before the key is checked.' },
   '415': { name: 'UnsupportedMediaType', description: 'invalid_request: a Content-Encoding, or a charset other than UTF-8.' },
   '429': { name: 'TooManyRequests', description: 'rate_limited: too many requests a second for this key; retry after `Retry-After` seconds.', retryAfter: 'required' },
   '500': { name: 'InternalError', description: 'internal_error: the request may be retried with the same Idempotency-Key.' },
