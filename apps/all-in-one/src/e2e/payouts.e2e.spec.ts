@@ -473,6 +473,13 @@ describe('payouts', () => {
         expect({ named, status: response.status, code: response.body.error?.code }).toEqual({ named, status: 400, code: 'invalid_request' });
         expect(response.body.error.message).toContain(named);
       }
+      // Authentication comes first: without the admin key, the same bodies are 401.
+      for (const [body, contentType] of [
+        [Buffer.from(declared.replace('<NtryRef>E</NtryRef>', '<NtryRef>\u00e9</NtryRef>'), 'latin1'), 'application/xml'],
+        [genuine, 'application/xml; charset=iso-8859-1'],
+      ] as const) {
+        expect((await service.http('POST', '/admin/v1/bank_statements', { rawBody: body, headers: { 'Content-Type': contentType } })).status).toBe(401);
+      }
       const charset = await sent(genuine, 'application/xml; charset=iso-8859-1');
       expect(charset.status).toBe(415);
       expect(charset.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('iso-8859-1') });
