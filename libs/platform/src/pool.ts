@@ -79,28 +79,15 @@ export async function endPool(pool: Pool): Promise<void> {
   clearTimeout(timer);
 }
 
-export interface TransactionOptions {
-  /**
-   * `custom`: every statement of the transaction, the foreign-key checks included, is planned for its
-   * own parameters at each execution. By default a connection plans a named statement once for all its
-   * executions after five of them (a generic plan), and keeps that plan until the table is analyzed
-   * again: planned while a table was small, a lookup by key scans the whole table at each execution as
-   * the table grows. For the writes on tables that grow with every request, where planning costs less
-   * than one such scan.
-   */
-  plans?: 'custom';
-}
-
 /**
  * Runs `work` in one PostgreSQL transaction (READ COMMITTED) on a connection of its own; any error
  * rolls it back. A connection that cannot even roll back is discarded, not returned to the pool.
  */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    // One round trip either way: both statements in one simple query.
-    await client.query(options.plans === 'custom' ? 'BEGIN; SET LOCAL plan_cache_mode = force_custom_plan' : 'BEGIN');
+    await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;

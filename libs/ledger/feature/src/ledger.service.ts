@@ -27,16 +27,9 @@ import { type Pool } from 'pg';
 import { BalanceTransactions } from './balance-transactions';
 import { FinanceReads, movementsByReference } from './finance-reads';
 import { type LockedAccount, lockAccounts, writeEntry } from './ledger.store';
-import { GroupCommit, inTransaction, type TransactionOptions, type Waiting } from '@pay/platform';
+import { GroupCommit, inTransaction, type Waiting } from '@pay/platform';
 import { once, requestHash, storeOutcome } from './transaction';
 import { applyTransferBatch, type BatchResult, type PreparedTransfer } from './transfer-batch';
-
-/**
- * Every write's transaction: its lookups in ledger_operations and ledger_entries (the claims, the
- * outcomes, the foreign keys of each new row), tables that grow with every transfer, are planned for the
- * table as it is, not as it was when the connection first ran them (plans.int.spec).
- */
-const WRITES: TransactionOptions = { plans: 'custom' };
 
 interface AccountRow {
   kind: string;
@@ -118,7 +111,6 @@ export class LedgerService {
         await writeEntry(client, { id: newId('journalEntry'), operationId: topupId, reference: topupId, kind: 'topup', createdAt: now, postings, outcome: topup }, accounts);
         return topup;
       }),
-      WRITES,
     );
   }
 
@@ -163,7 +155,7 @@ export class LedgerService {
   private async writeBatch(batch: readonly Waiting<PreparedTransfer, TransferOutcome>[]): Promise<void> {
     let results: BatchResult[];
     try {
-      results = await inTransaction(this.pool, (client) => applyTransferBatch(client, this.clock, batch.map((waiting) => waiting.item)), WRITES);
+      results = await inTransaction(this.pool, (client) => applyTransferBatch(client, this.clock, batch.map((waiting) => waiting.item)));
     } catch (error) {
       this.batches.failed++;
       hostLogger().warn({ err: error, transfers: batch.length }, 'ledger: a batch of transfers failed and rolled back; each runs again alone');
@@ -213,7 +205,6 @@ export class LedgerService {
         await writeEntry(client, { id: entryId, operationId, reference, kind: useCase, createdAt: now, postings: plan.postings, outcome: completed }, accounts);
         return completed;
       }),
-      WRITES,
     );
     const counted: LedgerTransferOutcome = !firstApplication ? 'duplicate' : outcome.status === 'completed' ? 'applied' : 'rejected';
     record(() => ledgerTransfersTotal.inc({ outcome: counted }));
