@@ -9,7 +9,7 @@ import { distributedPhase, SHARED_TOPICS, SHARING, type DistributedResult } from
 import { stopAllLoad, type LoadResult } from './load';
 import { RssSampler } from './memory';
 import { observabilityPhase, type ObservabilityOptions, type ObservabilityResult } from './observability';
-import { analyze, describeDelta, pgStats, startWithStatements } from './pg-stats';
+import { describeDelta, pgStats, startWithStatements } from './pg-stats';
 import { fmt, table, type Row } from './report';
 import { authorizeScenario, createMaxScenario, createPendingPayments, createScenario, trialBalance, type AuthorizeResult } from './scenarios';
 import { spawnService } from './service';
@@ -260,8 +260,7 @@ async function servicePhases(postgresUrl: string, root: string, results: Results
     log(`authorize: creating ${CONFIG.authorizeCount} pending payments (untimed)`);
     const pendingStarted = performance.now();
     const paymentIds = await createPendingPayments(fixture, CONFIG.authorizeCount, CONFIG.pendingConcurrency);
-    await analyze(serviceDatabase);
-    log(`authorize: created in ${fmt((performance.now() - pendingStarted) / 1000)} s, database analyzed; authorizing at full speed over ${CONFIG.authorizeConnections} connections`);
+    log(`authorize: created in ${fmt((performance.now() - pendingStarted) / 1000)} s; authorizing at full speed over ${CONFIG.authorizeConnections} connections`);
     const beforeAuthorize = await pgStats(serviceDatabase);
     const cpuBeforeAuthorize = serviceCpu();
     // The CPU snapshot first: pgStats waits a second for the backends' counters.

@@ -5,7 +5,7 @@ import { ensureDatabase } from '@pay/platform';
 import type { AppName, RequestTopic } from '@pay/contracts';
 import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
 import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
-import { analyze, describeDelta, pgStats } from './pg-stats';
+import { describeDelta, pgStats } from './pg-stats';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
 import { randomAdminKey } from './service';
@@ -99,8 +99,7 @@ export async function distributedPhase(
     const warmUp = await createPendingPayments(fixture, options.warmUp, options.pendingConcurrency);
     const paymentIds = await createPendingPayments(fixture, options.count, options.pendingConcurrency);
     await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
-    for (const { url } of databases) await analyze(url);
-    log(`distributed: warmed up, databases analyzed; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
+    log(`distributed: warmed up; authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
     const kafka = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();

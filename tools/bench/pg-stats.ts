@@ -30,18 +30,6 @@ export async function startWithStatements(
   return startEmbeddedPostgres(dir);
 }
 
-/**
- * Before a measured run: the database's statistics brought up to its tables' size, as autovacuum does
- * within a minute of their growth. A connection plans a named statement once for all its executions
- * after five of them, until its tables are analyzed again: planned on a table's first rows (as a bench's
- * set-up leaves them), a lookup by key scans the whole table for the rest of a run that lasts seconds.
- */
-export async function analyze(url: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  await client.query('ANALYZE').finally(() => client.end());
-}
-
 /** Cumulative counters of one database, from PostgreSQL's statistics views. */
 export interface PgStats {
   commits: number;
