@@ -81,8 +81,8 @@ describe('DirectoryRepository: creates resumed with their id', () => {
     const financeKeyId = newId('apiKey');
     const lostFinance = await directory.createFinanceKey('Books', first, undefined, financeKeyId);
     const financeAgain = await directory.createFinanceKey('Books', later, undefined, financeKeyId);
-    expect(await directory.isActiveFinanceKey(lostFinance.secret)).toBe(false);
-    expect(await directory.isActiveFinanceKey(financeAgain.secret)).toBe(true);
+    expect(await directory.activeFinanceKeyId(lostFinance.secret)).toBeUndefined();
+    expect(await directory.activeFinanceKeyId(financeAgain.secret)).toBe(financeKeyId);
     await expect(directory.createFinanceKey('Books', later, undefined, keyId)).rejects.toThrow(/taken/);
 
     const people = new PeopleRepository(pool);

@@ -123,10 +123,6 @@ export class DirectoryRepository {
     return { keyId, secret };
   }
 
-  async isActiveFinanceKey(secret: string): Promise<boolean> {
-    return (await this.activeFinanceKeyId(secret)) !== undefined;
-  }
-
   /** The id of the active finance key with this secret, if any (a console session follows its key by id). */
   async activeFinanceKeyId(secret: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ id: string }>({
