@@ -27,15 +27,20 @@ interface Pending<Item, Result> {
 interface Lane<Item, Result> {
   inFlight: boolean;
   queue: Pending<Item, Result>[];
+  /** A send is due at the end of this turn of the event loop. */
+  due: boolean;
 }
 
 /**
- * A call over the bus, coalescing (group commit, as coalescingSend does for the producer): a lone call
- * leaves at once, so an idle bus adds no latency; a call made while another of its lane is in flight
- * waits for it, then leaves with every call that queued meanwhile as one batch request. Under load the
- * requests grow instead of multiplying: each request crossing Kafka costs its sender, its server and
- * the broker a produce, a fetch and their decoding, whatever its size. One request of a lane at a time
- * also keeps a lane's calls in the order they were made.
+ * A call over the bus, coalescing (group commit, as coalescingSend does for the producer): a call
+ * leaves at the end of the event-loop turn it was made in (setImmediate, microseconds), with the
+ * others of its lane made in that turn (the continuations of one group commit, one after another:
+ * a batch's commands reach the next app as one request, not a lone first one and then the rest); a
+ * call made while another of its lane is in flight waits for it, then leaves with every call that
+ * queued meanwhile as one batch request. Under load the requests grow instead of multiplying: each
+ * request crossing Kafka costs its sender, its server and the broker a produce, a fetch and their
+ * decoding, whatever its size. One request of a lane at a time also keeps a lane's calls in the order
+ * they were made.
  */
 export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, Result>): (item: Item) => Promise<Result> {
   const { one, many, batchMax, laneOf = () => '' } = options;
@@ -73,8 +78,14 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
     new Promise<Result>((resolve, reject) => {
       const name = laneOf(item);
       let lane = lanes.get(name);
-      if (!lane) lanes.set(name, (lane = { inFlight: false, queue: [] }));
+      if (!lane) lanes.set(name, (lane = { inFlight: false, queue: [], due: false }));
       lane.queue.push({ item, inContext: AsyncResource.bind(<T>(work: () => T): T => work()), resolve, reject });
-      send(name, lane);
+      if (lane.due || lane.inFlight) return;
+      lane.due = true;
+      const ready = lane;
+      setImmediate(() => {
+        ready.due = false;
+        send(name, ready);
+      });
     });
 }

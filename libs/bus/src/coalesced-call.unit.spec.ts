@@ -40,19 +40,37 @@ const item = (n: number, lane = 'DZD'): Item => ({ lane, n });
 const numbers = (remote: Remote) => remote.requests.map((request) => request.items.map((i) => i.n));
 
 describe('coalescedCall', () => {
-  it('a lone call leaves at once, alone', async () => {
+  it('a lone call leaves alone at the end of its turn of the event loop', async () => {
     const remote = new Remote();
     const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10 });
     const answer = call(item(1));
+    expect(numbers(remote)).toEqual([]);
+    await settle();
     expect(numbers(remote)).toEqual([[1]]);
     remote.answerAll(0);
     expect(await answer).toBe('r1');
   });
 
+  it('calls made in one turn leave together as one batch, in order', async () => {
+    const remote = new Remote();
+    const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10 });
+    // As the continuations of one group commit run: each in its own microtask, all in one turn.
+    const answers = [1, 2, 3].map((n) => Promise.resolve().then(() => call(item(n))));
+    await Promise.resolve(); // the three calls have been made
+    expect(numbers(remote)).toEqual([]);
+    await settle();
+    expect(numbers(remote)).toEqual([[1, 2, 3]]);
+    remote.answerAll(0);
+    expect(await Promise.all(answers)).toEqual(['r1', 'r2', 'r3']);
+  });
+
   it('calls made while one is in flight leave together after it, in order, each with its own outcome', async () => {
     const remote = new Remote();
     const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10 });
-    const answers = [1, 2, 3, 4].map((n) => call(item(n)));
+    const answers = [call(item(1))];
+    await settle();
+    answers.push(...[2, 3, 4].map((n) => call(item(n))));
+    await settle();
     expect(numbers(remote)).toEqual([[1]]);
     remote.answerAll(0);
     await settle();
@@ -66,12 +84,14 @@ describe('coalescedCall', () => {
     const remote = new Remote();
     const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 2 });
     const answers = [1, 2, 3, 4, 5].map((n) => call(item(n)));
+    await settle();
+    expect(numbers(remote)).toEqual([[1, 2]]);
     remote.answerAll(0);
     await settle();
-    expect(numbers(remote)).toEqual([[1], [2, 3]]);
+    expect(numbers(remote)).toEqual([[1, 2], [3, 4]]);
     remote.answerAll(1);
     await settle();
-    expect(numbers(remote)).toEqual([[1], [2, 3], [4, 5]]);
+    expect(numbers(remote)).toEqual([[1, 2], [3, 4], [5]]);
     remote.answerAll(2);
     expect(await Promise.all(answers)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
   });
@@ -80,6 +100,7 @@ describe('coalescedCall', () => {
     const remote = new Remote();
     const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10 });
     const first = call(item(1));
+    await settle();
     const [second, third] = [call(item(2)), call(item(3))];
     remote.requests[0]!.answer(new Error('broker down'));
     await expect(first).rejects.toThrow('broker down');
@@ -88,6 +109,7 @@ describe('coalescedCall', () => {
     await expect(second).rejects.toThrow('still down');
     await expect(third).rejects.toThrow('still down');
     const fourth = call(item(4));
+    await settle();
     expect(numbers(remote)).toEqual([[1], [2, 3], [4]]);
     remote.answerAll(2);
     expect(await fourth).toBe('r4');
@@ -96,18 +118,20 @@ describe('coalescedCall', () => {
   it('a batch answered with the wrong number of outcomes fails each of its calls', async () => {
     const remote = new Remote();
     const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10 });
-    const answers = [1, 2, 3].map((n) => call(item(n)));
-    remote.answerAll(0);
+    const answers = [1, 2].map((n) => call(item(n)));
     await settle();
-    remote.requests[1]!.answer([{ value: 'r2' }]);
-    const settled = await Promise.allSettled(answers.slice(1));
+    remote.requests[0]!.answer([{ value: 'r1' }]);
+    const settled = await Promise.allSettled(answers);
     expect(settled.map((s) => s.status === 'rejected' && (s.reason as Error).message)).toEqual(['a batch of 2 calls answered 1 outcomes', 'a batch of 2 calls answered 1 outcomes']);
   });
 
   it('lanes leave apart and at once: a call of another lane does not wait', async () => {
     const remote = new Remote();
     const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10, laneOf: (i: Item) => i.lane });
-    const answers = [call(item(1, 'DZD')), call(item(2, 'MAD')), call(item(3, 'DZD')), call(item(4, 'MAD'))];
+    const answers = [call(item(1, 'DZD')), call(item(2, 'MAD'))];
+    await settle();
+    answers.push(call(item(3, 'DZD')), call(item(4, 'MAD')));
+    await settle();
     expect(numbers(remote)).toEqual([[1], [2]]);
     remote.answerAll(1);
     await settle();
@@ -129,7 +153,9 @@ describe('coalescedCall', () => {
       many: (items: Item[]) => (seen.push(context.getStore()), remote.many(items)),
       batchMax: 10,
     });
-    const answers = ['first', 'second', 'third'].map((name, n) => context.run(name, () => call(item(n))));
+    const answers = [context.run('first', () => call(item(0)))];
+    await settle();
+    answers.push(...['second', 'third'].map((name, n) => context.run(name, () => call(item(n + 1)))));
     remote.answerAll(0);
     await settle();
     remote.answerAll(1);
