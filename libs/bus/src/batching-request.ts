@@ -48,9 +48,17 @@ export function batchingRequest<T extends RequestTopic, B extends RequestTopic>(
 /**
  * The serving side of a batch topic: each request run by `handle` as a request of `topic` would be,
  * all at once (they share the group commits behind them); one refused or failed answers only itself.
+ * `prepare`, when given, runs first on the whole batch (a read that serves every request of it).
  */
-export async function settleEach<T extends RequestTopic>(topic: T, messages: readonly Request<T>[], max: number, handle: (message: Request<T>) => Promise<Reply<T>>): Promise<BatchOutcome<Reply<T>>[]> {
+export async function settleEach<T extends RequestTopic>(
+  topic: T,
+  messages: readonly Request<T>[],
+  max: number,
+  handle: (message: Request<T>) => Promise<Reply<T>>,
+  prepare?: (messages: readonly Request<T>[]) => Promise<void>,
+): Promise<BatchOutcome<Reply<T>>[]> {
   if (!Array.isArray(messages) || messages.length === 0 || messages.length > max) throw new ServiceError('invalid_request', `a batch of ${topic} holds 1 to ${max} requests`);
+  await prepare?.(messages);
   const settled = await Promise.allSettled(messages.map((message) => handle(message)));
   return settled.map((result) => {
     if (result.status === 'fulfilled') return { reply: result.value };

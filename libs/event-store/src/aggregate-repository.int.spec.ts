@@ -109,3 +109,26 @@ describe('AggregateRepository.executeVisible', () => {
     expect((await repository.executeVisible(id, 'int_a', { type: 'Charge', amount: 1 })).state).toMatchObject({ total: 1 });
   });
 });
+
+describe('AggregateRepository.recall', () => {
+  it('reads the objects it does not know, so that commands on known and unknown ones started together append in one group commit', async () => {
+    const [known, unknown] = [randomUUID(), randomUUID()];
+    const { repository, reads } = instance();
+    await repository.create(known, { type: 'Open', integratorId: 'int_a' }, 'int_a');
+    await instance().repository.create(unknown, { type: 'Open', integratorId: 'int_a' }, 'int_a');
+    await repository.recall([known, unknown]);
+    expect(reads).toEqual([`Tab-${unknown}`]);
+    await Promise.all([known, unknown].map((id) => repository.executeVisible(id, 'int_a', { type: 'Charge', amount: 1 })));
+    expect(reads).toHaveLength(1);
+    // One transaction: the commit part of a position is its id.
+    const commits = await Promise.all([known, unknown].map(async (id) => (await store.readStream(`Tab-${id}`)).at(-1)!.position.commit));
+    expect(commits[1]).toBe(commits[0]);
+  });
+
+  it('leaves an object that does not exist to its command', async () => {
+    const missing = randomUUID();
+    const { repository } = instance();
+    await expect(repository.recall([missing])).resolves.toBeUndefined();
+    await expect(repository.executeVisible(missing, 'int_a', { type: 'Charge', amount: 1 })).rejects.toMatchObject({ code: 'resource_not_found' });
+  });
+});

@@ -1,3 +1,4 @@
+import { APPEND_EVENTS_MAX, STREAM_LENGTH_MAX } from '@pay/kernel';
 import { createPool, runMigrations } from '@pay/platform';
 import { createTestDatabase, sequentialScans } from '@pay/testing';
 import { randomUUID } from 'node:crypto';
@@ -229,6 +230,38 @@ describe('PostgresEventStore', () => {
       expect(fine.status).toBe('fulfilled');
       await expect(store.readStream(`grp-dup-again-${id}`)).resolves.toEqual([]);
       expect((await store.readStream(`grp-dup-fine-${id}`)).map((event) => event.type)).toEqual(['C']);
+    });
+  });
+
+  describe('streams read together (grouped reads)', () => {
+    it('reads the streams asked for in one turn in one statement, each caller getting its own', async () => {
+      const id = randomUUID();
+      await store.appendToStream(`read-a-${id}`, [{ type: 'A1', data: {} }, { type: 'A2', data: {} }], { expectedRevision: 'no_stream' });
+      await store.appendToStream(`read-b-${id}`, [{ type: 'B1', data: {} }], { expectedRevision: 'no_stream' });
+      const query = jest.spyOn(pool, 'query');
+      const reads = await Promise.all([`read-a-${id}`, `read-missing-${id}`, `read-b-${id}`, `read-a-${id}`].map((streamId) => store.readStream(streamId)));
+      const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name).filter((name) => name?.startsWith('es_read_stream'));
+      query.mockRestore();
+      expect(statements).toEqual(['es_read_streams']);
+      expect(reads.map((events) => events.map((event) => `${event.streamId}@${event.revision}:${event.type}`))).toEqual([
+        [`read-a-${id}@0:A1`, `read-a-${id}@1:A2`],
+        [],
+        [`read-b-${id}@0:B1`],
+        [`read-a-${id}@0:A1`, `read-a-${id}@1:A2`],
+      ]);
+    });
+
+    it(`fails only the reader of a stream longer than ${STREAM_LENGTH_MAX} events; the others of its group are answered`, async () => {
+      const long = `read-long-${randomUUID()}`;
+      for (let appended = 0; appended <= STREAM_LENGTH_MAX; appended += APPEND_EVENTS_MAX) {
+        const count = Math.min(APPEND_EVENTS_MAX, STREAM_LENGTH_MAX + 1 - appended);
+        await store.appendToStream(long, Array.from({ length: count }, () => ({ type: 'Long', data: {} })), { expectedRevision: 'any' });
+      }
+      const short = `read-short-${randomUUID()}`;
+      await store.appendToStream(short, [{ type: 'Short', data: {} }], { expectedRevision: 'no_stream' });
+      const [tooLong, fine] = await Promise.allSettled([store.readStream(long), store.readStream(short)]);
+      expect(tooLong.status === 'rejected' && (tooLong.reason as Error).message).toBe(`stream ${long} is longer than ${STREAM_LENGTH_MAX} events`);
+      expect(fine.status === 'fulfilled' && fine.value.map((event) => event.type)).toEqual(['Short']);
     });
   });
 

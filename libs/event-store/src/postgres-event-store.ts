@@ -1,6 +1,18 @@
 import { v7 as uuidV7 } from 'uuid';
 import type { Pool } from 'pg';
-import { APPEND_EVENTS_MAX, APPEND_GROUP_MAX, APPEND_QUEUE_LENGTH_MAX, READ_ALL_COUNT_MAX, READ_ALL_RETRY_MS_MAX, READ_ALL_RETRY_MS_MIN, READ_ALL_WAIT_MS_DEFAULT, STREAM_LENGTH_MAX, TYPE_PREFIXES_MAX } from '@pay/kernel';
+import {
+  APPEND_EVENTS_MAX,
+  APPEND_GROUP_MAX,
+  APPEND_QUEUE_LENGTH_MAX,
+  READ_ALL_COUNT_MAX,
+  READ_ALL_RETRY_MS_MAX,
+  READ_ALL_RETRY_MS_MIN,
+  READ_ALL_WAIT_MS_DEFAULT,
+  STREAM_LENGTH_MAX,
+  STREAM_READ_GROUP_MAX,
+  STREAM_READ_QUEUE_LENGTH_MAX,
+  TYPE_PREFIXES_MAX,
+} from '@pay/kernel';
 import { columns, GroupCommit, jsonElement, type Waiting } from '@pay/platform';
 import { AppendNotifier } from './append-notifier';
 import {
@@ -50,6 +62,8 @@ export class DuplicateEventIdError extends Error {
   }
 }
 
+const tooLong = (streamId: string): RangeError => new RangeError(`stream ${streamId} is longer than ${STREAM_LENGTH_MAX} events`);
+
 const UNIQUE_VIOLATION = '23505';
 const EVENT_ID_CONSTRAINT = 'es_events_event_id_key';
 
@@ -85,6 +99,16 @@ export class PostgresEventStore implements EventStore {
     batchSizeMax: APPEND_GROUP_MAX,
     queueLengthMax: APPEND_QUEUE_LENGTH_MAX,
   });
+  /**
+   * Streams read by commands: those asked for while one read runs are read together by the next
+   * statement. A batch of commands on objects this process did not write last (another instance
+   * created them) then reads their streams in one round trip, not one each.
+   */
+  private readonly reads = new GroupCommit<string, RecordedEvent[]>((group) => this.readGroup(group), {
+    name: 'event store read',
+    batchSizeMax: STREAM_READ_GROUP_MAX,
+    queueLengthMax: STREAM_READ_QUEUE_LENGTH_MAX,
+  });
 
   constructor(
     private readonly pool: Pool,
@@ -109,18 +133,33 @@ export class PostgresEventStore implements EventStore {
     return { nextExpectedRevision: BigInt(row.revision), position };
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
-    const { rows } = await this.pool.query<EventRow>({ ...READ_STREAM, values: [streamId, STREAM_LENGTH_MAX + 1] });
-    if (rows.length > STREAM_LENGTH_MAX) throw new RangeError(`stream ${streamId} is longer than ${STREAM_LENGTH_MAX} events`);
-    return rows.map(toRecordedEvent);
+  readStream(streamId: string): Promise<RecordedEvent[]> {
+    return this.reads.submit(streamId);
   }
 
   async readStreams(streamIds: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
     assertStreamsReadable(streamIds);
+    const streams = await this.readEach(streamIds);
+    for (const [id, events] of streams) if (events.length > STREAM_LENGTH_MAX) throw tooLong(id);
+    return streams;
+  }
+
+  /** One statement for the group; a stream too long fails only the commands that read it. */
+  private async readGroup(group: readonly Waiting<string, RecordedEvent[]>[]): Promise<void> {
+    const streams = await this.readEach(group.map((waiting) => waiting.item));
+    for (const { item, resolve, reject } of group) {
+      const events = streams.get(item)!;
+      if (events.length > STREAM_LENGTH_MAX) reject(tooLong(item));
+      else resolve(events);
+    }
+  }
+
+  /** Each stream's events, up to one past STREAM_LENGTH_MAX (so that a longer one is seen). */
+  private async readEach(streamIds: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
     const streams = new Map<string, RecordedEvent[]>(streamIds.map((id) => [id, []]));
-    const { rows } = await this.pool.query<EventRow>({ ...READ_STREAMS, values: [[...streams.keys()], STREAM_LENGTH_MAX + 1] });
+    const query = streams.size === 1 ? { ...READ_STREAM, values: [streamIds[0], STREAM_LENGTH_MAX + 1] } : { ...READ_STREAMS, values: [[...streams.keys()], STREAM_LENGTH_MAX + 1] };
+    const { rows } = await this.pool.query<EventRow>(query);
     for (const row of rows) streams.get(row.stream_id)!.push(toRecordedEvent(row));
-    for (const [id, events] of streams) if (events.length > STREAM_LENGTH_MAX) throw new RangeError(`stream ${id} is longer than ${STREAM_LENGTH_MAX} events`);
     return streams;
   }
 

@@ -326,6 +326,12 @@ export const READ_ALL_COUNT_MAX = 1000;
 /** An aggregate's stream is read whole on every command: longer ones are a modelling error. */
 export const STREAM_LENGTH_MAX = 10_000;
 /**
+ * Streams the PostgreSQL event store reads in one statement (the commands that read while one read
+ * runs, as appends group), and most waiting for it; beyond, a read is refused at once (503).
+ */
+export const STREAM_READ_GROUP_MAX = 64;
+export const STREAM_READ_QUEUE_LENGTH_MAX = 64 * STREAM_READ_GROUP_MAX;
+/**
  * How long a command waits for the webhooks app to record its event before answering anyway: the change
  * and its event are stored in the stream, and the relay records the event once the webhooks app answers
  * again. Far above a record's usual tens of milliseconds, far below the caller's own deadline.

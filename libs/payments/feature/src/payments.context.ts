@@ -85,7 +85,9 @@ export function paymentsContext({ store, bus, clock, pool }: ContextInfrastructu
       'payments.cancel': (m) => service.cancel(m),
       'payments.decline': (m) => service.decline(m),
       'payments.authorize': (m) => service.authorize(m),
-      'payments.authorize-batch': async ({ requests }) => ({ outcomes: await settleEach('payments.authorize', requests, AUTHORIZE_BATCH_MAX, (m) => service.authorize(m)) }),
+      'payments.authorize-batch': async ({ requests }) => ({
+        outcomes: await settleEach('payments.authorize', requests, AUTHORIZE_BATCH_MAX, (m) => service.authorize(m), (all) => service.recall(all)),
+      }),
       // Read your writes: a payment is listed as soon as its create has been answered.
       'payments.list': async (m) => {
         await caughtUp(PAYMENT_VIEWS);

@@ -90,6 +90,11 @@ export class PaymentsService {
     return this.resource(await this.finish(request.paymentId, started), request);
   }
 
+  /** Before a batch of authorizations: their payments, read at once where this process does not remember them. */
+  recall(requests: readonly AuthorizePaymentRequest[]): Promise<void> {
+    return this.payments.recall(requests.map((request) => request.paymentId));
+  }
+
   /** The process's remaining steps for a started authorization; a no-op once its outcome is recorded. */
   async finishAuthorization(paymentId: string): Promise<Existing<Payment>> {
     return this.finish(paymentId, await this.payments.loadExisting(paymentId));
