@@ -173,10 +173,10 @@ export class AggregateRepository<Command, Event extends { type: string }, State 
   }
 
   /**
-   * Reads the objects of `ids` this process does not remember, all at once (the event store reads
-   * them in one statement), so that commands on each then start together: a batch whose objects
-   * other instances wrote last is decided in one wave, not the remembered ones first and the rest a
-   * read later. An object that cannot be read is left to its command, which meets the error itself.
+   * Reads the objects of `ids` this process does not remember, all at once (the PostgreSQL event
+   * store reads them in one statement), so that commands on each then start together: a batch whose
+   * objects other instances wrote last is decided in one wave, not the remembered ones first and the
+   * rest a read later. An object that cannot be read is left to its command, which meets the error itself.
    */
   async recall(ids: readonly string[]): Promise<void> {
     await Promise.allSettled(ids.filter((id) => !this.remembered.has(id)).map((id) => this.load(id)));
