@@ -266,10 +266,6 @@ export function roundTrips(before: RequestTotals, after: RequestTotals): number 
   return made;
 }
 
-/**
- * Each database of the topology once, with the apps using it, reached as the bench's own (superuser)
- * role, with pg_stat_statements available in it: the statistics of every app's statements.
- */
 /** ANALYZE of each database: its plans are made again, on statistics of the tables as they are now. */
 async function analyze(databases: readonly { url: string }[]): Promise<void> {
   for (const { url } of databases) {
@@ -279,6 +275,10 @@ async function analyze(databases: readonly { url: string }[]): Promise<void> {
   }
 }
 
+/**
+ * Each database of the topology once, with the apps using it, reached as the bench's own (superuser)
+ * role, with pg_stat_statements available in it: the statistics of every app's statements.
+ */
 async function statisticsDatabases(adminUrl: string, urls: Record<string, string>): Promise<{ url: string; apps: string[] }[]> {
   const byName = new Map<string, { url: string; apps: string[] }>();
   for (const [app, url] of Object.entries(urls)) {
