@@ -103,7 +103,8 @@ export async function distributedPhase(
     // topology starts on empty databases, and autovacuum's first analyze, taken on a few dozen rows,
     // leaves plans that scan whole tables (a foreign-key check of every ledger entry read every
     // operation) for as long as the run lasts, or not, depending on when it came.
-    await analyze(databases);
+    // ANALYZE: the plans are made again, on statistics of the tables as they are now.
+    await runInEach(databases, 'ANALYZE');
     log(`distributed: warmed up (${warmUp.length} authorizations, then ANALYZE); authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
     const kafka = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
@@ -266,12 +267,12 @@ export function roundTrips(before: RequestTotals, after: RequestTotals): number 
   return made;
 }
 
-/** ANALYZE of each database: its plans are made again, on statistics of the tables as they are now. */
-async function analyze(databases: readonly { url: string }[]): Promise<void> {
+/** One statement in each database, on a connection of its own. */
+async function runInEach(databases: Iterable<{ url: string }>, sql: string): Promise<void> {
   for (const { url } of databases) {
     const client = new Client({ connectionString: url });
     await client.connect();
-    await client.query('ANALYZE').finally(() => client.end());
+    await client.query(sql).finally(() => client.end());
   }
 }
 
@@ -289,11 +290,7 @@ async function statisticsDatabases(adminUrl: string, urls: Record<string, string
     known.apps.push(app);
     byName.set(key, known);
   }
-  for (const { url } of byName.values()) {
-    const client = new Client({ connectionString: url });
-    await client.connect();
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
-  }
+  await runInEach(byName.values(), 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   return [...byName.values()];
 }
 
