@@ -102,8 +102,8 @@ export async function distributedPhase(
     // As a service that has been running for a while: statistics of tables grown past a few rows. The
     // topology starts on empty databases, and autovacuum's first analyze, taken on a few dozen rows,
     // leaves plans that scan whole tables (a foreign-key check of every ledger entry read every
-    // operation) for as long as the run lasts, or not, depending on when it came.
-    // ANALYZE: the plans are made again, on statistics of the tables as they are now.
+    // operation) for as long as the run lasts, or not, depending on when it came. After ANALYZE the plans
+    // are made again, on statistics of the tables as they are now.
     await runInEach(databases, 'ANALYZE');
     log(`distributed: warmed up (${warmUp.length} authorizations, then ANALYZE); authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
     const kafka = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
