@@ -112,8 +112,8 @@ export interface EventStore {
    */
   onAppended(listener: AppendListener): () => void;
   /**
-   * Optional: a token of the database's commits, read by a statement sent at or after `notBefore`
-   * (a `performance.now()` time). Two equal tokens mean that no transaction ended between their reads,
+   * Optional: a token of the store's commits, read by a statement sent at or after `notBefore` (a
+   * `performance.now()` time). Two equal tokens mean that no event became readable between their reads,
    * so a subscription caught up by a read that began after the first has nothing new to read. Without
    * it, subscriptions read at every poll.
    */

@@ -12,8 +12,8 @@ import { COMMIT_TOKEN } from './postgres-statements';
 
 /**
  * Subscriptions of an idle process: at each poll they read the store's commit token, one read shared
- * by all, and read their events only once a transaction has ended. On a PostgreSQL of its own: the
- * token is the whole cluster's, and the run's shared cluster is never idle (other test files commit).
+ * by all, and read their events only once events may have become readable. On a PostgreSQL of its own,
+ * which the run's other test files do not append to.
  */
 describe('idle subscriptions', () => {
   const POLL_MS = 20;
@@ -90,6 +90,71 @@ describe('idle subscriptions', () => {
       reads.mockRestore();
       tokens.mockRestore();
       tokenStatements.mockRestore();
+    }
+  });
+  it("stay idle while another database of the server commits, and read appends an open writer or an older transaction held back", async () => {
+    const pool = open();
+    // A read does not wait for an older writer here: what it leaves beyond the horizon is the token's to notice.
+    const store = new PostgresEventStore(pool, { readAllWaitMs: 0 });
+    const prefix = `Held${randomUUID().replace(/-/g, '')}.`;
+    const handled: string[] = [];
+    const subscription = new CatchUpSubscription({
+      subscriptionId: `held.${prefix}`,
+      store,
+      pool,
+      typePrefixes: [prefix],
+      pollIntervalMs: POLL_MS,
+      onError: () => undefined,
+      handle: async (events: RecordedEvent[]) => {
+        handled.push(...events.map((event) => event.type));
+      },
+    });
+    const neighbourUrl = new URL(database.url);
+    neighbourUrl.pathname = '/neighbour';
+    await pool.query('CREATE DATABASE neighbour');
+    const neighbour = createPool(neighbourUrl.toString(), { max: 2, statementTimeoutMs: 10_000 });
+    pools.push(neighbour);
+    await neighbour.query('CREATE TABLE work (n int)');
+    const reads = jest.spyOn(store, 'readAllPage');
+    const writer = await open().connect();
+    const older = await neighbour.connect();
+    try {
+      await subscription.start();
+      await subscription.catchUp();
+      await new Promise((resolve) => setTimeout(resolve, 10 * POLL_MS));
+      reads.mockClear();
+
+      // Another service's database on the same server: its commits move the server's snapshot, not this store's token.
+      const until = Date.now() + 50 * POLL_MS;
+      while (Date.now() < until) await neighbour.query('INSERT INTO work VALUES (1)');
+      expect(reads).not.toHaveBeenCalled();
+
+      // An append open across polls (its position taken, not yet committed) is read once it commits.
+      await writer.query('BEGIN');
+      await writer.query('INSERT INTO es_streams (stream_id, revision) VALUES ($1, 0)', [`s-${randomUUID()}`]);
+      await writer.query(`INSERT INTO es_events (stream_id, revision, event_id, type, data) SELECT stream_id, 0, $1, $2, '{}' FROM es_streams ORDER BY ctid DESC LIMIT 1`, [randomUUID(), `${prefix}Open`]);
+      await new Promise((resolve) => setTimeout(resolve, 10 * POLL_MS));
+      expect(handled).toEqual([]);
+      await writer.query('COMMIT');
+      await waitUntil(() => handled.includes(`${prefix}Open`), 10_000);
+
+      // An append committed while an older transaction runs (elsewhere on the server) is beyond the
+      // horizon: read once that transaction ends, though nothing is appended after it.
+      await older.query('BEGIN');
+      await older.query('INSERT INTO work VALUES (2)');
+      const elsewhere = new PostgresEventStore(open());
+      await elsewhere.appendToStream(`s-${randomUUID()}`, [{ type: `${prefix}Held`, data: {} }], { expectedRevision: 'no_stream' });
+      await new Promise((resolve) => setTimeout(resolve, 10 * POLL_MS));
+      expect(handled).not.toContain(`${prefix}Held`);
+      await older.query('COMMIT');
+      await waitUntil(() => handled.includes(`${prefix}Held`), 10_000);
+      await elsewhere.close();
+    } finally {
+      writer.release();
+      older.release();
+      await subscription.stop();
+      await store.close();
+      reads.mockRestore();
     }
   });
 });

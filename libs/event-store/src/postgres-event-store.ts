@@ -169,7 +169,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * The snapshot as a commit token (COMMIT_TOKEN). One read is shared by every caller whose
+   * The commit token of COMMIT_TOKEN: this database's appends, not the server's other commits. One read is shared by every caller whose
    * `notBefore` it meets, in flight or done: a process's subscriptions poll at their own times, and
    * most find the token another one just read.
    */

@@ -118,11 +118,27 @@ ORDER BY es_events.stream_id, es_events.revision`,
 };
 
 /**
- * The snapshot (`xmin:xmax:xip`): it changes whenever a transaction ends, since an ending transaction
- * either leaves the in-progress list or moves xmax past it, and xmax only grows. The whole cluster's,
- * so a commit anywhere counts: a token that changed for nothing costs one read.
+ * Changes whenever events may have become readable. While a transaction that appends is open (it holds
+ * es_events' RowExclusiveLock from its INSERT to its end), or committed events wait beyond the horizon
+ * (READ_ALL), the snapshot (`xmin:xmax:xip`), which changes whenever a transaction ends. Otherwise
+ * every event is readable, and the position sequence's last value (taken at each INSERT, cached one at
+ * a time) is the token: it stays put while nothing is appended to this database, however busy the other
+ * databases of the server are, whose transactions also move the snapshot. A token that changed for
+ * nothing costs one read.
  */
-export const COMMIT_TOKEN = { name: 'es_commit_token', text: 'SELECT pg_current_snapshot()::text AS token' };
+export const COMMIT_TOKEN = {
+  name: 'es_commit_token',
+  text: `SELECT CASE
+  WHEN EXISTS (
+    SELECT 1 FROM pg_locks
+    WHERE locktype = 'relation' AND relation = 'es_events'::regclass AND mode = 'RowExclusiveLock'
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  ) OR EXISTS (SELECT 1 FROM es_events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot()))
+  THEN pg_current_snapshot()::text
+  -- NULL until the sequence's first value is taken (its last_value reads 1 before and after it).
+  ELSE 'appended:' || COALESCE(pg_sequence_last_value('es_events_position_seq'), 0)
+END AS token`,
+};
 
 /** $2 is text: an id that is not a uuid matches no event rather than failing the statement. */
 export const READ_EVENT = {
