@@ -57,16 +57,18 @@ const CONFIG = {
   /** A failed attempt is retried about 5 s later: give up only after longer than that without an arrival. */
   webhookIdleTimeoutMs: 12_000,
   webhookMaxWaitMs: 60_000,
-  /** The distributed phase: the authorize scenario against start:distributed. */
+  /** The distributed phase: the authorize scenario against start:distributed, one instance of each app and scaled out, in turns. */
   distributed: {
-    /** About 10 s of load on 2 cores: its p99 is then the 30th slowest answer, not the 10th of a 4 s run. */
+    /** Per topology, about 10 s of load on 2 cores: its p99 is then the 30th slowest answer, not the 10th of a 4 s run. */
     count: envInt('BENCH_DISTRIBUTED_COUNT', 3_000),
+    /** Batches per topology: the two take turns this many times each. */
+    rounds: envInt('BENCH_DISTRIBUTED_ROUNDS', 4),
     /** Enough for the tables to grow past the size at which whole-table scans are the cheaper plan (then analyzed). */
     warmUp: envInt('BENCH_DISTRIBUTED_WARM_UP', 1_000),
     connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
     pendingConcurrency: 32,
     customers: 50,
-    /** Run again with these instances: the work of the authorization's two hops shared. */
+    /** The second topology's instances: the work of the authorization's two hops shared. */
     scaledOut: process.env['BENCH_DISTRIBUTED_INSTANCES'] ?? 'payments=2,ledger=2',
     // As deployed (docker-compose.yml, deploy/k8s): each app's event store its own, read by its own subscriptions only.
     databasePerService: process.env['BENCH_DISTRIBUTED_DATABASE_PER_SERVICE'] !== 'false',
@@ -185,10 +187,10 @@ async function main(): Promise<void> {
     if (b.cpu) log(`  baseline, ${describeCpu(b.cpu, b.transfers, 'transfer')}`);
   }
   if (ran('distributed')) {
-    log(`distributed: starting the seven apps over Kafka (start:distributed), ${CONFIG.distributed.count} authorizations`);
-    results.distributed = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed'), root, CONFIG.distributed, cleanups, log);
-    log(`distributed: again with instances ${CONFIG.distributed.scaledOut}`);
-    results.distributedScaledOut = await distributedPhase(databaseNamed(postgres.url, 'bench_distributed_scaled'), root, { ...CONFIG.distributed, instances: CONFIG.distributed.scaledOut }, cleanups, log);
+    log(`distributed: the seven apps over Kafka (start:distributed) twice, one instance each and ${CONFIG.distributed.scaledOut}, ${CONFIG.distributed.count} authorizations each, in turns`);
+    const { one, scaledOut } = await distributedPhase((name) => databaseNamed(postgres.url, name), root, CONFIG.distributed, cleanups, log);
+    results.distributed = one;
+    results.distributedScaledOut = scaledOut;
   }
   if (ran('stored')) {
     log(`stored: ${CONFIG.stored.sizes.map((n) => n.toLocaleString('en')).join(' and ')} payments seeded, each on its own database (checkpoints: ${CONFIG.stored.checkpoints})`);

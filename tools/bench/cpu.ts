@@ -75,6 +75,20 @@ export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot): CpuDelta {
   };
 }
 
+/** Intervals taken as one: their times by group and their seconds added, the idle share weighted by seconds. */
+export function sumCpu(deltas: readonly CpuDelta[]): CpuDelta {
+  const runMs = new Map<string, number>();
+  for (const delta of deltas) for (const [group, ms] of delta.runMs) runMs.set(group, (runMs.get(group) ?? 0) + ms);
+  const seconds = deltas.reduce((sum, delta) => sum + delta.seconds, 0);
+  return {
+    available: deltas.every((delta) => delta.available),
+    seconds,
+    runMs,
+    mainThread: undefined,
+    idle: deltas.reduce((sum, delta) => sum + delta.idle * delta.seconds, 0) / seconds,
+  };
+}
+
 /** One log line: CPU ms per request by group, the main thread's running and waiting, and each group's share of a core. */
 export function describeCpu(delta: CpuDelta, requests: number, unit = 'request'): string {
   if (!delta.available) return 'CPU: not measured (this kernel keeps no scheduler statistics: no /proc/<pid>/schedstat)';

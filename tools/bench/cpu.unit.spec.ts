@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { allInOneGroups, cpuDelta, cpuSnapshot, descendantsOf, describeCpu, distributedGroups, parseMachineStat, parseSchedstat, type CpuSnapshot } from './cpu';
+import { allInOneGroups, cpuDelta, cpuSnapshot, descendantsOf, describeCpu, distributedGroups, parseMachineStat, parseSchedstat, sumCpu, type CpuSnapshot } from './cpu';
 
 const schedstat = existsSync('/proc/self/schedstat');
 if (!schedstat) console.warn('SKIPPED: the snapshot of this machine: its kernel keeps no scheduler statistics (no /proc/self/schedstat)');
@@ -37,6 +37,17 @@ describe("the bench's CPU accounting", () => {
     expect(line).toContain('Of one core over 2.0 s: service 75 %, PostgreSQL 35 %');
     expect(line).toContain('idle 38 %');
     expect(describeCpu({ ...delta, available: false }, 1_000)).toMatch(/^CPU: not measured/);
+  });
+
+  it('takes intervals as one: times by group and seconds added, the idle share weighted by each interval\'s seconds', () => {
+    const first = { available: true, seconds: 1, runMs: new Map([['payments', 300], ['Kafka', 100]]), mainThread: undefined, idle: 0.5 };
+    const second = { available: true, seconds: 3, runMs: new Map([['payments', 900], ['ledger', 200]]), mainThread: undefined, idle: 0.1 };
+    const sum = sumCpu([first, second]);
+    expect(sum.seconds).toBe(4);
+    expect(Object.fromEntries(sum.runMs)).toEqual({ payments: 1_200, Kafka: 100, ledger: 200 });
+    expect(sum.idle).toBeCloseTo((0.5 + 0.3) / 4);
+    expect(sum.available).toBe(true);
+    expect(sumCpu([first, { ...second, available: false }]).available).toBe(false);
   });
 
   it('groups the processes of either topology', () => {

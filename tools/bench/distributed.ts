@@ -1,27 +1,32 @@
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Client } from 'pg';
+import { kafkaAvailability, startKafka } from '@pay/kafka';
 import { ensureDatabase } from '@pay/platform';
 import type { AppName, RequestTopic } from '@pay/contracts';
 import { parseInstances, startDistributedTopology, type DistributedTopology } from '@pay/topology';
-import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups } from './cpu';
-import { describeDelta, pgStats } from './pg-stats';
+import { cpuDelta, cpuSnapshot, describeCpu, distributedGroups, sumCpu, type Classify, type CpuDelta, type CpuSnapshot } from './cpu';
+import { mergeLoads } from './load';
+import { describeDelta, pgStats, type PgStats } from './pg-stats';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
 import { randomAdminKey } from './service';
-import { setUp } from './setup';
+import { setUp, type Fixture } from './setup';
 
 export interface DistributedOptions {
+  /** Measured authorizations per topology. */
   count: number;
+  /** Measured batches per topology (the count split evenly): the two topologies are loaded in turns. */
+  rounds: number;
   connections: number;
   pendingConcurrency: number;
   customers: number;
-  /** Unrecorded authorizations before the measured ones: JIT and caches of seven processes. */
+  /** Unrecorded authorizations before the measured ones, per topology: JIT and caches of its processes. */
   warmUp: number;
   /** A database per app (`<base>_<app>`, as docker-compose.yml and deploy/k8s deploy them), else one for all. */
   databasePerService: boolean;
-  /** Instances per app, as start:distributed's --instances takes them (`payments=2,ledger=2`); default one each. */
-  instances?: string;
+  /** The second topology's instances per app, as start:distributed's --instances takes them (`payments=2,ledger=2`). */
+  scaledOut: string;
 }
 
 /** The request topics whose handling the phase reports per instance: the authorization's two hops (a transfer alone, or in a caller's batch). */
@@ -34,21 +39,22 @@ export const SHARED_TOPICS = { payments: ['payments.authorize', 'payments.author
 export const SHARING = { payments: 'every instance', ledger: 'one instance a currency' } as const satisfies Record<keyof typeof SHARED_TOPICS, string>;
 
 export interface DistributedResult {
+  /** The measured batches taken together. */
   authorize: AuthorizeResult;
   /** Seconds from the first app's spawn to the gateway's /ready. */
   startS: number;
   count: number;
   instances: string;
   /**
-   * Each instance's share of the messages of SHARED_TOPICS it handled in the measured run, by app then
-   * instance name (`payments-0`), from each instance's bus_messages_handled_total.
+   * Each instance's share of the messages of SHARED_TOPICS it handled in the measured batches, by app
+   * then instance name (`payments-0`), from each instance's bus_messages_handled_total.
    */
   shares: Record<string, Record<string, number>>;
-  /** Over the measured load, per authorization: bus requests made (each answered by a reply), Kafka messages by kind. */
+  /** Over the measured batches, per authorization: bus requests made (each answered by a reply), Kafka messages by kind. */
   perAuthorization: { roundTrips: number } & KafkaMessages;
-  /** CPU ms per authorization of the topology's processes: the apps, the broker(s), PostgreSQL (not the bench). */
+  /** CPU ms per authorization of the topology's processes: its apps, the broker(s), PostgreSQL (not the bench, not the other topology). */
   cpuMsPerAuthorization: number;
-  /** The machine's idle share during the load (0..1). */
+  /** The machine's idle share during the measured batches (0..1). */
   idle: number;
 }
 
@@ -59,99 +65,231 @@ export interface KafkaMessages {
   offsetCommits: number;
 }
 
+/** The topology that waits for its turn: its processes' CPU meanwhile is logged under this name, and not counted. */
+const IDLE_TOPOLOGY = 'the other topology (idle)';
+
+/** Every counter the phase reports, read before and after each measured batch, and the CPU then. */
+interface Reading {
+  cpu: CpuSnapshot;
+  counters: Counters;
+}
+
+/** Counters under names that stay (topics, statements, instances): summed over batches (sumOf). */
+interface Counters {
+  handled: Handled;
+  requests: RequestTotals;
+  offsets: TopicOffsets;
+  pg: PgStats[];
+}
+
+interface Side {
+  instances: string;
+  topology: DistributedTopology;
+  startS: number;
+  /** Each database of the topology once, reached as the bench's own role. */
+  databases: { url: string; apps: string[] }[];
+  admin: Admin;
+  fixture: Fixture;
+  /** Created ahead, authorized batch by batch. */
+  pending: string[];
+  batches: (AuthorizeResult & { statsAfterLoad: Reading })[];
+  /** The counters before each batch, summed over the batches: with those after, the batches' deltas summed (sumOf). */
+  before: Counters | undefined;
+  /** Each batch's CPU: by process, which a sum of snapshots would confuse when one exits between batches. */
+  cpu: CpuDelta[];
+}
+
 /**
- * The authorize scenario against `npm run start:distributed`: the seven apps, each its own process,
- * over the local Kafka the launcher starts without KAFKA_BROKERS (Apache Kafka; the mock cluster where
- * Java or Maven is missing; the log line names which), on one
- * database of the bench's PostgreSQL; started with startDistributedTopology, as the launcher and the
- * distributed tests start it. Same fixture and same load as the all-in-one authorize phase.
+ * The authorize scenario over Kafka in two topologies: every app once, and some apps in several
+ * instances (`scaledOut`). Each is `npm run start:distributed` (startDistributedTopology, as the
+ * launcher and the distributed tests start it), its own databases on the bench's PostgreSQL. Both run
+ * at once, on one Apache Kafka node started here (each topology's topics and groups under a prefix of
+ * its own; where Java or Maven is missing, each topology starts librdkafka's mock cluster, and the log
+ * line names which), and are loaded in turns (one, scaled out, then scaled out, one, …), as the
+ * observability phase loads its two services: a change in the machine's speed during the phase falls
+ * on both, so their ratio shows what sharing the work between instances costs, not how the machine
+ * drifted between two runs a minute apart. Same fixture and same load as the all-in-one authorize phase.
  */
 export async function distributedPhase(
-  databaseUrl: string,
+  databaseUrl: (name: string) => string,
   root: string,
   options: DistributedOptions,
   cleanups: (() => Promise<unknown>)[],
   log: (line: string) => void,
-): Promise<DistributedResult> {
+): Promise<{ one: DistributedResult; scaledOut: DistributedResult }> {
+  const kafka = kafkaAvailability().ok ? await startKafka({ brokers: 1, topics: [] }) : undefined;
+  if (kafka) cleanups.push(() => kafka.stop());
+  const sharedKafka = kafka && { bootstrapServers: kafka.bootstrapServers, nodes: 1 };
+  const sides: Side[] = [];
+  try {
+    for (const [name, instances] of [
+      ['bench_distributed', '1'],
+      ['bench_distributed_scaled', options.scaledOut],
+    ] as const) {
+      sides.push(await startSide(databaseUrl(name), join(root, name), instances, sharedKafka, options, cleanups, log));
+    }
+    for (const side of sides) {
+      const warmUp = side.pending.splice(0, options.warmUp);
+      await authorizeScenario(side.fixture, warmUp, options.connections, async () => undefined);
+      // As a service that has been running for a while: statistics of tables grown past a few rows. The
+      // topology starts on empty databases, and autovacuum's first analyze, taken on a few dozen rows,
+      // leaves plans that scan whole tables (a foreign-key check of every ledger entry read every
+      // operation) for as long as the run lasts, or not, depending on when it came. After ANALYZE the plans
+      // are made again, on statistics of the tables as they are now.
+      await runInEach(side.databases, 'ANALYZE');
+      log(`distributed (instances ${side.instances}): warmed up (${warmUp.length} authorizations, then ANALYZE)`);
+    }
+    const batch = Math.ceil(options.count / options.rounds);
+    log(`distributed: ${options.rounds} rounds of ${batch} authorizations a topology, in turns, at full speed over ${options.connections} connections`);
+    for (let round = 0; round < options.rounds; round++) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
+      for (const side of order) {
+        const run = await measuredBatch(side, sides.find((other) => other !== side)!, side.pending.splice(0, batch), options.connections);
+        log(`distributed (instances ${side.instances}), round ${round + 1}: ${fmt(run.authorizationsPerSecond)} authorizations/s, p99 ${fmt(run.load.p99Ms, 2)} ms`);
+      }
+    }
+    const [one, scaledOut] = sides.map((side) => report(side, log));
+    return { one: one!, scaledOut: scaledOut! };
+  } catch (error) {
+    const tails = sides.flatMap((side) => Object.values(side.topology.instances).flat()).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
+    throw new Error(`${(error as Error).message}\n${tails.join('\n')}`);
+  } finally {
+    for (const side of sides) await side.topology.stop();
+    await kafka?.stop();
+  }
+}
+
+/** Starts one topology on databases of its own, and creates its fixture and every payment it authorizes (untimed). */
+async function startSide(
+  databaseUrl: string,
+  dataDir: string,
+  instances: string,
+  sharedKafka: { bootstrapServers: string; nodes: number } | undefined,
+  options: DistributedOptions,
+  cleanups: (() => Promise<unknown>)[],
+  log: (line: string) => void,
+): Promise<Side> {
   await ensureDatabase(databaseUrl);
   const adminKey = randomAdminKey();
-  const env: Record<string, string> = {
-    DATABASE_URL: databaseUrl,
-    SANDBOX: 'true',
-    RATE_LIMIT_PER_SECOND: '0',
-    ADMIN_API_KEY: adminKey,
-    DATA_DIR: join(root, 'distributed'),
-  };
-  // No KAFKA_BROKERS in env: the topology starts its local Kafka, the default of start:distributed.
+  const env: Record<string, string> = { DATABASE_URL: databaseUrl, SANDBOX: 'true', RATE_LIMIT_PER_SECOND: '0', ADMIN_API_KEY: adminKey, DATA_DIR: dataDir };
+  // No KAFKA_BROKERS in env: the topology uses the shared node, or starts a local cluster as start:distributed does.
   const started = performance.now();
-  const instances = options.instances ?? '1';
-  const topology = await startDistributedTopology({ env, dataDir: join(root, 'distributed'), instances: parseInstances(instances), databasePerService: options.databasePerService });
+  const topology = await startDistributedTopology({ env, dataDir, instances: parseInstances(instances), databasePerService: options.databasePerService, ...(sharedKafka ? { sharedKafka } : {}) });
   cleanups.push(() => topology.stop());
   const startS = (performance.now() - started) / 1000;
   log(
-    `distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} (${topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'}), ` +
+    `distributed (instances ${instances}): apps ready in ${fmt(startS)} s, gateway ${topology.url}, Kafka ${topology.kafkaBrokers} ` +
+      `(${sharedKafka ? `Apache Kafka, topics under ${topology.topicPrefix}` : topology.kafka?.kind === 'mock' ? "librdkafka's mock cluster" : 'Apache Kafka'}), ` +
       (options.databasePerService ? 'a database per app' : 'one database for every app'),
   );
   const databases = await statisticsDatabases(databaseUrl, topology.databaseUrls);
-  try {
-    const fixture = await setUp(topology.url, adminKey, options.customers, Math.ceil((options.count + options.warmUp) / options.customers));
-    log(`distributed: set up; creating ${options.warmUp} + ${options.count} pending payments (untimed)`);
-    const warmUp = await createPendingPayments(fixture, options.warmUp, options.pendingConcurrency);
-    const paymentIds = await createPendingPayments(fixture, options.count, options.pendingConcurrency);
-    await authorizeScenario(fixture, warmUp, options.connections, async () => undefined);
-    // As a service that has been running for a while: statistics of tables grown past a few rows. The
-    // topology starts on empty databases, and autovacuum's first analyze, taken on a few dozen rows,
-    // leaves plans that scan whole tables (a foreign-key check of every ledger entry read every
-    // operation) for as long as the run lasts, or not, depending on when it came. After ANALYZE the plans
-    // are made again, on statistics of the tables as they are now.
-    await runInEach(databases, 'ANALYZE');
-    log(`distributed: warmed up (${warmUp.length} authorizations, then ANALYZE); authorizing ${paymentIds.length} at full speed over ${options.connections} connections`);
-    const kafka = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
-    const admin = kafka.admin();
-    await admin.connect();
-    cleanups.push(() => admin.disconnect());
-    const metricsBefore = await scrapeMetrics(topology);
-    const offsetsBefore = await topicOffsets(admin);
-    const pgBefore = await pgStatsOf(databases);
-    const cpuBefore = cpuSnapshot(distributedGroups);
-    // Read right after the load (the GETs that check the outcome are requests too).
-    const authorize = await authorizeScenario(fixture, paymentIds, options.connections, async () => ({
-      cpu: cpuSnapshot(distributedGroups),
-      metrics: await scrapeMetrics(topology),
-      offsets: await topicOffsets(admin),
-      // Last: it waits a second for the backends' counters.
-      pg: await pgStatsOf(databases),
-    }));
-    const metricsAfter = authorize.statsAfterLoad.metrics;
-    const shares = sharesOf(handledByInstance(metricsBefore), handledByInstance(metricsAfter));
-    const before = busRequestTotals(metricsBefore);
-    const after = busRequestTotals(metricsAfter);
-    const perAuthorization = {
-      roundTrips: roundTrips(before, after) / authorize.load.completed,
-      ...kafkaMessages(offsetsBefore, authorize.statsAfterLoad.offsets, authorize.load.completed),
-    };
-    const cpu = cpuDelta(cpuBefore, authorize.statsAfterLoad.cpu);
-    log(
-      `distributed: ${authorize.load.ok} 2xx in ${fmt(authorize.load.durationS)} s, p50 ${fmt(authorize.load.p50Ms, 2)} ms, p99 ${fmt(authorize.load.p99Ms, 2)} ms; ` +
-        `statuses ${JSON.stringify(authorize.statuses)}`,
-    );
-    log(`  distributed, ${describeCpu(cpu, authorize.load.completed, 'authorization')}`);
-    for (const [i, { apps }] of databases.entries()) {
-      for (const line of describeDelta(pgBefore[i]!, authorize.statsAfterLoad.pg[i]!, authorize.load.completed)) log(`  distributed, PostgreSQL (${apps.join(', ')}): ${line}`);
-    }
-    log(`  distributed, bus requests from send to reply, mean (count): ${describeBusRequests(before, after)}`);
-    log(
-      `  distributed, per authorization: ${fmt(perAuthorization.roundTrips, 2)} bus round trips; Kafka messages ${fmt(perAuthorization.requests, 2)} on request topics, ` +
-        `${fmt(perAuthorization.replies, 2)} on reply topics, ${fmt(perAuthorization.offsetCommits, 2)} offset commits (${describeTopics(offsetsBefore, authorize.statsAfterLoad.offsets, authorize.load.completed)})`,
-    );
-    const cpuMsPerAuthorization = [...cpu.runMs].filter(([group]) => group !== 'bench' && group !== 'other').reduce((sum, [, ms]) => sum + ms, 0) / authorize.load.completed;
-    return { authorize, startS, count: paymentIds.length, instances, shares, perAuthorization, cpuMsPerAuthorization, idle: cpu.idle };
-  } catch (error) {
-    const tails = Object.values(topology.apps).map((app) => `--- ${app.name} ---\n${app.output().slice(-2_000)}`);
-    throw new Error(`${(error as Error).message}\n${tails.join('\n')}`);
-  } finally {
-    await topology.stop();
+  const admin = new Kafka({ clientId: 'bench', brokers: topology.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  cleanups.push(() => admin.disconnect());
+  const fixture = await setUp(topology.url, adminKey, options.customers, Math.ceil((options.count + options.warmUp) / options.customers));
+  const pending = await createPendingPayments(fixture, options.warmUp + options.count, options.pendingConcurrency);
+  log(`distributed (instances ${instances}): set up; ${options.warmUp} + ${options.count} pending payments created (untimed)`);
+  return { instances, topology, startS, databases, admin, fixture, pending, batches: [], before: undefined, cpu: [] };
+}
+
+/** One batch at full speed, with every counter read before and after it (the GETs that check the outcome after the reading). */
+async function measuredBatch(side: Side, other: Side, paymentIds: string[], connections: number): Promise<AuthorizeResult> {
+  const classify = sideGroups(side, other);
+  const before = await reading(side, classify, 'before');
+  const run = await authorizeScenario(side.fixture, paymentIds, connections, () => reading(side, classify, 'after'));
+  side.before = side.before ? sumOf(side.before, before.counters) : before.counters;
+  side.cpu.push(cpuDelta(before.cpu, run.statsAfterLoad.cpu));
+  side.batches.push(run);
+  return run;
+}
+
+/** Read next to the load: the CPU last before it and first after it; PostgreSQL's counters, which wait a second for the backends', the other way round. */
+async function reading(side: Side, classify: Classify, at: 'before' | 'after'): Promise<Reading> {
+  const cpuAfter = at === 'after' ? cpuSnapshot(classify) : undefined;
+  const scrape = await scrapeMetrics(side.topology);
+  const offsets = await topicOffsets(side.admin, side.topology.topicPrefix);
+  const pg = await pgStatsOf(side.databases);
+  return { cpu: cpuAfter ?? cpuSnapshot(classify), counters: { handled: handledByInstance(scrape), requests: busRequestTotals(scrape), offsets, pg } };
+}
+
+/**
+ * `side`'s apps by name (their instances together), the broker, PostgreSQL and the bench as
+ * distributedGroups names them; the other topology's apps and the PostgreSQL backends serving them
+ * (`postgres: <role> <database> <client> <state>`) apart, as IDLE_TOPOLOGY.
+ */
+function sideGroups(side: Side, other: Side): Classify {
+  const appsByPid = (topology: DistributedTopology) => new Map(Object.entries(topology.instances).flatMap(([app, instances]) => instances.map((instance) => [instance.pid, app] as const)));
+  const own = appsByPid(side.topology);
+  const idle = appsByPid(other.topology);
+  const idleDatabases = new Set(other.databases.map(({ url }) => new URL(url).pathname.slice(1)));
+  return ({ pid, command }) => {
+    const app = own.get(pid);
+    if (app) return app;
+    if (idle.has(pid) || (command.startsWith('postgres:') && command.split(' ').some((word) => idleDatabases.has(word)))) return IDLE_TOPOLOGY;
+    return distributedGroups({ pid, command });
+  };
+}
+
+/**
+ * a + b, number by number, through Maps, arrays and plain objects (any other value: a's). Counters only
+ * grow, so the sum of the readings before each batch and the sum of those after each differ by the sum
+ * of the batches' own deltas, and the deltas' functions apply to the sums as they are.
+ */
+export function sumOf<T>(a: T, b: T): T {
+  if (typeof a === 'number') return (a + (b as number)) as T;
+  if (a instanceof Map) {
+    const sum = new Map(a);
+    for (const [key, value] of b as Map<unknown, unknown>) sum.set(key, sum.has(key) ? sumOf(sum.get(key), value) : value);
+    return sum as T;
   }
+  if (Array.isArray(a)) return a.map((value, i) => sumOf(value, (b as unknown[])[i])) as T;
+  if (a !== null && typeof a === 'object') {
+    const sum: Record<string, unknown> = { ...(b as Record<string, unknown>) };
+    for (const [key, value] of Object.entries(a)) sum[key] = key in sum ? sumOf(value, sum[key]) : value;
+    return sum as T;
+  }
+  return a;
+}
+
+/** The side's batches as one run: its figures, and the log lines of where the time went. */
+function report(side: Side, log: (line: string) => void): DistributedResult {
+  const name = `distributed (instances ${side.instances})`;
+  const before = side.before!;
+  const after = side.batches.map((run) => run.statsAfterLoad.counters).reduce((sum, counters) => sumOf(sum, counters));
+  const load = mergeLoads(side.batches.map((run) => run.load));
+  const statuses: Record<string, number> = {};
+  for (const run of side.batches) for (const [status, n] of Object.entries(run.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  const authorize: AuthorizeResult = {
+    load,
+    authorizationsPerSecond: load.ok / load.durationS,
+    statuses,
+    statusById: new Map(side.batches.flatMap((run) => [...run.statusById])),
+    loadEndedAt: side.batches.at(-1)!.loadEndedAt,
+    succeededPerSecond: (statuses['succeeded'] ?? 0) / load.durationS,
+  };
+  const perAuthorization = { roundTrips: roundTrips(before.requests, after.requests) / load.completed, ...kafkaMessages(before.offsets, after.offsets, load.completed) };
+  const cpu = sumCpu(side.cpu);
+  log(`${name}: ${load.ok} 2xx in ${fmt(load.durationS)} s, p50 ${fmt(load.p50Ms, 2)} ms, p99 ${fmt(load.p99Ms, 2)} ms; statuses ${JSON.stringify(statuses)}`);
+  log(`  ${name}, ${describeCpu(cpu, load.completed, 'authorization')}`);
+  for (const [i, { apps }] of side.databases.entries()) {
+    for (const line of describeDelta(before.pg[i]!, after.pg[i]!, load.completed)) log(`  ${name}, PostgreSQL (${apps.join(', ')}): ${line}`);
+  }
+  log(`  ${name}, bus requests from send to reply, mean (count): ${describeBusRequests(before.requests, after.requests)}`);
+  log(
+    `  ${name}, per authorization: ${fmt(perAuthorization.roundTrips, 2)} bus round trips; Kafka messages ${fmt(perAuthorization.requests, 2)} on request topics, ` +
+      `${fmt(perAuthorization.replies, 2)} on reply topics, ${fmt(perAuthorization.offsetCommits, 2)} offset commits (${describeTopics(before.offsets, after.offsets, load.completed)})`,
+  );
+  const counted = [...cpu.runMs].filter(([group]) => group !== 'bench' && group !== 'other' && group !== IDLE_TOPOLOGY);
+  return {
+    authorize,
+    startS: side.startS,
+    count: side.batches.reduce((sum, run) => sum + run.load.completed, 0),
+    instances: side.instances,
+    shares: sharesOf(before.handled, after.handled),
+    perAuthorization,
+    cpuMsPerAuthorization: counted.reduce((sum, [, ms]) => sum + ms, 0) / load.completed,
+    idle: cpu.idle,
+  };
 }
 
 type Handled = Record<string, Record<string, number>>;
@@ -230,11 +368,13 @@ function sharesOf(before: Handled, after: Handled): Handled {
 /** Each topic's end offsets summed over its partitions: how many messages were ever appended to it. */
 export type TopicOffsets = Map<string, number>;
 
-async function topicOffsets(admin: Admin): Promise<TopicOffsets> {
+/** The topics under `prefix` (named without it), and the consumer groups' offset commits, which every topology on the cluster shares. */
+async function topicOffsets(admin: Admin, prefix: string): Promise<TopicOffsets> {
   const offsets: TopicOffsets = new Map();
   for (const topic of await admin.listTopics()) {
+    if (!topic.startsWith(prefix) && topic !== '__consumer_offsets') continue;
     const partitions = await admin.fetchTopicOffsets(topic);
-    offsets.set(topic, partitions.reduce((sum, { high }) => sum + Number(high), 0));
+    offsets.set(topic === '__consumer_offsets' ? topic : topic.slice(prefix.length), partitions.reduce((sum, { high }) => sum + Number(high), 0));
   }
   return offsets;
 }

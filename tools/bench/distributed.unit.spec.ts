@@ -1,4 +1,5 @@
-import { addBusRequestTotals, describeBusRequests, kafkaMessages, roundTrips, type RequestTotals } from './distributed';
+import { addBusRequestTotals, describeBusRequests, kafkaMessages, roundTrips, sumOf, type RequestTotals } from './distributed';
+import { mergeLoads, type LoadResult } from './load';
 
 const metrics = (authorize: [number, number], transfer: [number, number]): string =>
   [
@@ -46,5 +47,42 @@ describe('the distributed phase reading of bus requests', () => {
         ['__consumer_offsets', commits],
       ]);
     expect(kafkaMessages(offsets(5, 5, 100), offsets(25, 45, 110), 20)).toEqual({ requests: 1, replies: 2, offsetCommits: 0.5 });
+  });
+
+  it('sums counters through Maps, arrays and objects, so that the sums of readings before and after batches differ by the batches\' deltas', () => {
+    const reading = (calls: number, offsets: [string, number][], handled: number) => ({
+      requests: new Map([['gateway → payments.authorize-batch', { seconds: calls / 10, count: calls }]]),
+      offsets: new Map(offsets),
+      pg: [{ commits: calls, statements: new Map([['42', { query: 'SELECT 1', calls }]]) }],
+      handled: { payments: { 'payments-0': handled } },
+    });
+    // Two batches: 10 → 30 calls, then 35 → 60 (5 made between them, by the GETs that check the outcome).
+    const before = sumOf(reading(10, [['payments.requests', 1]], 4), reading(35, [['payments.requests', 5], ['ledger.requests', 2]], 9));
+    const after = sumOf(reading(30, [['payments.requests', 4]], 8), reading(60, [['payments.requests', 7], ['ledger.requests', 3]], 15));
+    expect(roundTrips(before.requests, after.requests)).toBe(20 + 25);
+    expect(after.requests.get('gateway → payments.authorize-batch')!.seconds - before.requests.get('gateway → payments.authorize-batch')!.seconds).toBeCloseTo(4.5);
+    expect(kafkaMessages(before.offsets, after.offsets, 1).requests).toBe(3 + 2 + 1);
+    expect(after.pg[0]!.commits - before.pg[0]!.commits).toBe(45);
+    expect(after.pg[0]!.statements.get('42')).toEqual({ query: 'SELECT 1', calls: 90 });
+    expect(after.handled.payments['payments-0']! - before.handled.payments['payments-0']!).toBe(4 + 6);
+  });
+
+  it('merges batches run one after another into one run: durations and counts added, percentiles over every latency', () => {
+    const run = (durationS: number, latenciesMs: number[], statusCounts: Record<number, number>): LoadResult => ({
+      durationS,
+      perSecond: latenciesMs.length / durationS,
+      completed: latenciesMs.length,
+      ok: statusCounts[200] ?? 0,
+      non2xx: latenciesMs.length - (statusCounts[200] ?? 0),
+      errors: 0,
+      timeouts: 0,
+      statusCounts,
+      p50Ms: Number.NaN,
+      p99Ms: Number.NaN,
+      latenciesMs,
+    });
+    const merged = mergeLoads([run(1, [5, 1, 3], { 200: 3 }), run(3, [100, 2, 4, 6, 8], { 200: 4, 503: 1 })]);
+    expect(merged).toMatchObject({ durationS: 4, perSecond: 2, completed: 8, ok: 7, non2xx: 1, statusCounts: { 200: 7, 503: 1 }, p50Ms: 4, p99Ms: 100 });
+    expect(merged.latenciesMs).toEqual([1, 2, 3, 4, 5, 6, 8, 100]);
   });
 });

@@ -86,6 +86,28 @@ export async function runLoad(options: Options, { instances = 1, staggerMs = 0, 
   };
 }
 
+/** Runs one after another taken as one: their durations, counts and latencies together. */
+export function mergeLoads(runs: readonly LoadResult[]): LoadResult {
+  const latencies = runs.flatMap((run) => run.latenciesMs).sort((a, b) => a - b);
+  const statusCounts: Record<number, number> = {};
+  for (const run of runs) for (const [status, count] of Object.entries(run.statusCounts)) statusCounts[Number(status)] = (statusCounts[Number(status)] ?? 0) + count;
+  const sum = (field: 'durationS' | 'completed' | 'ok' | 'non2xx' | 'errors' | 'timeouts') => runs.reduce((total, run) => total + run[field], 0);
+  const durationS = sum('durationS');
+  return {
+    durationS,
+    perSecond: latencies.length / durationS,
+    completed: sum('completed'),
+    ok: sum('ok'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    statusCounts,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    latenciesMs: latencies,
+  };
+}
+
 /** Nearest-rank percentile of sorted values; NaN when there are none. */
 export const percentile = (sorted: readonly number[], p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;

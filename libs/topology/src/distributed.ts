@@ -38,6 +38,8 @@ export interface DistributedTopology {
   /** Each app's database: all the same URL unless databasePerService. */
   databaseUrls: Record<AppName, string>;
   kafkaBrokers: string;
+  /** Before each of its topics' and consumer groups' names, on a cluster shared with other topologies; '' otherwise. */
+  topicPrefix: string;
   /** The first instance of each app. */
   apps: Record<AppName, AppProcess>;
   /** Every instance of each app, by INSTANCE_INDEX. */
@@ -68,6 +70,12 @@ export interface DistributedOptions {
    * this process's environment, else 1). With 3: topics replicated 3 times, min.insync.replicas 2.
    */
   localBrokers?: number;
+  /**
+   * A local cluster this topology shares with others (its topics and groups then under a prefix of its
+   * own) when env has no KAFKA_BROKERS. Default: TOPOLOGY_SHARED_KAFKA, as the distributed tests' global
+   * set-up gives it, when it has localBrokers nodes.
+   */
+  sharedKafka?: { bootstrapServers: string; nodes: number };
   /** Prefix and echo each app's output (the launcher does; tests keep it for failure messages). */
   echo?: boolean;
   /**
@@ -148,7 +156,7 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
 
     let kafkaBrokers = shared['KAFKA_BROKERS'];
     let kafka: DistributedTopology['kafka'];
-    const sharedKafka = kafkaBrokers ? undefined : sharedLocalKafka(options.localBrokers ?? localBrokerCount());
+    const sharedKafka = kafkaBrokers ? undefined : (options.sharedKafka ?? sharedLocalKafka(options.localBrokers ?? localBrokerCount()));
     if (sharedKafka) {
       // A cluster the test run shares: this topology's topics and groups under a prefix of its own, so
       // no message or committed offset of another suite reaches its apps. No fault controls: a suite
@@ -196,6 +204,7 @@ export async function startDistributedTopology(options: DistributedOptions): Pro
       databaseUrl,
       databaseUrls,
       kafkaBrokers,
+      topicPrefix: shared['KAFKA_TOPIC_PREFIX'] ?? '',
       apps,
       instances,
       replace,
