@@ -67,6 +67,15 @@ export interface KafkaMessages {
 
 /** The topology that waits for its turn: its processes' CPU meanwhile is logged under this name, and not counted. */
 const IDLE_TOPOLOGY = 'the other topology (idle)';
+/**
+ * Before each batch, both topologies have caught up with the last one's events: every subscription's
+ * lag (event_store_subscription_lag_seconds, which stays near its 250 ms poll while it keeps up) at most
+ * this. Otherwise a batch shares the machine with the projections of the batch before it, the other
+ * topology's as often as its own (the first batch with the warm-up's of the other topology).
+ */
+const SETTLED_LAG_S = 1;
+/** How long a batch waits for that at most (then it runs, and the log says so). */
+const SETTLE_WAIT_MS_MAX = 30_000;
 
 /** Every counter the phase reports, read before and after each measured batch, and the CPU then. */
 interface Reading {
@@ -144,6 +153,7 @@ export async function distributedPhase(
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order) {
+        await settle(sides, log);
         const run = await measuredBatch(side, sides.find((other) => other !== side)!, side.pending.splice(0, batch), options.connections);
         log(`distributed (instances ${side.instances}), round ${round + 1}: ${fmt(run.authorizationsPerSecond)} authorizations/s, p99 ${fmt(run.load.p99Ms, 2)} ms`);
       }
@@ -191,6 +201,27 @@ async function startSide(
   log(`distributed (instances ${instances}): set up; ${options.warmUp} + ${options.count} pending payments created (untimed)`);
   return { instances, topology, startS, databases, admin, fixture, pending, batches: [], before: undefined, cpu: [] };
 }
+
+/** Waits until every subscription of both topologies has caught up (SETTLED_LAG_S), at most SETTLE_WAIT_MS_MAX. */
+async function settle(sides: readonly Side[], log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + SETTLE_WAIT_MS_MAX;
+  for (;;) {
+    const lags = (await Promise.all(sides.map(({ topology }) => scrapeMetrics(topology)))).flatMap(subscriptionLags);
+    if (lags.every((lag) => lag <= SETTLED_LAG_S)) return;
+    if (Date.now() > deadline) {
+      log(`distributed: subscriptions still ${fmt(Math.max(...lags), 1)} s behind after ${SETTLE_WAIT_MS_MAX / 1000} s; the batch runs anyway`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Every instance's event_store_subscription_lag_seconds values. */
+export const subscriptionLags = (scrape: Scrape): number[] =>
+  Object.values(scrape)
+    .flatMap((instances) => Object.values(instances))
+    .flatMap((text) => text.split('\n').filter((line) => line.startsWith('event_store_subscription_lag_seconds{')))
+    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
 
 /** One batch at full speed, with every counter read before and after it (the GETs that check the outcome after the reading). */
 async function measuredBatch(side: Side, other: Side, paymentIds: string[], connections: number): Promise<AuthorizeResult> {

@@ -1,4 +1,4 @@
-import { addBusRequestTotals, describeBusRequests, kafkaMessages, roundTrips, sumOf, type RequestTotals } from './distributed';
+import { addBusRequestTotals, describeBusRequests, kafkaMessages, roundTrips, subscriptionLags, sumOf, type RequestTotals } from './distributed';
 import { mergeLoads, type LoadResult } from './load';
 
 const metrics = (authorize: [number, number], transfer: [number, number]): string =>
@@ -84,5 +84,14 @@ describe('the distributed phase reading of bus requests', () => {
     const merged = mergeLoads([run(1, [5, 1, 3], { 200: 3 }), run(3, [100, 2, 4, 6, 8], { 200: 4, 503: 1 })]);
     expect(merged).toMatchObject({ durationS: 4, perSecond: 2, completed: 8, ok: 7, non2xx: 1, statusCounts: { 200: 7, 503: 1 }, p50Ms: 4, p99Ms: 100 });
     expect(merged.latenciesMs).toEqual([1, 2, 3, 4, 5, 6, 8, 100]);
+  });
+
+  it("reads every instance's subscription lags, to wait for both topologies to catch up before a batch", () => {
+    const lag = (subscription: string, seconds: number) => `event_store_subscription_lag_seconds{subscription="${subscription}"} ${seconds}`;
+    const scrape = {
+      payments: { 'payments-0': ['# TYPE event_store_subscription_lag_seconds gauge', lag('payment-views', 0.25), lag('integration', 3.5)].join('\n'), 'payments-1': lag('payment-views', 0.1) },
+      gateway: { gateway: 'http_requests_total{route="/v1/payments"} 12' },
+    };
+    expect(subscriptionLags(scrape)).toEqual([0.25, 3.5, 0.1]);
   });
 });
