@@ -514,6 +514,11 @@ function detailRows(r: Results): Row[] {
     if (distributed) {
       const ratio = s.authorize.succeededPerSecond / distributed.authorize.succeededPerSecond;
       rows.push({ figure: `${name} ÷ one instance each: succeeded/s`, value: percent(ratio), target: `>= ${TARGETS.distributedScaledOutRatio * 100} %`, pass: ratio >= TARGETS.distributedScaledOutRatio });
+      rows.push({
+        figure: `${name} ÷ one instance each: CPU ms per authorization (apps, broker, PostgreSQL)`,
+        value: `${fmt(s.cpuMsPerAuthorization, 2)} ÷ ${fmt(distributed.cpuMsPerAuthorization, 2)} = ${fmt(s.cpuMsPerAuthorization / distributed.cpuMsPerAuthorization, 2)}×`,
+        target: '',
+      });
     }
     for (const [app, shares] of Object.entries(s.shares)) {
       const split = Object.entries(shares).map(([instance, share]) => `${instance} ${percent(share)}`).join(' / ');
