@@ -38,6 +38,20 @@ describe('idle subscriptions', () => {
     await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
+  /** A subscription to the types under `prefix`, polling every POLL_MS, that adds the types it handles to `handled`. */
+  const subscribe = (subscriptionId: string, store: PostgresEventStore, pool: Pool, prefix: string, handled: string[]) =>
+    new CatchUpSubscription({
+      subscriptionId,
+      store,
+      pool,
+      typePrefixes: [prefix],
+      pollIntervalMs: POLL_MS,
+      onError: () => undefined,
+      handle: async (events: RecordedEvent[]) => {
+        handled.push(...events.map((event) => event.type));
+      },
+    });
+
   it('read no events while nothing commits, share one token read per poll, and read what another process appends', async () => {
     const pool = open();
     const store = new PostgresEventStore(pool);
@@ -46,17 +60,7 @@ describe('idle subscriptions', () => {
     const subscriptions = Array.from({ length: SUBSCRIPTIONS }, (_, i) => {
       const id = `idle.${i}`;
       handled.set(id, []);
-      return new CatchUpSubscription({
-        subscriptionId: id,
-        store,
-        pool,
-        typePrefixes: [prefix],
-        pollIntervalMs: POLL_MS,
-        onError: () => undefined,
-        handle: async (events: RecordedEvent[]) => {
-          handled.get(id)!.push(...events.map((event) => event.type));
-        },
-      });
+      return subscribe(id, store, pool, prefix, handled.get(id)!);
     });
     const reads = jest.spyOn(store, 'readAllPage');
     const tokens = jest.spyOn(store, 'commitToken');
@@ -92,23 +96,13 @@ describe('idle subscriptions', () => {
       tokenStatements.mockRestore();
     }
   });
-  it("stay idle while another database of the server commits, and read appends an open writer or an older transaction held back", async () => {
+  it('stay idle while another database of the server commits, and read appends an open writer or an older transaction held back', async () => {
     const pool = open();
     // A read does not wait for an older writer here: what it leaves beyond the horizon is the token's to notice.
     const store = new PostgresEventStore(pool, { readAllWaitMs: 0 });
     const prefix = `Held${randomUUID().replace(/-/g, '')}.`;
     const handled: string[] = [];
-    const subscription = new CatchUpSubscription({
-      subscriptionId: `held.${prefix}`,
-      store,
-      pool,
-      typePrefixes: [prefix],
-      pollIntervalMs: POLL_MS,
-      onError: () => undefined,
-      handle: async (events: RecordedEvent[]) => {
-        handled.push(...events.map((event) => event.type));
-      },
-    });
+    const subscription = subscribe(`held.${prefix}`, store, pool, prefix, handled);
     const neighbourUrl = new URL(database.url);
     neighbourUrl.pathname = '/neighbour';
     await pool.query('CREATE DATABASE neighbour');
