@@ -436,10 +436,10 @@ export class CatchUpSubscription {
   /**
    * After a read that caught up, until the next one is due: at once when woken (an append in this
    * process, catchUp(), stop()); otherwise at each poll interval, if events may have become readable
-   * since the last read began. The store's commit token tells (where it has one): unchanged since before that
-   * read, there is nothing new to read. A token is at most one interval old and read after that read
-   * began; one read of it serves every subscription of the process it meets, so an idle process polls
-   * the token, not each subscription's events. A read skipped wrongly could only make events late,
+   * since the last read began. The store's commit token tells (where it has one): unchanged since before
+   * that read, there is nothing new to read. A token is at most one interval old and read after that
+   * read began; one read of it serves every subscription of the process it meets, so an idle process
+   * polls the token, not each subscription's events. A read skipped wrongly could only make events late,
    * never lost: every read starts from the checkpoint, and the next append moves the token.
    */
   private async idle(): Promise<void> {

@@ -96,6 +96,7 @@ describe('idle subscriptions', () => {
       tokenStatements.mockRestore();
     }
   });
+
   it('stay idle while another database of the server commits, and read appends an open writer or an older transaction held back', async () => {
     const pool = open();
     // A read does not wait for an older writer here: what it leaves beyond the horizon is the token's to notice.

@@ -169,9 +169,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * The commit token of COMMIT_TOKEN: this database's appends, not the server's other commits. One read is shared by every caller whose
-   * `notBefore` it meets, in flight or done: a process's subscriptions poll at their own times, and
-   * most find the token another one just read.
+   * COMMIT_TOKEN: this database's appends, not the server's other commits. One read is shared by every
+   * caller whose `notBefore` it meets, in flight or done: a process's subscriptions poll at their own
+   * times, and most find the token another one just read.
    */
   commitToken(notBefore: number): Promise<string> {
     const last = this.lastCommitToken;
