@@ -314,7 +314,8 @@ function report(side: Side, log: (line: string) => void): DistributedResult {
   return {
     authorize,
     startS: side.startS,
-    count: side.batches.reduce((sum, run) => sum + run.load.completed, 0),
+    // Every payment of the batches, each read back once: those whose request failed count too.
+    count: side.batches.reduce((sum, run) => sum + run.statusById.size, 0),
     instances: side.instances,
     shares: sharesOf(before.handled, after.handled),
     perAuthorization,
