@@ -10,7 +10,7 @@ import { mergeLoads } from './load';
 import { describeDelta, pgStats, type PgStats } from './pg-stats';
 import { fmt } from './report';
 import { authorizeScenario, createPendingPayments, type AuthorizeResult } from './scenarios';
-import { randomAdminKey } from './service';
+import { randomAdminKey, sleep } from './service';
 import { setUp, type Fixture } from './setup';
 
 export interface DistributedOptions {
@@ -212,7 +212,7 @@ async function settle(sides: readonly Side[], log: (line: string) => void): Prom
       log(`distributed: subscriptions still ${fmt(Math.max(...lags), 1)} s behind after ${SETTLE_WAIT_MS_MAX / 1000} s; the batch runs anyway`);
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
 }
 

@@ -18,7 +18,7 @@ export interface LoadResult {
   statusCounts: Record<number, number>;
   p50Ms: number;
   p99Ms: number;
-  /** Every response time, sorted: to merge runs (the observability phase's rounds) before taking percentiles. */
+  /** Every response time, sorted: to merge runs (mergeLoads: the observability and distributed phases' batches) before taking percentiles. */
   latenciesMs: readonly number[];
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { ensureDatabase } from '@pay/platform';
-import { percentile } from './load';
+import { mergeLoads, type LoadResult } from './load';
 import { fmt, type Row } from './report';
 import { authorizeScenario, createPendingPayments } from './scenarios';
 import { sleep, spawnService, type ServiceProcess } from './service';
@@ -37,9 +37,8 @@ interface Side {
   service: ServiceProcess;
   fixture: Fixture;
   pending: string[];
-  latenciesMs: number[];
-  ok: number;
-  durationS: number;
+  /** The measured batches' loads, taken as one run (mergeLoads) in the report. */
+  loads: LoadResult[];
   succeeded: number;
   scrapes: number;
 }
@@ -71,11 +70,11 @@ export async function observabilityPhase(
     const fixture = await setUp(service.url, service.adminKey, options.customers, Math.ceil(perSide / options.customers));
     const pending = await createPendingPayments(fixture, perSide, options.pendingConcurrency);
     log(`observability ${name}: service pid ${service.pid} (${JSON.stringify(env)}), ${pending.length} pending payments`);
-    sides.push({ name, service, fixture, pending, latenciesMs: [], ok: 0, durationS: 0, succeeded: 0, scrapes: 0 });
+    sides.push({ name, service, fixture, pending, loads: [], succeeded: 0, scrapes: 0 });
   }
 
   for (const side of sides) await authorizeBatch(side, side.pending.splice(0, options.warmUp), options.connections);
-  for (const side of sides) Object.assign(side, { latenciesMs: [], ok: 0, durationS: 0, succeeded: 0, scrapes: 0 });
+  for (const side of sides) Object.assign(side, { loads: [], succeeded: 0, scrapes: 0 });
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
@@ -92,9 +91,7 @@ async function authorizeBatch(side: Side, paymentIds: string[], connections: num
   const scraper = side.name === 'on' ? startScraper(side) : undefined;
   try {
     const result = await authorizeScenario(side.fixture, paymentIds, connections, async () => undefined);
-    side.latenciesMs.push(...result.load.latenciesMs);
-    side.ok += result.load.ok;
-    side.durationS += result.load.durationS;
+    side.loads.push(result.load);
     side.succeeded += result.statuses['succeeded'] ?? 0;
     return { perSecond: result.authorizationsPerSecond, p99Ms: result.load.p99Ms };
   } finally {
@@ -122,8 +119,9 @@ function startScraper(side: Side): { stop(): Promise<void> } {
 }
 
 function report(off: Side, on: Side, measured: number, exports: number): ObservabilityResult {
-  const perSecond = (side: Side) => side.ok / side.durationS;
-  const p99 = (side: Side) => percentile([...side.latenciesMs].sort((a, b) => a - b), 0.99);
+  const merged = new Map([off, on].map((side) => [side, mergeLoads(side.loads)]));
+  const perSecond = (side: Side) => merged.get(side)!.ok / merged.get(side)!.durationS;
+  const p99 = (side: Side) => merged.get(side)!.p99Ms;
   const overhead = 1 - perSecond(on) / perSecond(off);
   const p99Increase = p99(on) / p99(off) - 1;
   const rows: Row[] = [
