@@ -17,6 +17,8 @@ export interface Batching<T extends RequestTopic, B extends RequestTopic> {
   max: number;
   /** Requests of different lanes leave apart (a batch topic partitioned by a field: one lane per value). */
   laneOf?: (message: Request<T>) => string;
+  /** How long a batch waits for half as many requests as the last (coalescedCall's gatherMs; default 0). */
+  gatherMs?: number;
 }
 
 /** Each bus's batching requests, by topic and timeout: the callers of one process share their batches. */
@@ -40,6 +42,7 @@ export function batchingRequest<T extends RequestTopic, B extends RequestTopic>(
     many: async (messages) => batch.outcomes(await bus.request(batch.topic, batch.request(messages), options), messages),
     batchMax: batch.max,
     ...(batch.laneOf ? { laneOf: batch.laneOf } : {}),
+    ...(batch.gatherMs ? { gatherMs: batch.gatherMs } : {}),
   });
   byTopic.set(name, call);
   return call;

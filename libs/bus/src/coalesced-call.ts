@@ -14,6 +14,15 @@ export interface CoalescedCallOptions<Item, Result> {
   batchMax: number;
   /** Calls of different lanes leave apart and concurrently; those of one lane one request at a time (default: one lane). */
   laneOf?: (item: Item) => string;
+  /**
+   * Once a request of n calls is answered, the lane's next request waits until n/2 calls wait, or this
+   * long at most (default 0: it leaves at once). For callers that call again as soon as they are
+   * answered, as a gateway's HTTP clients do: without it they fall into a rhythm where a call that finds
+   * the lane idle leaves alone, the others queue behind it, and each request comes back as the other's
+   * callers return, so requests of 1 and of n − 1 calls alternate, each lone call paying a whole round
+   * trip. Waiting for half of the last request's callers evens them out.
+   */
+  gatherMs?: number;
 }
 
 interface Pending<Item, Result> {
@@ -29,6 +38,10 @@ interface Lane<Item, Result> {
   queue: Pending<Item, Result>[];
   /** A send is due at the end of this turn of the event loop. */
   due: boolean;
+  /** Calls in the request last answered. */
+  lastSize: number;
+  /** Set while the next request waits for half as many calls (gatherMs). */
+  gathering: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -43,8 +56,10 @@ interface Lane<Item, Result> {
  * they were made.
  */
 export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, Result>): (item: Item) => Promise<Result> {
-  const { one, many, batchMax, laneOf = () => '' } = options;
+  const { one, many, batchMax, laneOf = () => '', gatherMs = 0 } = options;
   if (!Number.isInteger(batchMax) || batchMax < 2) throw new RangeError(`batchMax must be an integer of at least 2, got ${batchMax}`);
+  if (!Number.isFinite(gatherMs) || gatherMs < 0) throw new RangeError(`gatherMs must be a finite number of at least 0, got ${gatherMs}`);
+  const gathered = (lane: Lane<Item, Result>) => 2 * lane.queue.length >= lane.lastSize;
   const lanes = new Map<string, Lane<Item, Result>>();
 
   const send = (name: string, lane: Lane<Item, Result>): void => {
@@ -70,7 +85,14 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
       })
       .finally(() => {
         lane.inFlight = false;
-        send(name, lane);
+        lane.lastSize = batch.length;
+        if (gatherMs === 0 || gathered(lane)) return send(name, lane);
+        lane.gathering = setTimeout(() => {
+          lane.gathering = undefined;
+          send(name, lane);
+        }, gatherMs);
+        // Calls waiting hold their callers; an empty lane's wait holds nothing up.
+        lane.gathering.unref();
       });
   };
 
@@ -78,9 +100,14 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
     new Promise<Result>((resolve, reject) => {
       const name = laneOf(item);
       let lane = lanes.get(name);
-      if (!lane) lanes.set(name, (lane = { inFlight: false, queue: [], due: false }));
+      if (!lane) lanes.set(name, (lane = { inFlight: false, queue: [], due: false, lastSize: 0, gathering: undefined }));
       lane.queue.push({ item, inContext: AsyncResource.bind(<T>(work: () => T): T => work()), resolve, reject });
       if (lane.due || lane.inFlight) return;
+      if (lane.gathering) {
+        if (!gathered(lane)) return;
+        clearTimeout(lane.gathering);
+        lane.gathering = undefined;
+      }
       lane.due = true;
       const ready = lane;
       setImmediate(() => {

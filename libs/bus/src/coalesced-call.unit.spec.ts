@@ -144,6 +144,55 @@ describe('coalescedCall', () => {
     expect(await Promise.all(answers)).toEqual(['r1', 'r2', 'r3', 'r4']);
   });
 
+  describe('gathering (gatherMs)', () => {
+    /** A lane whose last request, of three calls, has just been answered. */
+    const afterABatchOfThree = async (gatherMs: number) => {
+      const remote = new Remote();
+      const call = coalescedCall({ one: remote.one, many: remote.many, batchMax: 10, gatherMs });
+      const first = [call(item(1))];
+      await settle();
+      first.push(call(item(2)), call(item(3)), call(item(4)));
+      remote.answerAll(0);
+      await settle();
+      remote.answerAll(1);
+      await Promise.all(first);
+      return { remote, call };
+    };
+
+    it('after a request of n calls, the next leaves once n/2 calls wait, in their turn', async () => {
+      const { remote, call } = await afterABatchOfThree(60_000);
+      const answers = [call(item(5))];
+      await settle();
+      // One call of the three answered is back: the lane waits for another rather than send it alone.
+      expect(numbers(remote)).toEqual([[1], [2, 3, 4]]);
+      answers.push(call(item(6)));
+      await settle();
+      expect(numbers(remote)).toEqual([[1], [2, 3, 4], [5, 6]]);
+      remote.answerAll(2);
+      expect(await Promise.all(answers)).toEqual(['r5', 'r6']);
+    });
+
+    it('waits gatherMs at most: a lone call then leaves alone', async () => {
+      const { remote, call } = await afterABatchOfThree(30);
+      const answer = call(item(5));
+      await settle();
+      expect(numbers(remote)).toEqual([[1], [2, 3, 4]]);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(numbers(remote)).toEqual([[1], [2, 3, 4], [5]]);
+      remote.answerAll(2);
+      expect(await answer).toBe('r5');
+    });
+
+    it('without gatherMs, a call after a request of many leaves at once', async () => {
+      const { remote, call } = await afterABatchOfThree(0);
+      const answer = call(item(5));
+      await settle();
+      expect(numbers(remote)).toEqual([[1], [2, 3, 4], [5]]);
+      remote.answerAll(2);
+      expect(await answer).toBe('r5');
+    });
+  });
+
   it("a request runs in its first caller's async context (its log context and trace), not in the one whose answer freed the lane", async () => {
     const context = new AsyncLocalStorage<string>();
     const seen: (string | undefined)[] = [];

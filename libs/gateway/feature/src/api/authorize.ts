@@ -1,6 +1,6 @@
 import { batchingRequest, toOutcomes, type MessageBus } from '@pay/bus';
 import type { AuthorizePaymentRequest, PaymentResource } from '@pay/contracts';
-import { AUTHORIZE_BATCH_MAX } from '@pay/kernel';
+import { AUTHORIZE_BATCH_MAX, AUTHORIZE_GATHER_MS } from '@pay/kernel';
 
 /**
  * `payments.authorize`, as the test helper and the hosted page send it: over Kafka, the authorizations
@@ -13,4 +13,5 @@ export const authorizeWith = (bus: MessageBus): ((request: AuthorizePaymentReque
     request: (requests) => ({ requests }),
     outcomes: ({ outcomes }) => toOutcomes(outcomes),
     max: AUTHORIZE_BATCH_MAX,
+    gatherMs: AUTHORIZE_GATHER_MS,
   });
