@@ -86,7 +86,7 @@ export function coalescedCall<Item, Result>(options: CoalescedCallOptions<Item, 
       .finally(() => {
         lane.inFlight = false;
         lane.lastSize = batch.length;
-        if (gatherMs === 0 || gathered(lane)) return send(name, lane);
+        if (gatherMs === 0 || batch.length === 1 || gathered(lane)) return send(name, lane);
         lane.gathering = setTimeout(() => {
           lane.gathering = undefined;
           send(name, lane);
