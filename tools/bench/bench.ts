@@ -59,10 +59,10 @@ const CONFIG = {
   webhookMaxWaitMs: 60_000,
   /** The distributed phase: the authorize scenario against start:distributed, one instance of each app and scaled out, in turns. */
   distributed: {
-    /** Per topology, about 10 s of load on 2 cores: its p99 is then the 30th slowest answer, not the 10th of a 4 s run. */
-    count: envInt('BENCH_DISTRIBUTED_COUNT', 3_000),
-    /** Batches per topology: the two take turns this many times each. */
-    rounds: envInt('BENCH_DISTRIBUTED_ROUNDS', 4),
+    /** Per topology, about 20 s of load on 2 cores: its p99 is then the 60th slowest answer, not the 10th of a 4 s run. */
+    count: envInt('BENCH_DISTRIBUTED_COUNT', 6_000),
+    /** Batches per topology (750 authorizations each): the two take turns this many times each. */
+    rounds: envInt('BENCH_DISTRIBUTED_ROUNDS', 8),
     /** Enough for the tables to grow past the size at which whole-table scans are the cheaper plan (then analyzed). */
     warmUp: envInt('BENCH_DISTRIBUTED_WARM_UP', 1_000),
     connections: envInt('BENCH_AUTHORIZE_CONNECTIONS', 32),
